@@ -1,0 +1,62 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 mode plus the upcoming features the style guide asks for.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Podium",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "podium", targets: ["podium"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CXCB",
+            pkgConfig: "xcb",
+            providers: [.apt(["libxcb1-dev", "libxcb-shm0-dev", "libxcb-randr0-dev", "libxcb-damage0-dev", "libxcb-xfixes0-dev"])]
+        ),
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavcodec",
+            providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswscale-dev"])]
+        ),
+        .target(
+            name: "PodiumCore",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .target(name: "PodiumX11", dependencies: ["PodiumCore", "CXCB", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "PodiumMedia", dependencies: ["PodiumCore", "CFFmpeg", .product(name: "Logging", package: "swift-log")]),
+        .executableTarget(
+            name: "podium",
+            dependencies: [
+                "PodiumCore", "PodiumX11", "PodiumMedia",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Fixtures shared by the test targets: a private Xvfb, drawing known pixels, running podium, decoding with ffmpeg.
+        .target(name: "PodiumTestSupport", dependencies: ["PodiumCore", "CXCB"], path: "Tests/PodiumTestSupport"),
+        .testTarget(name: "PodiumCoreTests", dependencies: ["PodiumCore"]),
+        .testTarget(name: "PodiumX11Tests", dependencies: ["PodiumX11", "PodiumTestSupport"]),
+        .testTarget(name: "PodiumMediaTests", dependencies: ["PodiumMedia", "PodiumTestSupport"]),
+        .testTarget(name: "podiumTests", dependencies: ["podium", "PodiumTestSupport"]),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}

@@ -1,0 +1,47 @@
+/// A rectangle in a screen's pixel coordinates.
+public struct PixelRect: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var x: Int
+    public var y: Int
+    public var size: PixelSize
+
+    public init(x: Int, y: Int, size: PixelSize) {
+        self.x = x
+        self.y = y
+        self.size = size
+    }
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.init(x: x, y: y, size: PixelSize(width: width, height: height))
+    }
+
+    /// Reads X11 geometry `WxH+X+Y` (offsets may be omitted: `WxH` is at 0,0).
+    public init(parsing text: String) throws(OptionParseError) {
+        let sizeEnd = text.firstIndex(of: "+") ?? text.endIndex
+        let size = try PixelSize(parsing: String(text[..<sizeEnd]))
+        var offsets: [Int] = []
+        if sizeEnd < text.endIndex {
+            let fields = text[text.index(after: sizeEnd)...].split(separator: "+", omittingEmptySubsequences: false)
+            offsets = fields.compactMap { Int($0) }
+            guard fields.count == 2, offsets.count == 2, offsets.allSatisfy({ $0 >= 0 }) else {
+                throw OptionParseError("expected WIDTHxHEIGHT+X+Y, such as 1280x720+0+0")
+            }
+        }
+        self.init(x: offsets.first ?? 0, y: offsets.last ?? 0, size: size)
+    }
+
+    public var width: Int { size.width }
+    public var height: Int { size.height }
+    public var maxX: Int { x + size.width }
+    public var maxY: Int { y + size.height }
+    public var description: String { "\(size)+\(x)+\(y)" }
+
+    /// Whether `other` lies wholly inside this rectangle.
+    public func contains(_ other: PixelRect) -> Bool {
+        other.x >= x && other.y >= y && other.maxX <= maxX && other.maxY <= maxY
+    }
+
+    /// `other`, given in this rectangle's coordinates, moved to the coordinates this rectangle is in.
+    public func offsetting(_ other: PixelRect) -> PixelRect {
+        PixelRect(x: x + other.x, y: y + other.y, size: other.size)
+    }
+}

@@ -1,0 +1,43 @@
+public import Synchronization
+
+/// What one sink has done so far. Updated by its thread, read by the stats reporter.
+public final class SinkCounters: Sendable {
+    public let url: String
+    public let packets = Atomic<Int>(0)
+    public let bytes = Atomic<Int>(0)
+    /// Packets this sink dropped because its queue was full (or up to the next keyframe after that).
+    public let dropped = Atomic<Int>(0)
+    public let failed = Atomic<Bool>(false)
+    public let send: StageTimer
+
+    public init(url: String) {
+        self.url = url
+        send = StageTimer("send")
+    }
+}
+
+/// The running totals of one pipeline. Each counter has one writer thread; any thread may read.
+public final class PipelineCounters: Sendable {
+    public let targetFPS: Int
+    /// Frames grabbed from the screen.
+    public let captured = Atomic<Int>(0)
+    /// Pacing slots missed because the loop fell behind.
+    public let skipped = Atomic<Int>(0)
+    /// Slots lost because every frame buffer was still in use downstream.
+    public let noBuffer = Atomic<Int>(0)
+    /// Frames replaced in the encode slot before the encoder took them.
+    public let encodeDropped = Atomic<Int>(0)
+    /// Frames handed to the encoder.
+    public let encoded = Atomic<Int>(0)
+    /// Bytes the encoder produced.
+    public let encodedBytes = Atomic<Int>(0)
+    public let grab = StageTimer("grab")
+    public let convert = StageTimer("convert")
+    public let encode = StageTimer("encode")
+    public let sinks: [SinkCounters]
+
+    public init(targetFPS: Int, sinkURLs: [String]) {
+        self.targetFPS = targetFPS
+        sinks = sinkURLs.map(SinkCounters.init(url:))
+    }
+}

@@ -1,0 +1,180 @@
+import Synchronization
+
+/// One line of statistics: what the pipeline achieved over an interval, or over the whole run.
+public struct StatsSample: Sendable, Codable, Equatable {
+    public struct Drops: Sendable, Codable, Equatable {
+        /// Pacing slots missed because capture fell behind.
+        public var skipped: Int
+        /// Slots lost because no frame buffer was free.
+        public var noBuffer: Int
+        /// Frames replaced before the encoder took them.
+        public var encoder: Int
+        /// Packets dropped by slow sinks (summed over sinks).
+        public var sinks: Int
+
+        public var total: Int { skipped + noBuffer + encoder + sinks }
+    }
+
+    public struct Stages: Sendable, Codable, Equatable {
+        public var grab: StageTimes
+        public var convert: StageTimes
+        public var encode: StageTimes
+        public var send: StageTimes
+    }
+
+    public struct Sink: Sendable, Codable, Equatable {
+        public var url: String
+        public var mbps: Double
+        public var dropped: Int
+        public var failed: Bool
+    }
+
+    /// `interval` once a second, `summary` at the end.
+    public var kind: String
+    /// Seconds since the run started.
+    public var elapsed: Double
+    public var targetFPS: Int
+    public var capturedFPS: Double
+    public var encodedFPS: Double
+    public var frames: Int
+    public var drops: Drops
+    public var mbps: Double
+    public var cpuCores: Double
+    public var stages: Stages
+    public var sinks: [Sink]
+}
+
+/// Turns the pipeline's running totals into per-interval samples and a run summary.
+/// Not thread-safe: confine to the reporting task.
+public struct StatsSampler {
+    private struct Totals {
+        var time: UInt64
+        var cpu: UInt64
+        var captured = 0, encoded = 0, bytes = 0, skipped = 0, noBuffer = 0, encodeDropped = 0
+        var sinkBytes: [Int] = []
+        var sinkDropped: [Int] = []
+    }
+
+    private let counters: PipelineCounters
+    private let start: Totals
+    private var previous: Totals
+
+    public init(counters: PipelineCounters, time: UInt64, cpu: UInt64) {
+        self.counters = counters
+        start = Self.read(counters, time: time, cpu: cpu)
+        previous = start
+    }
+
+    /// The sample since the previous call.
+    public mutating func interval(time: UInt64, cpu: UInt64) -> StatsSample {
+        let now = Self.read(counters, time: time, cpu: cpu)
+        defer { previous = now }
+        let stages = StatsSample.Stages(
+            grab: counters.grab.takeInterval(),
+            convert: counters.convert.takeInterval(),
+            encode: counters.encode.takeInterval(),
+            send: Self.merged(counters.sinks.map { $0.send.takeInterval() })
+        )
+        return sample(kind: "interval", from: previous, to: now, stages: stages)
+    }
+
+    /// The sample over the whole run.
+    public func summary(time: UInt64, cpu: UInt64) -> StatsSample {
+        let now = Self.read(counters, time: time, cpu: cpu)
+        let stages = StatsSample.Stages(
+            grab: counters.grab.run,
+            convert: counters.convert.run,
+            encode: counters.encode.run,
+            send: Self.merged(counters.sinks.map { $0.send.run })
+        )
+        return sample(kind: "summary", from: start, to: now, stages: stages)
+    }
+
+    private func sample(kind: String, from old: Totals, to new: Totals, stages: StatsSample.Stages) -> StatsSample {
+        let seconds = max(Double(new.time - old.time) / 1e9, 1e-9)
+        let sinks = counters.sinks.indices.map { index in
+            StatsSample.Sink(
+                url: counters.sinks[index].url,
+                mbps: Double(new.sinkBytes[index] - old.sinkBytes[index]) * 8 / seconds / 1e6,
+                dropped: new.sinkDropped[index] - old.sinkDropped[index],
+                failed: counters.sinks[index].failed.load(ordering: .relaxed)
+            )
+        }
+        return StatsSample(
+            kind: kind,
+            elapsed: Double(new.time - start.time) / 1e9,
+            targetFPS: counters.targetFPS,
+            capturedFPS: Double(new.captured - old.captured) / seconds,
+            encodedFPS: Double(new.encoded - old.encoded) / seconds,
+            frames: new.encoded - old.encoded,
+            drops: .init(
+                skipped: new.skipped - old.skipped,
+                noBuffer: new.noBuffer - old.noBuffer,
+                encoder: new.encodeDropped - old.encodeDropped,
+                sinks: sinks.reduce(0) { $0 + $1.dropped }
+            ),
+            mbps: Double(new.bytes - old.bytes) * 8 / seconds / 1e6,
+            cpuCores: Double(new.cpu - old.cpu) / 1e9 / seconds,
+            stages: stages,
+            sinks: sinks
+        )
+    }
+
+    private static func read(_ counters: PipelineCounters, time: UInt64, cpu: UInt64) -> Totals {
+        Totals(
+            time: time,
+            cpu: cpu,
+            captured: counters.captured.load(ordering: .relaxed),
+            encoded: counters.encoded.load(ordering: .relaxed),
+            bytes: counters.encodedBytes.load(ordering: .relaxed),
+            skipped: counters.skipped.load(ordering: .relaxed),
+            noBuffer: counters.noBuffer.load(ordering: .relaxed),
+            encodeDropped: counters.encodeDropped.load(ordering: .relaxed),
+            sinkBytes: counters.sinks.map { $0.bytes.load(ordering: .relaxed) },
+            sinkDropped: counters.sinks.map { $0.dropped.load(ordering: .relaxed) }
+        )
+    }
+
+    /// The send stage across sinks: the slowest sink's percentiles, the packets of all of them.
+    private static func merged(_ times: [StageTimes]) -> StageTimes {
+        times.reduce(.empty) { result, next in
+            StageTimes(
+                count: result.count + next.count,
+                p50: Swift.max(result.p50, next.p50),
+                p95: Swift.max(result.p95, next.p95),
+                p99: Swift.max(result.p99, next.p99),
+                max: Swift.max(result.max, next.max)
+            )
+        }
+    }
+}
+
+extension StatsSample {
+    /// The human-readable form: one line for the live display, or the closing summary.
+    public var line: String {
+        func fixed(_ value: Double, _ digits: Int = 1) -> String {
+            let scale = Double([1, 10, 100, 1000][digits])
+            let rounded = (value * scale).rounded() / scale
+            var text = String(rounded)
+            if let dot = text.firstIndex(of: ".") {
+                let decimals = text.distance(from: dot, to: text.endIndex) - 1
+                text += String(repeating: "0", count: Swift.max(0, digits - decimals))
+            }
+            return text
+        }
+        func stage(_ name: String, _ times: StageTimes) -> String {
+            "\(name) \(fixed(times.p50))/\(fixed(times.p95))"
+        }
+        let failed = sinks.filter(\.failed).count
+        var parts = [
+            "\(fixed(elapsed))s",
+            "fps \(fixed(encodedFPS))/\(targetFPS)",
+            "drop \(drops.total) (late \(drops.skipped) busy \(drops.noBuffer + drops.encoder) sink \(drops.sinks))",
+            "\(fixed(mbps, 2)) Mbit/s",
+            "ms p50/p95: " + [stage("grab", stages.grab), stage("conv", stages.convert), stage("enc", stages.encode), stage("send", stages.send)].joined(separator: " "),
+            "cpu \(fixed(cpuCores, 2))",
+        ]
+        if failed > 0 { parts.append("\(failed) sink\(failed == 1 ? "" : "s") failed") }
+        return parts.joined(separator: "  ")
+    }
+}

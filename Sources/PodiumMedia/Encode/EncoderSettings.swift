@@ -1,0 +1,35 @@
+public import PodiumCore
+
+/// What the user asked of the encoder.
+public struct EncoderSettings: Sendable, Equatable {
+    public var codec: VideoCodec
+    /// `--encoder`: a libavcodec encoder name; `nil` picks the codec's preferred one.
+    public var encoderName: String?
+    public var size: PixelSize
+    public var framesPerSecond: Int
+    /// `nil` keeps the encoder's own quality-based rate control.
+    public var bitrate: Bitrate?
+    public var keyframeInterval: Duration
+    /// `--preset`; `nil` uses the low-latency default of the encoder.
+    public var preset: String?
+    public var scaleFilter: ScaleFilter
+
+    public init(
+        codec: VideoCodec = .h264, encoderName: String? = nil, size: PixelSize, framesPerSecond: Int,
+        bitrate: Bitrate? = nil, keyframeInterval: Duration = .seconds(2), preset: String? = nil, scaleFilter: ScaleFilter = .bicubic
+    ) {
+        self.codec = codec
+        self.encoderName = encoderName
+        self.size = size
+        self.framesPerSecond = framesPerSecond
+        self.bitrate = bitrate
+        self.keyframeInterval = keyframeInterval
+        self.preset = preset
+        self.scaleFilter = scaleFilter
+    }
+
+    /// Keyframe distance in frames at the target rate, at least 1.
+    public var gopSize: Int {
+        max(1, Int((keyframeInterval.seconds * Double(framesPerSecond)).rounded()))
+    }
+}

@@ -1,0 +1,179 @@
+import CFFmpeg
+public import PodiumCore
+
+/// Converts captured frames and compresses them with one libavcodec encoder.
+///
+/// Frames are stamped in microseconds from their grab time, so the output keeps real time even
+/// when capture skipped frames (variable frame rate).
+/// Not thread-safe: confine to the encode thread, which owns the `AVCodecContext`.
+public final class VideoEncoder: @unchecked Sendable {
+    /// The libavcodec encoder's name, such as `libx264`.
+    public let name: String
+    public let settings: EncoderSettings
+    /// The pixel format frames are converted to.
+    public let pixelFormatName: String
+    /// Timestamps are in microseconds.
+    static let timeBase = AVRational(num: 1, den: 1_000_000)
+
+    let context: UnsafeMutablePointer<AVCodecContext>
+    private let frame: UnsafeMutablePointer<AVFrame>
+    private let packet: UnsafeMutablePointer<AVPacket>
+    private let converter: FrameConverter
+
+    /// Opens the encoder.
+    ///
+    /// The corresponding C function is `avcodec_open2`.
+    /// - Parameters:
+    ///   - sourceSize: the captured size; frames are scaled from it to `settings.size`.
+    ///   - globalHeader: put parameter sets in extradata, as MP4, Matroska and FLV require.
+    /// - Throws: 64 when a user's `--preset` is refused, 69 when the encoder cannot open here.
+    public init(settings: EncoderSettings, sourceSize: PixelSize, globalHeader: Bool) throws(PodiumError) {
+        let encoder = try EncoderCatalog.encoder(for: settings)
+        name = encoder.name
+        self.settings = settings
+        guard let format = Self.pixelFormat(for: encoder) else {
+            throw .unavailable("encoder \(encoder.name) takes none of the pixel formats Podium produces (yuv420p, yuvj420p)")
+        }
+        pixelFormatName = String(cString: av_get_pix_fmt_name(format))
+        let context = avcodec_alloc_context3(encoder)!
+        do {
+            try Self.configure(context, encoder: encoder, settings: settings, format: format, globalHeader: globalHeader)
+            try Self.open(context, encoder: encoder)
+        } catch {
+            var owned: UnsafeMutablePointer<AVCodecContext>? = context
+            avcodec_free_context(&owned)
+            if settings.preset != nil, Self.opens(encoder, codec: settings.codec, settings: settings, ignoringPreset: true) {
+                throw .usage("--preset '\(settings.preset!)' is not a preset of \(encoder.name)")
+            }
+            throw error
+        }
+        self.context = context
+        frame = av_frame_alloc()
+        frame.pointee.format = format.rawValue
+        frame.pointee.width = Int32(settings.size.width)
+        frame.pointee.height = Int32(settings.size.height)
+        frame.pointee.color_range = context.pointee.color_range
+        guard av_frame_get_buffer(frame, 0) >= 0 else { throw .software("cannot allocate a \(settings.size) frame") }
+        packet = av_packet_alloc()
+        converter = try FrameConverter(source: sourceSize, output: settings.size, format: format, filter: settings.scaleFilter)
+    }
+
+    deinit {
+        var context: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&context)
+        var frame: UnsafeMutablePointer<AVFrame>? = frame
+        av_frame_free(&frame)
+        var packet: UnsafeMutablePointer<AVPacket>? = packet
+        av_packet_free(&packet)
+    }
+
+    /// Converts `captured` into the encoder's picture: the scale and convert stage.
+    ///
+    /// The corresponding C function is `sws_scale`.
+    public func convert(_ captured: CapturedFrame) throws(FFmpegError) {
+        // The encoder may still hold a reference to the previous picture; never write under it.
+        try check(av_frame_make_writable(frame))
+        converter.convert(captured, into: frame)
+    }
+
+    /// Compresses the picture `convert` prepared.
+    ///
+    /// The corresponding C function is `avcodec_send_frame`.
+    /// - Parameters:
+    ///   - time: presentation time in microseconds since the run started.
+    ///   - keyframe: force an intra picture (a sink just joined).
+    ///   - emit: receives every packet the encoder has ready.
+    public func encodeConverted(time: Int64, keyframe: Bool, emit: (EncodedPacket) -> Void) throws(FFmpegError) {
+        frame.pointee.pts = time
+        frame.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        try check(avcodec_send_frame(context, frame))
+        try drain(emit)
+    }
+
+    /// Sends end-of-stream and hands out the packets the encoder still held.
+    public func flush(emit: (EncodedPacket) -> Void) throws(FFmpegError) {
+        try check(avcodec_send_frame(context, nil))
+        try drain(emit)
+    }
+
+    private func drain(_ emit: (EncodedPacket) -> Void) throws(FFmpegError) {
+        while true {
+            let result = avcodec_receive_packet(context, packet)
+            if result == FFmpegError.tryAgain.code || result == FFmpegError.endOfFile.code { return }
+            try check(result)
+            emit(EncodedPacket(movingFrom: packet))
+        }
+    }
+
+    /// Whether `encoder` opens here with a small picture; used to list and pick encoders.
+    static func opens(_ encoder: UnsafePointer<AVCodec>, codec: VideoCodec, settings: EncoderSettings? = nil, ignoringPreset: Bool = false) -> Bool {
+        guard let format = pixelFormat(for: encoder) else { return false }
+        var probe = settings ?? EncoderSettings(codec: codec, size: PixelSize(width: 320, height: 240), framesPerSecond: 30)
+        if ignoringPreset { probe.preset = nil }
+        var context = avcodec_alloc_context3(encoder)
+        defer { avcodec_free_context(&context) }
+        guard let context else { return false }
+        return FFmpegLog.quietly {
+            (try? configure(context, encoder: encoder, settings: probe, format: format, globalHeader: false)) != nil
+                && (try? open(context, encoder: encoder)) != nil
+        }
+    }
+
+    private static func pixelFormat(for encoder: UnsafePointer<AVCodec>) -> AVPixelFormat? {
+        guard var formats = encoder.pointee.pix_fmts else { return AV_PIX_FMT_YUV420P }
+        var offered: [AVPixelFormat] = []
+        while formats.pointee != AV_PIX_FMT_NONE {
+            offered.append(formats.pointee)
+            formats += 1
+        }
+        return [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P].first(where: offered.contains)
+    }
+
+    private static func configure(
+        _ context: UnsafeMutablePointer<AVCodecContext>, encoder: UnsafePointer<AVCodec>, settings: EncoderSettings,
+        format: AVPixelFormat, globalHeader: Bool
+    ) throws(PodiumError) {
+        context.pointee.width = Int32(settings.size.width)
+        context.pointee.height = Int32(settings.size.height)
+        context.pointee.pix_fmt = format
+        context.pointee.time_base = timeBase
+        context.pointee.framerate = AVRational(num: Int32(settings.framesPerSecond), den: 1)
+        context.pointee.gop_size = Int32(settings.gopSize)
+        context.pointee.max_b_frames = 0
+        if format == AV_PIX_FMT_YUVJ420P { context.pointee.color_range = AVCOL_RANGE_JPEG }
+        if let bitrate = settings.bitrate {
+            context.pointee.bit_rate = Int64(bitrate.bitsPerSecond)
+            // A one-second buffer keeps the rate steady enough for a network link.
+            context.pointee.rc_max_rate = Int64(bitrate.bitsPerSecond)
+            context.pointee.rc_buffer_size = Int32(clamping: bitrate.bitsPerSecond)
+        }
+        if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        for (key, value) in lowLatencyOptions[encoder.name] ?? [] {
+            av_opt_set(context.pointee.priv_data, key, value, 0)
+        }
+        if let preset = settings.preset {
+            let result = av_opt_set(context.pointee.priv_data, "preset", preset, 0)
+            if result == FFmpegError.optionNotFound.code {
+                throw .usage("--preset '\(preset)': encoder \(encoder.name) has no presets")
+            }
+            if result < 0 { throw .usage("--preset '\(preset)' is not a preset of \(encoder.name)") }
+        }
+    }
+
+    private static func open(_ context: UnsafeMutablePointer<AVCodecContext>, encoder: UnsafePointer<AVCodec>) throws(PodiumError) {
+        let result = avcodec_open2(context, encoder, nil)
+        guard result >= 0 else {
+            throw .unavailable("encoder \(encoder.name) cannot open here: \(FFmpegError(code: result))")
+        }
+    }
+
+    /// Per-encoder settings for live capture: no look-ahead, no frame reordering, fastest modes.
+    private static let lowLatencyOptions: [String: [(String, String)]] = [
+        "libx264": [("preset", "ultrafast"), ("tune", "zerolatency")],
+        "libx265": [("preset", "ultrafast"), ("tune", "zerolatency"), ("x265-params", "log-level=error")],
+        "libvpx-vp9": [("deadline", "realtime"), ("cpu-used", "8"), ("lag-in-frames", "0"), ("row-mt", "1")],
+        "libsvtav1": [("preset", "12")],
+        "libaom-av1": [("usage", "realtime"), ("cpu-used", "8"), ("lag-in-frames", "0")],
+        "librav1e": [("speed", "10")],
+    ]
+}

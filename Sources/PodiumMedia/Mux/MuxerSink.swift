@@ -1,0 +1,168 @@
+import CFFmpeg
+public import PodiumCore
+
+/// Writes encoded packets to one destination with a libavformat muxer: a file, or MPEG-TS over
+/// UDP or TCP.
+///
+/// Not thread-safe: confine to the sink's own thread (opening a TCP sink blocks until it connects).
+public final class MuxerSink: @unchecked Sendable {
+    public let url: SinkURL
+    private let parameters: UnsafeMutablePointer<AVCodecParameters>
+    private let encoderTimeBase = VideoEncoder.timeBase
+    private let interrupt: StopFlag
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private var streamTimeBase = AVRational(num: 1, den: 1)
+    private var headerWritten = false
+    private let outgoing = av_packet_alloc()!
+
+    /// Keeps the encoder's stream parameters; opens nothing yet.
+    ///
+    /// - Parameter interrupt: when raised, blocking network I/O (waiting for a TCP client, say) gives up.
+    public init(url: SinkURL, encoder: VideoEncoder, interrupt: StopFlag) {
+        self.url = url
+        self.interrupt = interrupt
+        parameters = avcodec_parameters_alloc()
+        avcodec_parameters_from_context(parameters, encoder.context)
+    }
+
+    deinit {
+        close()
+        var parameters: UnsafeMutablePointer<AVCodecParameters>? = parameters
+        avcodec_parameters_free(&parameters)
+        var packet: UnsafeMutablePointer<AVPacket>? = outgoing
+        av_packet_free(&packet)
+    }
+
+    /// Whether the container wants codec parameters in extradata rather than in the stream.
+    public static func needsGlobalHeader(_ url: SinkURL) -> Bool {
+        guard let format = av_guess_format(url.container.muxerName, nil, nil) else { return false }
+        return format.pointee.flags & AVFMT_GLOBALHEADER != 0
+    }
+
+    /// Checks, without opening anything, that `codec` can be carried by `url`'s container.
+    /// - Throws: 64 naming the flag values that do not fit together.
+    public static func validate(_ url: SinkURL, codec: VideoCodec) throws(PodiumError) {
+        guard let format = av_guess_format(url.container.muxerName, nil, nil) else {
+            throw .unavailable("this FFmpeg has no \(url.container.muxerName) muxer")
+        }
+        guard avformat_query_codec(format, codec.codecID, FF_COMPLIANCE_NORMAL) == 1 else {
+            throw .usage("--codec \(codec) cannot be carried in \(url.container.displayName) (--to \(url))")
+        }
+    }
+
+    /// Opens the destination and writes the container header; blocks while a TCP peer is awaited.
+    ///
+    /// The corresponding C functions are `avformat_alloc_output_context2`, `avio_open2` and `avformat_write_header`.
+    public func open() throws(PodiumError) {
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        guard avformat_alloc_output_context2(&context, nil, url.container.muxerName, nil) >= 0, let context else {
+            throw .software("cannot create a \(url.container.muxerName) muxer")
+        }
+        self.context = context
+        guard let stream = avformat_new_stream(context, nil) else { throw .software("cannot add a stream to \(url)") }
+        avcodec_parameters_copy(stream.pointee.codecpar, parameters)
+        stream.pointee.time_base = encoderTimeBase
+
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        for (key, value) in url.muxerOptions { av_dict_set(&options, key, value, 0) }
+        if url.isNetwork { context.pointee.flags |= AVFMT_FLAG_FLUSH_PACKETS }
+
+        var callback = AVIOInterruptCB()
+        callback.callback = { opaque in
+            Unmanaged<StopFlag>.fromOpaque(opaque!).takeUnretainedValue().isRaised ? 1 : 0
+        }
+        callback.opaque = Unmanaged.passUnretained(interrupt).toOpaque()
+        context.pointee.interrupt_callback = callback
+
+        var io: UnsafeMutablePointer<AVIOContext>?
+        let opened = avio_open2(&io, url.libavformatURL, AVIO_FLAG_WRITE, &context.pointee.interrupt_callback, &options)
+        guard opened >= 0 else {
+            if opened == FFmpegError.exit.code { throw .io("\(url): stopped before it was opened") }
+            let code: PodiumError.ExitCode = url.filePath == nil ? .io : .cannotCreate
+            throw PodiumError(code, "cannot open \(url): \(FFmpegError(code: opened))")
+        }
+        context.pointee.pb = io
+        let header = avformat_write_header(context, &options)
+        guard header >= 0 else { throw .io("cannot write the \(url.container.muxerName) header to \(url): \(FFmpegError(code: header))") }
+        headerWritten = true
+        streamTimeBase = stream.pointee.time_base
+    }
+
+    /// Writes one packet; the muxer takes its own reference, the shared packet stays untouched.
+    ///
+    /// The corresponding C function is `av_interleaved_write_frame`.
+    public func write(_ packet: EncodedPacket) throws(FFmpegError) {
+        guard let context else { return }
+        try check(av_packet_ref(outgoing, packet.packet))
+        av_packet_rescale_ts(outgoing, encoderTimeBase, streamTimeBase)
+        outgoing.pointee.stream_index = 0
+        try check(av_interleaved_write_frame(context, outgoing))
+    }
+
+    /// Writes the trailer (the index a player needs) and closes the destination.
+    ///
+    /// The corresponding C functions are `av_write_trailer` and `avio_closep`.
+    /// - Throws: when the trailer could not be written (disk full, peer gone).
+    public func finish() throws(FFmpegError) {
+        guard let context else { return }
+        defer { close() }
+        if headerWritten {
+            headerWritten = false
+            try check(av_write_trailer(context))
+        }
+    }
+
+    private func close() {
+        guard let context else { return }
+        if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
+        avformat_free_context(context)
+        self.context = nil
+    }
+}
+
+extension SinkURL {
+    /// The container each sink writes: files by extension, MPEG-TS on the network.
+    public var container: Container {
+        if case .file(_, let container) = self { return container }
+        return .mpegts
+    }
+
+    var isNetwork: Bool { filePath == nil }
+
+    /// The URL handed to libavformat's protocol layer.
+    var libavformatURL: String {
+        switch self {
+        case .file(let path, _): "file:" + path
+        case .udp(let host, let port): "udp://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        case .tcp(let host, let port, _): "tcp://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        }
+    }
+
+    /// Options for the protocol and the muxer.
+    var muxerOptions: [(String, String)] {
+        switch self {
+        case .file(_, .mp4):
+            // Fragmented, so a run that is killed still leaves a playable file.
+            [("movflags", "frag_keyframe+empty_moov+default_base_moof"), ("frag_duration", "1000000")]
+        case .file:
+            []
+        case .udp:
+            // Seven 188-byte TS packets a datagram: the usual size that fits any Ethernet MTU.
+            [("pkt_size", "1316")]
+        case .tcp(_, _, let listen):
+            listen ? [("listen", "1")] : [("timeout", "5000000")]
+        }
+    }
+}
+
+extension SinkURL.Container {
+    var displayName: String {
+        switch self {
+        case .matroska: "Matroska (.mkv)"
+        case .mp4: "MP4 (.mp4)"
+        case .mpegts: "MPEG-TS"
+        case .flv: "FLV (.flv)"
+        }
+    }
+}

@@ -1,0 +1,111 @@
+public import PodiumCore
+public import Logging
+import Synchronization
+
+/// One output of the pipeline: a bounded queue in front of a muxer, drained by the sink's own
+/// thread, so a slow or stuck destination drops its own packets and never holds up the encoder
+/// or the other sinks.
+public final class PacketSink: Sendable {
+    public let url: SinkURL
+    public let counters: SinkCounters
+    private let muxer: MuxerSink
+    private let queue: BoundedQueue<EncodedPacket>
+    private let interrupt = StopFlag()
+    /// Open and writing; packets offered before that are not for this sink.
+    private let ready = Atomic<Bool>(false)
+    private let wantsKeyframe = Atomic<Bool>(false)
+    /// Touched only by the thread that offers packets (the encode thread).
+    private nonisolated(unsafe) var gate = KeyframeGate()
+    private let logger: Logger
+
+    /// - Parameter capacity: packets that may wait; about two seconds of video at the target rate.
+    public init(url: SinkURL, encoder: VideoEncoder, counters: SinkCounters, capacity: Int, logger: Logger) {
+        self.url = url
+        self.counters = counters
+        self.muxer = MuxerSink(url: url, encoder: encoder, interrupt: interrupt)
+        self.queue = BoundedQueue(capacity: capacity)
+        var logger = logger
+        logger[metadataKey: "sink.url"] = "\(url)"
+        self.logger = logger
+    }
+
+    /// Whether this sink just opened and needs a keyframe to start from; reading clears it.
+    /// Call from the encode thread.
+    public func takeKeyframeRequest() -> Bool {
+        wantsKeyframe.exchange(false, ordering: .relaxed)
+    }
+
+    /// Queues `packet` unless the sink is not open yet, has failed, or is full; a drop discards
+    /// the packets after it up to the next keyframe. Never blocks. Call from the encode thread.
+    public func offer(_ packet: EncodedPacket) {
+        guard ready.load(ordering: .acquiring) else { return }
+        let passed = gate.pass(isKeyframe: packet.isKeyframe) { queue.push(packet) == .enqueued }
+        if !passed { counters.dropped.add(1, ordering: .relaxed) }
+    }
+
+    /// No more packets: the sink's thread writes what is queued, then finalizes the output.
+    public func close() { queue.close() }
+
+    /// Gives up blocking network I/O, even mid-write; for a destination that stopped taking packets.
+    public func abort() { interrupt.raise() }
+
+    /// Gives up only if the destination is not open yet (a TCP listen no client answered).
+    public func abortIfOpening() {
+        if !ready.load(ordering: .acquiring) { interrupt.raise() }
+    }
+
+    /// Whether opening waits for a peer for as long as it takes (`tcp://…?listen`), so the
+    /// pipeline should not wait for it before capturing.
+    public var opensLate: Bool {
+        if case .tcp(_, _, listen: true) = url { return true }
+        return false
+    }
+
+    /// The sink's thread body: opens the destination, writes packets until closed, finalizes.
+    /// - Parameter opened: called once opening succeeded or failed.
+    /// - Throws: when the destination cannot be opened or writing fails; the output is still
+    ///   finalized as far as it can be.
+    public func run(clock: some PacingClock, opened: () -> Void) throws(PodiumError) {
+        defer { queue.close() }
+        do {
+            defer { opened() }
+            try muxer.open()
+        } catch {
+            counters.failed.store(true, ordering: .relaxed)
+            throw error
+        }
+        // Every packet offered from now on reaches this sink; it starts on a fresh keyframe.
+        gateStartsOnKeyframe()
+        wantsKeyframe.store(true, ordering: .relaxed)
+        ready.store(true, ordering: .releasing)
+        logger.info("sink open")
+        var failure: PodiumError?
+        while let packet = queue.pop() {
+            let start = clock.now()
+            do {
+                try muxer.write(packet)
+            } catch {
+                failure = .io("\(url): writing failed: \(error)")
+                break
+            }
+            counters.send.record(nanoseconds: clock.now() - start)
+            counters.packets.add(1, ordering: .relaxed)
+            counters.bytes.add(packet.size, ordering: .relaxed)
+        }
+        ready.store(false, ordering: .releasing)
+        do {
+            try muxer.finish()
+        } catch {
+            failure = failure ?? .io("\(url): could not finalize: \(error)")
+        }
+        if let failure {
+            counters.failed.store(true, ordering: .relaxed)
+            throw failure
+        }
+    }
+
+    private func gateStartsOnKeyframe() {
+        // The encode thread is not offering yet (`ready` is false), so this write does not race.
+        gate = KeyframeGate(waitingForKeyframe: true)
+    }
+}

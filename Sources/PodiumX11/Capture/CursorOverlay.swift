@@ -1,0 +1,96 @@
+import CXCB
+import PodiumCore
+
+/// Draws the pointer into captured frames: X leaves the cursor out of screen grabs.
+///
+/// The cursor's picture is read through XFixes only when the server says it changed; its
+/// position is asked for with each frame, in the same round trip as the grab.
+/// Not thread-safe: confine to the capture thread.
+public final class CursorOverlay: @unchecked Sendable {
+    private let connection: XConnection
+    private let cursorNotifyEvent: UInt8
+    private var stale = true
+    /// Premultiplied ARGB, one `UInt32` a pixel, the layout of a BGRA frame in memory.
+    private var pixels: [UInt32] = []
+    private var size = PixelSize(width: 0, height: 0)
+    private var hotspot = (x: 0, y: 0)
+
+    /// - Returns: `nil` when the server lacks XFixes (frames are then captured without a cursor).
+    public init?(connection: XConnection) {
+        guard connection.hasExtension(cxcb_xfixes_id()) else { return nil }
+        // XFixes requires the version handshake before any other request.
+        guard (try? connection.withReply({ xcb_xfixes_query_version_reply($0, xcb_xfixes_query_version($0, 4, 0), $1) }) { _ in }) != nil else {
+            return nil
+        }
+        self.connection = connection
+        cursorNotifyEvent = connection.firstEvent(of: cxcb_xfixes_id()) + UInt8(XCB_XFIXES_CURSOR_NOTIFY)
+        xcb_xfixes_select_cursor_input(connection.raw, connection.root, UInt32(XCB_XFIXES_CURSOR_NOTIFY_MASK_DISPLAY_CURSOR.rawValue))
+        connection.flush()
+    }
+
+    /// Asks where the pointer is; send before the grab, collect with `draw` after it.
+    func requestPosition() -> xcb_query_pointer_cookie_t {
+        xcb_query_pointer(connection.raw, connection.root)
+    }
+
+    /// Blends the cursor into `frame`, which shows `region` of the root window.
+    func draw(into frame: CapturedFrame, region: PixelRect, position cookie: xcb_query_pointer_cookie_t) {
+        let pointer = try? connection.withReply({ xcb_query_pointer_reply($0, cookie, $1) }) { reply in
+            (x: Int(reply.pointee.root_x), y: Int(reply.pointee.root_y), sameScreen: reply.pointee.same_screen != 0)
+        }
+        refreshImageIfChanged()
+        guard let pointer, pointer.sameScreen, !pixels.isEmpty else { return }
+        let left = pointer.x - hotspot.x - region.x
+        let top = pointer.y - hotspot.y - region.y
+        let columns = max(0, -left)..<min(size.width, region.width - left)
+        let rows = max(0, -top)..<min(size.height, region.height - top)
+        guard !columns.isEmpty, !rows.isEmpty else { return }
+        pixels.withUnsafeBufferPointer { source in
+            for row in rows {
+                let line = (frame.buffer.bytes + (top + row) * frame.bytesPerRow + left * 4).assumingMemoryBound(to: UInt32.self)
+                for column in columns {
+                    line[column] = Self.over(source[row * size.width + column], line[column])
+                }
+            }
+        }
+    }
+
+    /// `source` over `destination`, with `source` premultiplied: each channel `s + d × (255 − α) / 255`.
+    static func over(_ source: UInt32, _ destination: UInt32) -> UInt32 {
+        let alpha = source >> 24
+        if alpha == 0 { return destination }
+        if alpha == 255 { return source }
+        let keep = 255 - alpha
+        var result: UInt32 = 0
+        for shift: UInt32 in [0, 8, 16, 24] {
+            let s = (source >> shift) & 0xFF
+            let d = (destination >> shift) & 0xFF
+            result |= min(255, s + (d * keep + 127) / 255) << shift
+        }
+        return result
+    }
+
+    /// Drains pending events, and re-reads the cursor picture if XFixes reported a change.
+    private func refreshImageIfChanged() {
+        while let event = xcb_poll_for_event(connection.raw) {
+            if event.pointee.response_type & 0x7F == cursorNotifyEvent { stale = true }
+            free(event)
+        }
+        guard stale else { return }
+        stale = false
+        let image = try? connection.withReply({ xcb_xfixes_get_cursor_image_reply($0, xcb_xfixes_get_cursor_image($0), $1) }) { reply in
+            let count = Int(xcb_xfixes_get_cursor_image_cursor_image_length(reply))
+            let data = UnsafeBufferPointer(start: xcb_xfixes_get_cursor_image_cursor_image(reply), count: count)
+            return (
+                pixels: Array(data),
+                size: PixelSize(width: Int(reply.pointee.width), height: Int(reply.pointee.height)),
+                hotspot: (x: Int(reply.pointee.xhot), y: Int(reply.pointee.yhot))
+            )
+        }
+        guard let image, image.pixels.count >= image.size.area else {
+            pixels = []
+            return
+        }
+        (pixels, size, hotspot) = image
+    }
+}

@@ -1,0 +1,86 @@
+import CXCB
+public import PodiumCore
+public import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Copies one rectangle of the root window into pooled frame buffers, through MIT-SHM when the
+/// server offers it (the server writes straight into our memory) or with plain `GetImage`.
+///
+/// Not thread-safe: confine to the capture thread.
+public final class ScreenGrabber: @unchecked Sendable {
+    /// How pixels travel from the server.
+    public enum Method: String, Sendable {
+        case sharedMemory = "MIT-SHM"
+        case getImage = "GetImage"
+    }
+
+    public let method: Method
+    /// The captured rectangle, in root window coordinates.
+    public let region: PixelRect
+    /// The buffers frames are captured into; capture skips a slot when none is free.
+    public let pool: FrameBufferPool
+    public var bytesPerRow: Int { region.width * 4 }
+    private let connection: XConnection
+    /// The X segment behind each pool buffer, by `FrameBuffer.index`; empty for `GetImage`.
+    private let segments: [xcb_shm_seg_t]
+
+    /// - Parameters:
+    ///   - region: must lie inside the screen (checked by the caller, with the flag's name).
+    ///   - allowSharedMemory: `false` forces `GetImage` (`--no-shm`).
+    ///   - bufferCount: frames that can be in flight at once: one being grabbed, the rest downstream.
+    public init(connection: XConnection, region: PixelRect, allowSharedMemory: Bool, bufferCount: Int = 4, logger: Logger) {
+        self.connection = connection
+        self.region = region
+        let size = region.width * region.height * 4
+        var buffers: [FrameBuffer] = []
+        var segments: [xcb_shm_seg_t] = []
+        if allowSharedMemory {
+            if connection.hasExtension(cxcb_shm_id()) {
+                for index in 0..<bufferCount {
+                    guard let segment = SharedMemorySegment(connection: connection, size: size) else { break }
+                    buffers.append(FrameBuffer(bytes: segment.bytes, capacity: size, index: index, storage: segment))
+                    segments.append(segment.id)
+                }
+                if buffers.count < bufferCount {
+                    logger.notice("MIT-SHM segments could not be shared with the X server; capturing with GetImage")
+                    buffers = []
+                    segments = []
+                }
+            } else {
+                logger.notice("the X server has no MIT-SHM extension; capturing with GetImage")
+            }
+        }
+        if buffers.isEmpty {
+            for index in 0..<bufferCount {
+                let storage = HeapStorage(capacity: size)
+                buffers.append(FrameBuffer(bytes: storage.bytes, capacity: size, index: index, storage: storage))
+            }
+        }
+        self.method = segments.isEmpty ? .getImage : .sharedMemory
+        self.segments = segments
+        self.pool = FrameBufferPool(buffers)
+    }
+
+    /// Fills `buffer` with the region's current pixels, `bytesPerRow` bytes a row.
+    ///
+    /// The corresponding C functions are `xcb_shm_get_image` and `xcb_get_image`.
+    /// - Throws: when the server refuses or the connection broke.
+    public func grab(into buffer: FrameBuffer) throws(X11RequestError) {
+        let (x, y) = (Int16(region.x), Int16(region.y))
+        let (width, height) = (UInt16(region.width), UInt16(region.height))
+        let format = UInt8(XCB_IMAGE_FORMAT_Z_PIXMAP.rawValue)
+        let root = connection.root
+        switch method {
+        case .sharedMemory:
+            let segment = segments[buffer.index]
+            try connection.withReply({ xcb_shm_get_image_reply($0, xcb_shm_get_image($0, root, x, y, width, height, ~0, format, segment, 0), $1) }) { _ in }
+        case .getImage:
+            try connection.withReply({ xcb_get_image_reply($0, xcb_get_image($0, format, root, x, y, width, height, ~0), $1) }) { reply in
+                let length = min(Int(xcb_get_image_data_length(reply)), buffer.capacity)
+                memcpy(buffer.bytes, xcb_get_image_data(reply), length)
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+public import CXCB
+public import PodiumCore
+
+/// One connection to an X server and the screen Podium works on. Owns the `xcb_connection_t`.
+///
+/// Not thread-safe: xcb itself is, but Podium's request/reply pairs are not atomic; confine each
+/// connection to one thread at a time (the capture thread owns its own).
+public final class XConnection: @unchecked Sendable {
+    /// The raw connection, for the module's own wrappers.
+    let raw: OpaquePointer
+    /// The display name it was opened with (`:0`), for messages.
+    public let displayName: String
+    /// The screen in use, inside the connection's setup data (its depths and visuals follow it
+    /// there, so it must not be copied out). Valid while the connection is.
+    let screenPointer: UnsafeMutablePointer<xcb_screen_t>
+    var screen: xcb_screen_t { screenPointer.pointee }
+    public let screenNumber: Int
+
+    /// Opens the display.
+    ///
+    /// The corresponding C function is `xcb_connect`.
+    /// - Parameter display: a display name such as `:0`; `nil` uses `$DISPLAY`.
+    /// - Throws: `PodiumError` with exit code 69 when there is no display to open.
+    public init(display: String?) throws(PodiumError) {
+        let name = display ?? Environment.display
+        guard let name, !name.isEmpty else {
+            throw .unavailable("no X display: set DISPLAY or pass --display :N")
+        }
+        var screenNumber: Int32 = 0
+        // xcb_connect never returns NULL; failures show as an error state on the connection.
+        let connection = xcb_connect(name, &screenNumber)!
+        if xcb_connection_has_error(connection) != 0 {
+            xcb_disconnect(connection)
+            throw .unavailable("cannot open X display '\(name)': is the X server running and may we connect?")
+        }
+        var roots = xcb_setup_roots_iterator(xcb_get_setup(connection))
+        for _ in 0..<screenNumber where roots.rem > 0 { xcb_screen_next(&roots) }
+        guard roots.rem > 0, let screen = roots.data else {
+            xcb_disconnect(connection)
+            throw .unavailable("X display '\(name)' has no screen \(screenNumber)")
+        }
+        self.raw = connection
+        self.displayName = name
+        self.screenPointer = screen
+        self.screenNumber = Int(screenNumber)
+    }
+
+    deinit { xcb_disconnect(raw) }
+
+    /// The root window of the screen in use.
+    public var root: xcb_window_t { screen.root }
+    /// The whole screen's size.
+    public var screenSize: PixelSize { PixelSize(width: Int(screen.width_in_pixels), height: Int(screen.height_in_pixels)) }
+    /// The root window's depth in bits.
+    public var rootDepth: Int { Int(screen.root_depth) }
+
+    /// Whether the server offers an extension. Asking a server for an extension it lacks can close
+    /// the connection, so every extension request is preceded by this check.
+    ///
+    /// The corresponding C function is `xcb_get_extension_data`.
+    func hasExtension(_ id: OpaquePointer) -> Bool {
+        guard let data = xcb_get_extension_data(raw, id) else { return false }
+        return data.pointee.present != 0
+    }
+
+    /// The first event number of an extension, to recognise its events.
+    func firstEvent(of id: OpaquePointer) -> UInt8 {
+        xcb_get_extension_data(raw, id)?.pointee.first_event ?? 0
+    }
+
+    /// Whether the connection broke (the server went away, or a fatal protocol error).
+    public var isBroken: Bool { xcb_connection_has_error(raw) != 0 }
+
+    /// Sends buffered requests.
+    public func flush() { xcb_flush(raw) }
+
+    /// A fresh resource id.
+    func generateID() -> UInt32 { xcb_generate_id(raw) }
+
+    /// Waits for the reply to one request and hands it to `body`; frees reply and error.
+    ///
+    /// - Parameter request: calls the `xcb_…_reply` function with the connection and an error pointer.
+    /// - Throws: `X11RequestError` with the X error code, or with code 0 when the connection broke.
+    func withReply<Reply, Result>(
+        _ request: (OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<xcb_generic_error_t>?>) -> UnsafeMutablePointer<Reply>?,
+        _ body: (UnsafeMutablePointer<Reply>) throws(X11RequestError) -> Result
+    ) throws(X11RequestError) -> Result {
+        var error: UnsafeMutablePointer<xcb_generic_error_t>?
+        let reply = request(raw, &error)
+        defer { free(reply) }
+        if let error {
+            let code = error.pointee.error_code
+            free(error)
+            throw X11RequestError(code: code)
+        }
+        guard let reply else { throw X11RequestError(code: 0) }
+        return try body(reply)
+    }
+
+    /// Sends a checked request and waits for its outcome.
+    func check(_ cookie: xcb_void_cookie_t) throws(X11RequestError) {
+        if let error = xcb_request_check(raw, cookie) {
+            let code = error.pointee.error_code
+            free(error)
+            throw X11RequestError(code: code)
+        }
+    }
+}
+
+/// An X request that failed: the X error code, or 0 when the connection itself broke.
+public struct X11RequestError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var code: UInt8
+    public var description: String {
+        code == 0 ? "the X connection closed" : "X error \(code)"
+    }
+}

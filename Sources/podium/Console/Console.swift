@@ -1,0 +1,37 @@
+import Foundation
+import Logging
+
+/// Podium's own terminal output: messages on stderr, each starting with `podium: `.
+enum Console {
+    /// Whether stderr is a terminal, where the stats line is rewritten in place.
+    static let isTerminal = isatty(STDERR_FILENO) != 0
+
+    /// Writes `text` to stderr as is.
+    static func write(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// Writes one message line.
+    static func say(_ message: String) {
+        write("podium: \(message)\n")
+    }
+}
+
+/// A swift-log handler that prints `podium: message` lines on stderr.
+struct ConsoleLogHandler: LogHandler {
+    var logLevel: Logger.Level
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        let context = merged.isEmpty ? "" : " (" + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + ")"
+        let prefix = event.level >= .warning ? "\(event.level): " : ""
+        StatsLine.clear()
+        Console.say(prefix + "\(event.message)" + (event.level <= .info ? context : ""))
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import PodiumCore
+
+/// What to capture, and how often.
+struct CaptureOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The X display to capture (default: $DISPLAY).", valueName: ":N"))
+    var display: String?
+
+    @Option(help: ArgumentHelp("The monitor to capture: primary, a RandR name or an index from 'podium displays'.", valueName: "primary|NAME|INDEX"),
+            transform: parsed(MonitorSelector.init(parsing:)))
+    var monitor: MonitorSelector?
+
+    @Option(help: ArgumentHelp("Capture this rectangle of the screen instead of a monitor.", valueName: "WxH+X+Y"),
+            transform: parsed(PixelRect.init(parsing:)))
+    var region: PixelRect?
+
+    @Option(help: ArgumentHelp("Frames per second to capture, 1 to 240.", valueName: "N"),
+            transform: parsed(FrameRate.init(parsing:)))
+    var fps = FrameRate(30)
+
+    @Flag(inversion: .prefixedNo, help: "Draw the mouse cursor into the picture.")
+    var cursor = true
+
+    @Flag(name: .customLong("no-shm"), help: "Grab with plain GetImage instead of MIT-SHM shared memory.")
+    var noSharedMemory = false
+
+    func validate() throws {
+        if monitor != nil && region != nil {
+            throw ValidationError("--monitor and --region cannot be combined: --region is in screen coordinates")
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import PodiumCore
+
+/// `podium`: mirror and stream a Linux screen.
+struct Podium: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "podium",
+        abstract: "Capture an X display and stream it: to files, UDP, TCP.",
+        discussion: """
+            Podium grabs the primary monitor with MIT-SHM at the frame rate you choose, scales and \
+            encodes it with libavcodec, and writes it to every --to output at once, reporting what \
+            it achieves: frame rate, drops, per-stage times, bit rate and CPU.
+
+            Examples:
+              podium displays
+              podium stream --to talk.mkv
+              podium stream --fps 15 --max-size 1280 --bitrate 2M --to udp://127.0.0.1:5000
+              podium encoders
+            """,
+        version: "0.1.0",
+        subcommands: [Stream.self, Displays.self, Encoders.self]
+    )
+}
+
+/// Runs the command, and turns every failure into one `podium: ` line and a sysexits code.
+@main
+enum Main {
+    static func main() async {
+        signal(SIGPIPE, SIG_IGN)
+        let code: Int32
+        do {
+            var command = try Podium.parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            code = 0
+        } catch let error as PodiumError {
+            StatsLine.clear()
+            Console.say(error.message)
+            code = error.exitCode.rawValue
+        } catch {
+            let exitCode = Podium.exitCode(for: error)
+            guard exitCode != .success, !(error is ExitCode) else { Podium.exit(withError: error) }
+            // ArgumentParser's message, on one line, without the usage block that follows it.
+            let message = Podium.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            Console.say(message.replacingOccurrences(of: "Error: ", with: ""))
+            code = exitCode.rawValue
+        }
+        exit(code)
+    }
+}
