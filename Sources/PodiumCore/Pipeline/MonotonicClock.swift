@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+// Release builds look the C time structs up here (MemberImportVisibility).
+import SwiftOverlayShims
 #elseif canImport(Darwin)
 import Darwin
 #endif

@@ -45,7 +45,11 @@ public final class MuxerSink: @unchecked Sendable {
         guard let format = av_guess_format(url.container.muxerName, nil, nil) else {
             throw .unavailable("this FFmpeg has no \(url.container.muxerName) muxer")
         }
-        guard avformat_query_codec(format, codec.codecID, FF_COMPLIANCE_NORMAL) == 1 else {
+        // MPEG-TS answers no codec query; it carries H.264 and HEVC with standard stream types.
+        let fits = url.container == .mpegts
+            ? [.h264, .hevc].contains(codec)
+            : avformat_query_codec(format, codec.codecID, FF_COMPLIANCE_NORMAL) == 1
+        guard fits else {
             throw .usage("--codec \(codec) cannot be carried in \(url.container.displayName) (--to \(url))")
         }
     }
