@@ -12,6 +12,13 @@ public struct StatsSample: Sendable, Codable, Equatable {
         /// Packets dropped by slow sinks (summed over sinks).
         public var sinks: Int
 
+        public init(skipped: Int, noBuffer: Int, encoder: Int, sinks: Int) {
+            self.skipped = skipped
+            self.noBuffer = noBuffer
+            self.encoder = encoder
+            self.sinks = sinks
+        }
+
         public var total: Int { skipped + noBuffer + encoder + sinks }
     }
 

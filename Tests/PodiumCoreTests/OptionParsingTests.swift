@@ -1,0 +1,101 @@
+import PodiumCore
+import Testing
+
+@Suite struct OptionParsingTests {
+    @Test func sizes() throws {
+        #expect(try PixelSize(parsing: "1280x720") == PixelSize(width: 1280, height: 720))
+        #expect(try PixelSize(parsing: "640X480") == PixelSize(width: 640, height: 480))
+        for bad in ["0x0", "abc", "1280", "1280x", "x720", "-2x4", "12x34x5", "20000x10"] {
+            #expect(throws: OptionParseError.self, "\(bad)") { try PixelSize(parsing: bad) }
+        }
+    }
+
+    @Test func evenRounding() {
+        #expect(PixelSize(width: 1281, height: 721).roundedToEven == PixelSize(width: 1280, height: 720))
+        #expect(PixelSize(width: 1, height: 3).roundedToEven == PixelSize(width: 2, height: 2))
+    }
+
+    @Test func scaleRequests() {
+        let source = PixelSize(width: 1920, height: 1080)
+        #expect(ScaleRequest.source.outputSize(for: source).size == source)
+        #expect(ScaleRequest.longestSide(1280).outputSize(for: source).size == PixelSize(width: 1280, height: 720))
+        #expect(ScaleRequest.longestSide(4000).outputSize(for: source).size == source, "never enlarges")
+        #expect(ScaleRequest.factor(0.5).outputSize(for: source).size == PixelSize(width: 960, height: 540))
+        let odd = ScaleRequest.factor(0.5).outputSize(for: PixelSize(width: 1366, height: 770))
+        #expect(odd.size == PixelSize(width: 682, height: 384))
+        #expect(odd.rounded)
+        #expect(!ScaleRequest.size(PixelSize(width: 640, height: 360)).outputSize(for: source).rounded)
+    }
+
+    @Test func regions() throws {
+        #expect(try PixelRect(parsing: "800x600+10+20") == PixelRect(x: 10, y: 20, width: 800, height: 600))
+        #expect(try PixelRect(parsing: "800x600") == PixelRect(x: 0, y: 0, width: 800, height: 600))
+        for bad in ["800x600+10", "800x600+a+b", "800x600+-1+0", "+10+10", "0x5+1+1"] {
+            #expect(throws: OptionParseError.self, "\(bad)") { try PixelRect(parsing: bad) }
+        }
+        let screen = PixelRect(x: 0, y: 0, width: 1920, height: 1080)
+        #expect(screen.contains(PixelRect(x: 1120, y: 480, width: 800, height: 600)))
+        #expect(!screen.contains(PixelRect(x: 1121, y: 480, width: 800, height: 600)))
+    }
+
+    @Test func durations() throws {
+        #expect(try Duration(parsing: "10s") == .seconds(10))
+        #expect(try Duration(parsing: "500ms") == .milliseconds(500))
+        #expect(try Duration(parsing: "1.5s") == .milliseconds(1500))
+        #expect(try Duration(parsing: "2m") == .seconds(120))
+        #expect(try Duration(parsing: "3") == .seconds(3))
+        for bad in ["0s", "-1s", "abc", "", "1e3s", "s"] {
+            #expect(throws: OptionParseError.self, "\(bad)") { try Duration(parsing: bad) }
+        }
+    }
+
+    @Test func bitrates() throws {
+        #expect(try Bitrate(parsing: "800k").bitsPerSecond == 800_000)
+        #expect(try Bitrate(parsing: "6M").bitsPerSecond == 6_000_000)
+        #expect(try Bitrate(parsing: "2.5M").bitsPerSecond == 2_500_000)
+        #expect(try Bitrate(parsing: "4000000").bitsPerSecond == 4_000_000)
+        for bad in ["lots", "", "0", "-5M", "M", "12q", "20G"] {
+            #expect(throws: OptionParseError.self, "\(bad)") { try Bitrate(parsing: bad) }
+        }
+    }
+
+    @Test func frameRates() throws {
+        #expect(try FrameRate(parsing: "30").framesPerSecond == 30)
+        #expect(try FrameRate(parsing: "240").intervalNanoseconds == 4_166_666)
+        for bad in ["0", "-1", "abc", "1000", "241", "29.97"] {
+            #expect(throws: OptionParseError.self, "\(bad)") { try FrameRate(parsing: bad) }
+        }
+    }
+
+    @Test func sinkURLs() throws {
+        #expect(try SinkURL(parsing: "out.mkv") == .file(path: "out.mkv", container: .matroska))
+        #expect(try SinkURL(parsing: "/tmp/a.b/clip.MP4") == .file(path: "/tmp/a.b/clip.MP4", container: .mp4))
+        #expect(try SinkURL(parsing: "x.ts") == .file(path: "x.ts", container: .mpegts))
+        #expect(try SinkURL(parsing: "x.flv") == .file(path: "x.flv", container: .flv))
+        #expect(try SinkURL(parsing: "udp://127.0.0.1:5000") == .udp(host: "127.0.0.1", port: 5000))
+        #expect(try SinkURL(parsing: "tcp://localhost:9000") == .tcp(host: "localhost", port: 9000, listen: false))
+        #expect(try SinkURL(parsing: "tcp://0.0.0.0:9000?listen") == .tcp(host: "0.0.0.0", port: 9000, listen: true))
+        #expect(try SinkURL(parsing: "udp://[::1]:5000") == .udp(host: "::1", port: 5000))
+        #expect(try SinkURL(parsing: "udp://[::1]:5000").description == "udp://[::1]:5000")
+        for bad in ["out", "out.avi", ".mkv", "udp://host", "udp://host:0", "udp://host:70000", "udp://:5000",
+                    "tcp://h:1?foo", "ftp://h:1", "srt://h:1", "http://x:80", "udp://h:5000?x=1"] {
+            #expect(throws: OptionParseError.self, "\(bad)") { try SinkURL(parsing: bad) }
+        }
+    }
+
+    @Test func monitors() throws {
+        let monitors = [
+            Monitor(index: 0, name: "eDP-1", rect: PixelRect(x: 0, y: 0, width: 1920, height: 1080), isPrimary: false),
+            Monitor(index: 1, name: "HDMI-1", rect: PixelRect(x: 1920, y: 0, width: 1280, height: 720), isPrimary: true),
+        ]
+        #expect(try MonitorSelector(parsing: "primary").select(from: monitors)?.name == "HDMI-1")
+        #expect(try MonitorSelector(parsing: "eDP-1").select(from: monitors)?.index == 0)
+        #expect(try MonitorSelector(parsing: "1").select(from: monitors)?.name == "HDMI-1")
+        #expect(try MonitorSelector.primary.select(from: [monitors[0]])?.name == "eDP-1", "first when none is primary")
+        #expect(try MonitorSelector.primary.select(from: []) == nil, "root window when there are none")
+        let error = #expect(throws: PodiumError.self) { try MonitorSelector.name("DP-9").select(from: monitors) }
+        #expect(error?.exitCode == .unavailable)
+        #expect(error?.message.contains("eDP-1") == true && error?.message.contains("HDMI-1") == true)
+        #expect(throws: PodiumError.self) { try MonitorSelector.index(2).select(from: monitors) }
+    }
+}

@@ -1,0 +1,63 @@
+import CXCB
+import Foundation
+
+/// Draws known pixels on a display's root window, through a connection of its own.
+public final class Painter {
+    private let connection: OpaquePointer
+    private let screen: UnsafeMutablePointer<xcb_screen_t>
+    private let context: xcb_gcontext_t
+
+    public init(display: String) throws {
+        var screenNumber: Int32 = 0
+        connection = xcb_connect(display, &screenNumber)
+        guard xcb_connection_has_error(connection) == 0 else { throw TestFailure("cannot connect to \(display)") }
+        screen = xcb_setup_roots_iterator(xcb_get_setup(connection)).data
+        context = xcb_generate_id(connection)
+        xcb_create_gc(connection, context, screen.pointee.root, 0, nil)
+    }
+
+    deinit { xcb_disconnect(connection) }
+
+    /// Puts `pattern` on the root window with its top-left corner at (`x`, `y`), and waits until
+    /// the server has drawn it.
+    public func draw(_ pattern: TestPattern, x: Int = 0, y: Int = 0) {
+        let rowBytes = pattern.width * 4
+        // Strips well under the core protocol's request size limit.
+        let rowsPerStrip = max(1, 60_000 / rowBytes)
+        pattern.bgra.withUnsafeBufferPointer { bytes in
+            var row = 0
+            while row < pattern.height {
+                let rows = min(rowsPerStrip, pattern.height - row)
+                xcb_put_image(
+                    connection, UInt8(XCB_IMAGE_FORMAT_Z_PIXMAP.rawValue), screen.pointee.root, context,
+                    UInt16(pattern.width), UInt16(rows), Int16(x), Int16(y + row), 0, screen.pointee.root_depth,
+                    UInt32(rows * rowBytes), bytes.baseAddress! + row * rowBytes
+                )
+                row += rows
+            }
+        }
+        sync()
+    }
+
+    /// Fills a rectangle with one BGRA colour.
+    public func fill(x: Int, y: Int, width: Int, height: Int, bgra: (UInt8, UInt8, UInt8)) {
+        var bytes = [UInt8](repeating: 255, count: width * height * 4)
+        for pixel in 0..<(width * height) {
+            bytes[pixel * 4] = bgra.0
+            bytes[pixel * 4 + 1] = bgra.1
+            bytes[pixel * 4 + 2] = bgra.2
+        }
+        draw(TestPattern(raw: bytes, width: width, height: height), x: x, y: y)
+    }
+
+    /// A round trip, so every request before it has been handled.
+    private func sync() {
+        free(xcb_get_input_focus_reply(connection, xcb_get_input_focus(connection), nil))
+    }
+}
+
+extension TestPattern {
+    init(raw: [UInt8], width: Int, height: Int) {
+        self.init(uncheckedWidth: width, height: height, bgra: raw)
+    }
+}

@@ -1,0 +1,60 @@
+/// A deterministic picture to draw on a test display and find again in what Podium captured.
+///
+/// Smooth gradients with a grid of flat blocks: sharp enough to catch a shifted or scaled
+/// picture, smooth enough that a good lossy encoder keeps it above 40 dB.
+public struct TestPattern: Sendable {
+    public let width: Int
+    public let height: Int
+    /// BGRA bytes, `width × 4` a row, alpha 255.
+    public let bgra: [UInt8]
+
+    public init(width: Int, height: Int, seed: Int = 0) {
+        self.width = width
+        self.height = height
+        var bytes = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let block = ((x / 32) + (y / 32) + seed) % 4
+                let offset = (y * width + x) * 4
+                bytes[offset + 0] = UInt8((x * 255 / max(1, width - 1) + block * 40) % 256)   // blue
+                bytes[offset + 1] = UInt8((y * 255 / max(1, height - 1) + seed * 17) % 256)  // green
+                bytes[offset + 2] = UInt8(((x + y) * 255 / max(1, width + height - 2) + block * 25) % 256) // red
+            }
+        }
+        bgra = bytes
+    }
+
+    init(uncheckedWidth width: Int, height: Int, bgra: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.bgra = bgra
+    }
+
+    /// The pattern as packed RGB24, as `ffmpeg -pix_fmt rgb24` decodes it.
+    public var rgb: [UInt8] {
+        var out = [UInt8](repeating: 0, count: width * height * 3)
+        for pixel in 0..<(width * height) {
+            out[pixel * 3] = bgra[pixel * 4 + 2]
+            out[pixel * 3 + 1] = bgra[pixel * 4 + 1]
+            out[pixel * 3 + 2] = bgra[pixel * 4]
+        }
+        return out
+    }
+}
+
+/// Peak signal-to-noise ratio between two pictures of the same byte layout, in dB
+/// (`.infinity` when they are identical).
+public func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+    precondition(a.count == b.count && !a.isEmpty, "PSNR needs two pictures of the same size")
+    var sum = 0.0
+    for index in a.indices {
+        let difference = Double(a[index]) - Double(b[index])
+        sum += difference * difference
+    }
+    let mse = sum / Double(a.count)
+    return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,137 @@
+public import Foundation
+
+/// What a finished command left behind.
+public struct CommandResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+/// Runs external programs for tests: the built `podium`, and FFmpeg's tools as real peers.
+public enum Tools {
+    /// The `podium` binary built next to the test bundle.
+    public static var podium: URL {
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for folder in [here, here.deletingLastPathComponent()] {
+            let candidate = folder.appendingPathComponent("podium")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug/podium")
+    }
+
+    /// Starts `executable` with `arguments`; output is collected into temporary files.
+    public static func start(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> RunningCommand {
+        try RunningCommand(executable: executable, arguments: arguments, environment: environment)
+    }
+
+    /// Runs `podium` to the end.
+    public static func podium(_ arguments: [String], display: String? = nil, timeout: TimeInterval = 60) throws -> CommandResult {
+        var environment = ["COLUMNS": "100"]
+        if let display { environment["DISPLAY"] = display }
+        return try start(podium.path, arguments, environment: environment).wait(timeout: timeout)
+    }
+
+    /// Runs a program from PATH to the end.
+    public static func run(_ program: String, _ arguments: [String], timeout: TimeInterval = 60) throws -> CommandResult {
+        try start("/usr/bin/env", [program] + arguments).wait(timeout: timeout)
+    }
+
+    /// How many video frames `ffprobe` decodes from `path`, and their size.
+    public static func probe(_ path: String) throws -> (frames: Int, width: Int, height: Int, duration: Double?) {
+        let result = try run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
+                                         "-show_entries", "stream=nb_read_frames,width,height:format=duration", "-of", "default=nw=1", path])
+        guard result.status == 0 else { throw TestFailure("ffprobe cannot read \(path): \(result.stderr)") }
+        var fields: [String: String] = [:]
+        for line in result.stdout.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { fields[parts[0]] = parts[1] }
+        }
+        return (Int(fields["nb_read_frames"] ?? "") ?? 0, Int(fields["width"] ?? "") ?? 0, Int(fields["height"] ?? "") ?? 0, Double(fields["duration"] ?? ""))
+    }
+
+    /// Frame `index` of `path`, decoded by `ffmpeg` to packed RGB24.
+    public static func decodeFrame(_ path: String, index: Int) throws -> [UInt8] {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("podium-frame-\(UUID().uuidString).rgb")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try run("ffmpeg", ["-v", "error", "-y", "-i", path, "-vf", "select=eq(n\\,\(index))", "-frames:v", "1",
+                                        "-f", "rawvideo", "-pix_fmt", "rgb24", output.path])
+        guard result.status == 0 else { throw TestFailure("ffmpeg cannot decode \(path): \(result.stderr)") }
+        return [UInt8](try Data(contentsOf: output))
+    }
+
+    /// A fresh empty folder for one test's files.
+    public static func temporaryFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("podium-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// A TCP/UDP port number that is probably free (chosen at random in the dynamic range).
+    public static func freePort() -> Int { Int.random(in: 20_000...60_000) }
+}
+
+/// A program started by a test; its output goes to temporary files so pipes never fill up.
+public final class RunningCommand: @unchecked Sendable {
+    private let process = Process()
+    private let outURL: URL
+    private let errURL: URL
+
+    init(executable: String, arguments: [String], environment: [String: String]) throws {
+        let folder = FileManager.default.temporaryDirectory
+        outURL = folder.appendingPathComponent("podium-out-\(UUID().uuidString)")
+        errURL = folder.appendingPathComponent("podium-err-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        merged.removeValue(forKey: "DISPLAY")
+        merged.merge(environment) { $1 }
+        process.environment = merged
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(at: outURL)
+        try? FileManager.default.removeItem(at: errURL)
+    }
+
+    public var isRunning: Bool { process.isRunning }
+
+    /// Standard error so far.
+    public var stderrSoFar: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
+
+    /// Waits until standard error contains `text`.
+    public func waitForStderr(containing text: String, timeout: TimeInterval = 20) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !stderrSoFar.contains(text) {
+            guard Date() < deadline, process.isRunning else {
+                throw TestFailure("never printed '\(text)'; stderr: \(stderrSoFar)")
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits for the end (killing the program after `timeout`).
+    public func wait(timeout: TimeInterval = 60) throws -> CommandResult {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            throw TestFailure("\(process.executableURL!.lastPathComponent) \(process.arguments ?? []) ran past \(timeout) s; stderr: \(stderrSoFar)")
+        }
+        process.waitUntilExit()
+        return CommandResult(
+            status: process.terminationStatus,
+            stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+            stderr: stderrSoFar
+        )
+    }
+}

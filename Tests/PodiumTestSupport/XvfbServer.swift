@@ -1,0 +1,59 @@
+import Foundation
+
+/// A private X server for one test: Xvfb on a display number it picks itself (`-displayfd`).
+/// Stopped when the value is released.
+public final class XvfbServer: @unchecked Sendable {
+    public let display: String
+    public let width: Int
+    public let height: Int
+    private let process: Process
+
+    /// - Parameters:
+    ///   - depth: the screen's bits per pixel (24 for the usual TrueColor, 16 to test refusal).
+    ///   - arguments: more Xvfb arguments, such as `["-extension", "MIT-SHM"]`.
+    public init(width: Int = 640, height: Int = 480, depth: Int = 24, arguments: [String] = []) throws {
+        let numberFile = FileManager.default.temporaryDirectory.appendingPathComponent("podium-xvfb-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: numberFile) }
+        let process = Process()
+        // Xvfb writes the display number it chose to fd 3, which the shell points at a file.
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "exec Xvfb \"$@\" 3>\"$0\"", numberFile.path,
+                             "-displayfd", "3", "-screen", "0", "\(width)x\(height)x\(depth)", "-nolisten", "tcp"] + arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var number: Int?
+        let deadline = Date().addingTimeInterval(15)
+        while number == nil, Date() < deadline, process.isRunning {
+            if let text = try? String(contentsOf: numberFile, encoding: .utf8), text.hasSuffix("\n") {
+                number = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            } else {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
+        guard let number else {
+            process.terminate()
+            throw TestFailure("Xvfb did not report a display number")
+        }
+        self.display = ":\(number)"
+        self.width = width
+        self.height = height
+        self.process = process
+    }
+
+    deinit { stop() }
+
+    /// Stops the server now (to test what happens when the display goes away).
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+/// A precondition of a test that did not hold.
+public struct TestFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
