@@ -20,39 +20,39 @@ public final class Painter {
 
     /// Puts `pattern` on the root window with its top-left corner at (`x`, `y`), and waits until
     /// the server has drawn it.
-    public func draw(_ pattern: TestPattern, x: Int = 0, y: Int = 0) {
+    public func draw(_ pattern: TestPattern, x: Int = 0, y: Int = 0) throws {
         let rowBytes = pattern.width * 4
         // Strips well under the core protocol's request size limit.
         let rowsPerStrip = max(1, 60_000 / rowBytes)
+        var failure: UInt8?
         pattern.bgra.withUnsafeBufferPointer { bytes in
             var row = 0
             while row < pattern.height {
                 let rows = min(rowsPerStrip, pattern.height - row)
-                xcb_put_image(
+                let cookie = xcb_put_image_checked(
                     connection, UInt8(XCB_IMAGE_FORMAT_Z_PIXMAP.rawValue), screen.pointee.root, context,
                     UInt16(pattern.width), UInt16(rows), Int16(x), Int16(y + row), 0, screen.pointee.root_depth,
                     UInt32(rows * rowBytes), bytes.baseAddress! + row * rowBytes
                 )
+                if let error = xcb_request_check(connection, cookie) {
+                    failure = error.pointee.error_code
+                    free(error)
+                }
                 row += rows
             }
         }
-        sync()
+        if let failure { throw TestFailure("PutImage failed with X error \(failure)") }
     }
 
     /// Fills a rectangle with one BGRA colour.
-    public func fill(x: Int, y: Int, width: Int, height: Int, bgra: (UInt8, UInt8, UInt8)) {
+    public func fill(x: Int, y: Int, width: Int, height: Int, bgra: (UInt8, UInt8, UInt8)) throws {
         var bytes = [UInt8](repeating: 255, count: width * height * 4)
         for pixel in 0..<(width * height) {
             bytes[pixel * 4] = bgra.0
             bytes[pixel * 4 + 1] = bgra.1
             bytes[pixel * 4 + 2] = bgra.2
         }
-        draw(TestPattern(raw: bytes, width: width, height: height), x: x, y: y)
-    }
-
-    /// A round trip, so every request before it has been handled.
-    private func sync() {
-        free(xcb_get_input_focus_reply(connection, xcb_get_input_focus(connection), nil))
+        try draw(TestPattern(raw: bytes, width: width, height: height), x: x, y: y)
     }
 }
 

@@ -58,3 +58,11 @@ public func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// How two pictures differ, in one short line: `nil` when they are the same bytes.
+public func difference(_ actual: [UInt8], _ expected: [UInt8]) -> String? {
+    guard actual.count == expected.count else { return "\(actual.count) bytes where \(expected.count) were expected" }
+    guard let first = actual.indices.first(where: { actual[$0] != expected[$0] }) else { return nil }
+    let count = actual.indices.lazy.filter { actual[$0] != expected[$0] }.count
+    return "\(count) of \(actual.count) bytes differ; the first at byte \(first): \(actual[first]) instead of \(expected[first])"
+}

@@ -33,7 +33,7 @@ public enum Tools {
 
     /// Runs a program from PATH to the end.
     public static func run(_ program: String, _ arguments: [String], timeout: TimeInterval = 60) throws -> CommandResult {
-        try start("/usr/bin/env", [program] + arguments).wait(timeout: timeout)
+        try start(program, arguments).wait(timeout: timeout)
     }
 
     /// How many video frames `ffprobe` decodes from `path`, and their size.
@@ -72,7 +72,8 @@ public enum Tools {
 
 /// A program started by a test; its output goes to temporary files so pipes never fill up.
 public final class RunningCommand: @unchecked Sendable {
-    private let process = Process()
+    private let child: ChildProcess
+    private let name: String
     private let outURL: URL
     private let errURL: URL
 
@@ -80,27 +81,17 @@ public final class RunningCommand: @unchecked Sendable {
         let folder = FileManager.default.temporaryDirectory
         outURL = folder.appendingPathComponent("podium-out-\(UUID().uuidString)")
         errURL = folder.appendingPathComponent("podium-err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var merged = ProcessInfo.processInfo.environment
-        merged.removeValue(forKey: "DISPLAY")
-        merged.merge(environment) { $1 }
-        process.environment = merged
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        try process.run()
+        name = ([executable] + arguments).joined(separator: " ")
+        child = try ChildProcess([executable] + arguments, environment: ChildProcess.environment(environment),
+                                 files: [1: outURL.path, 2: errURL.path])
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
         try? FileManager.default.removeItem(at: outURL)
         try? FileManager.default.removeItem(at: errURL)
     }
 
-    public var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { child.isRunning }
 
     /// Standard error so far.
     public var stderrSoFar: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
@@ -109,27 +100,26 @@ public final class RunningCommand: @unchecked Sendable {
     public func waitForStderr(containing text: String, timeout: TimeInterval = 20) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !stderrSoFar.contains(text) {
-            guard Date() < deadline, process.isRunning else {
+            guard Date() < deadline, child.isRunning else {
                 throw TestFailure("never printed '\(text)'; stderr: \(stderrSoFar)")
             }
             Thread.sleep(forTimeInterval: 0.05)
         }
     }
 
-    public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    public func signal(_ number: Int32) { child.signal(number) }
 
     /// Waits for the end (killing the program after `timeout`).
     public func wait(timeout: TimeInterval = 60) throws -> CommandResult {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            throw TestFailure("\(process.executableURL!.lastPathComponent) \(process.arguments ?? []) ran past \(timeout) s; stderr: \(stderrSoFar)")
+        while child.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if child.isRunning {
+            child.signal(SIGKILL)
+            _ = child.waitForExit()
+            throw TestFailure("\(name) ran past \(timeout) s; stderr: \(stderrSoFar)")
         }
-        process.waitUntilExit()
         return CommandResult(
-            status: process.terminationStatus,
+            status: child.waitForExit(),
             stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
             stderr: stderrSoFar
         )

@@ -6,7 +6,7 @@ public final class XvfbServer: @unchecked Sendable {
     public let display: String
     public let width: Int
     public let height: Int
-    private let process: Process
+    private let process: ChildProcess
 
     /// - Parameters:
     ///   - depth: the screen's bits per pixel (24 for the usual TrueColor, 16 to test refusal).
@@ -14,15 +14,12 @@ public final class XvfbServer: @unchecked Sendable {
     public init(width: Int = 640, height: Int = 480, depth: Int = 24, arguments: [String] = []) throws {
         let numberFile = FileManager.default.temporaryDirectory.appendingPathComponent("podium-xvfb-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: numberFile) }
-        let process = Process()
-        // Xvfb writes the display number it chose to fd 3, which the shell points at a file.
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "exec Xvfb \"$@\" 3>\"$0\"", numberFile.path,
-                             "-displayfd", "3", "-screen", "0", "\(width)x\(height)x\(depth)", "-nolisten", "tcp"] + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        // Xvfb writes the display number it chose to fd 3, which is opened on a file.
+        let process = try ChildProcess(
+            ["Xvfb", "-displayfd", "3", "-screen", "0", "\(width)x\(height)x\(depth)", "-nolisten", "tcp", "-noreset"] + arguments,
+            environment: ChildProcess.environment([:]),
+            files: [1: "/dev/null", 2: "/dev/null", 3: numberFile.path]
+        )
         var number: Int?
         let deadline = Date().addingTimeInterval(15)
         while number == nil, Date() < deadline, process.isRunning {
@@ -33,7 +30,7 @@ public final class XvfbServer: @unchecked Sendable {
             }
         }
         guard let number else {
-            process.terminate()
+            process.signal(SIGKILL)
             throw TestFailure("Xvfb did not report a display number")
         }
         self.display = ":\(number)"
@@ -47,8 +44,8 @@ public final class XvfbServer: @unchecked Sendable {
     /// Stops the server now (to test what happens when the display goes away).
     public func stop() {
         guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+        process.signal(SIGTERM)
+        _ = process.waitForExit()
     }
 }
 

@@ -1,4 +1,7 @@
 import CFFmpeg
+#if canImport(Glibc)
+import Glibc
+#endif
 public import PodiumCore
 
 /// The libavcodec encoders Podium can drive, and which of them open on this machine.
@@ -33,7 +36,8 @@ public enum EncoderCatalog {
 
     /// The encoders that open here, tried with a small picture; the first of each codec is its default.
     public static func available() -> [Entry] {
-        VideoCodec.allCases.flatMap { codec in
+        quietSVT()
+        return VideoCodec.allCases.flatMap { codec in
             let working = candidates(for: codec).filter { VideoEncoder.opens($0, codec: codec) }
             return working.enumerated().map { index, encoder in
                 Entry(
@@ -53,6 +57,7 @@ public enum EncoderCatalog {
             try validate(name: name, codec: settings.codec)
             return avcodec_find_encoder_by_name(name)!
         }
+        quietSVT()
         guard let encoder = candidates(for: settings.codec).first(where: { VideoEncoder.opens($0, codec: settings.codec) }) else {
             throw .unavailable("no \(settings.codec) encoder opens on this machine; see podium encoders")
         }
@@ -70,6 +75,11 @@ public enum EncoderCatalog {
             throw .usage("--encoder '\(name)' encodes \(other), not \(codec); pass --codec to match")
         }
     }
+}
+
+/// SVT-AV1 prints a banner to stdout at every open unless `SVT_LOG` asks for errors only.
+private func quietSVT() {
+    setenv("SVT_LOG", "1", 0)
 }
 
 extension UnsafePointer<AVCodec> {

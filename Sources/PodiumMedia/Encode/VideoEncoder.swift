@@ -1,4 +1,7 @@
 import CFFmpeg
+#if canImport(Glibc)
+import Glibc
+#endif
 public import PodiumCore
 
 /// Converts captured frames and compresses them with one libavcodec encoder.
@@ -19,6 +22,8 @@ public final class VideoEncoder: @unchecked Sendable {
     private let frame: UnsafeMutablePointer<AVFrame>
     private let packet: UnsafeMutablePointer<AVPacket>
     private let converter: FrameConverter
+    private var flushed = false
+    private var sentFrame = false
 
     /// Opens the encoder.
     ///
@@ -59,6 +64,7 @@ public final class VideoEncoder: @unchecked Sendable {
     }
 
     deinit {
+        if !flushed { Self.endStream(context, sendingBlankFrame: !sentFrame) }
         var context: UnsafeMutablePointer<AVCodecContext>? = context
         avcodec_free_context(&context)
         var frame: UnsafeMutablePointer<AVFrame>? = frame
@@ -87,11 +93,13 @@ public final class VideoEncoder: @unchecked Sendable {
         frame.pointee.pts = time
         frame.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         try check(avcodec_send_frame(context, frame))
+        sentFrame = true
         try drain(emit)
     }
 
     /// Sends end-of-stream and hands out the packets the encoder still held.
     public func flush(emit: (EncodedPacket) -> Void) throws(FFmpegError) {
+        flushed = true
         try check(avcodec_send_frame(context, nil))
         try drain(emit)
     }
@@ -110,13 +118,44 @@ public final class VideoEncoder: @unchecked Sendable {
         guard let format = pixelFormat(for: encoder) else { return false }
         var probe = settings ?? EncoderSettings(codec: codec, size: PixelSize(width: 320, height: 240), framesPerSecond: 30)
         if ignoringPreset { probe.preset = nil }
-        var context = avcodec_alloc_context3(encoder)
-        defer { avcodec_free_context(&context) }
-        guard let context else { return false }
+        // Quiet for the whole probe: encoders log their summaries when freed.
         return FFmpegLog.quietly {
-            (try? configure(context, encoder: encoder, settings: probe, format: format, globalHeader: false)) != nil
-                && (try? open(context, encoder: encoder)) != nil
+            var context = avcodec_alloc_context3(encoder)
+            defer { avcodec_free_context(&context) }
+            guard let context,
+                  (try? configure(context, encoder: encoder, settings: probe, format: format, globalHeader: false)) != nil,
+                  (try? open(context, encoder: encoder)) != nil
+            else { return false }
+            endStream(context, sendingBlankFrame: true)
+            return true
         }
+    }
+
+    /// Sends end-of-stream and drops what comes out. SVT-AV1 1.4 hangs when freed without it, and
+    /// when it gets end-of-stream before any frame, so an encoder that saw none gets a blank one.
+    private static func endStream(_ context: UnsafeMutablePointer<AVCodecContext>, sendingBlankFrame: Bool) {
+        if sendingBlankFrame {
+            var blank = av_frame_alloc()
+            defer { av_frame_free(&blank) }
+            guard let blank else { return }
+            blank.pointee.format = context.pointee.pix_fmt.rawValue
+            blank.pointee.width = context.pointee.width
+            blank.pointee.height = context.pointee.height
+            guard av_frame_get_buffer(blank, 0) >= 0 else { return }
+            for plane in 0..<3 {
+                let height = plane == 0 ? Int(blank.pointee.height) : Int(blank.pointee.height + 1) / 2
+                let bytes = Int(withUnsafeBytes(of: blank.pointee.linesize) { $0.load(fromByteOffset: plane * 4, as: Int32.self) }) * height
+                let data = withUnsafeBytes(of: blank.pointee.data) { $0.load(fromByteOffset: plane * 8, as: UnsafeMutablePointer<UInt8>?.self) }
+                if let data { memset(data, plane == 0 ? 16 : 128, bytes) }
+            }
+            blank.pointee.pts = 0
+            guard avcodec_send_frame(context, blank) >= 0 else { return }
+        }
+        guard avcodec_send_frame(context, nil) >= 0 else { return }
+        let packet = av_packet_alloc()
+        var owned = packet
+        defer { av_packet_free(&owned) }
+        while avcodec_receive_packet(context, packet) >= 0 { av_packet_unref(packet) }
     }
 
     private static func pixelFormat(for encoder: UnsafePointer<AVCodec>) -> AVPixelFormat? {
@@ -126,7 +165,9 @@ public final class VideoEncoder: @unchecked Sendable {
             offered.append(formats.pointee)
             formats += 1
         }
-        return [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P].first(where: offered.contains)
+        // JPEG wants full-range pictures; video codecs the usual limited range.
+        let preferred = encoder.pointee.id == AV_CODEC_ID_MJPEG ? [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUV420P] : [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P]
+        return preferred.first(where: offered.contains)
     }
 
     private static func configure(
