@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "PodiumCoreTests", dependencies: ["PodiumCore"]),
         .testTarget(name: "PodiumX11Tests", dependencies: ["PodiumX11", "PodiumTestSupport"]),
         .testTarget(name: "PodiumMediaTests", dependencies: ["PodiumMedia", "PodiumTestSupport"]),
-        .testTarget(name: "podiumTests", dependencies: ["podium", "PodiumTestSupport"]),
+        .testTarget(name: "podiumTests", dependencies: ["podium", "PodiumTestSupport"], exclude: ["Golden"]),
     ]
 )
 

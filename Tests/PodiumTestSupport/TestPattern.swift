@@ -1,7 +1,8 @@
 /// A deterministic picture to draw on a test display and find again in what Podium captured.
 ///
-/// Smooth gradients with a grid of flat blocks: sharp enough to catch a shifted or scaled
-/// picture, smooth enough that a good lossy encoder keeps it above 40 dB.
+/// Gradients and a sinusoidal texture: every pixel differs from its neighbours, so a shifted or
+/// scaled picture shows, yet colour changes slowly enough to survive 4:2:0 chroma, so a good
+/// lossy encoder keeps it above 40 dB.
 public struct TestPattern: Sendable {
     public let width: Int
     public let height: Int
@@ -14,11 +15,11 @@ public struct TestPattern: Sendable {
         var bytes = [UInt8](repeating: 255, count: width * height * 4)
         for y in 0..<height {
             for x in 0..<width {
-                let block = ((x / 32) + (y / 32) + seed) % 4
                 let offset = (y * width + x) * 4
-                bytes[offset + 0] = UInt8((x * 255 / max(1, width - 1) + block * 40) % 256)   // blue
-                bytes[offset + 1] = UInt8((y * 255 / max(1, height - 1) + seed * 17) % 256)  // green
-                bytes[offset + 2] = UInt8(((x + y) * 255 / max(1, width + height - 2) + block * 25) % 256) // red
+                let wave = sin(Double(x + seed * 7) / 9) * cos(Double(y) / 11)
+                bytes[offset + 0] = UInt8(20 + x * 200 / max(1, width - 1))                   // blue
+                bytes[offset + 1] = UInt8(128 + 90 * wave)                                     // green
+                bytes[offset + 2] = UInt8(20 + y * 200 / max(1, height - 1))                   // red
             }
         }
         bgra = bytes

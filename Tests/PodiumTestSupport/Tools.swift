@@ -49,13 +49,30 @@ public enum Tools {
         return (Int(fields["nb_read_frames"] ?? "") ?? 0, Int(fields["width"] ?? "") ?? 0, Int(fields["height"] ?? "") ?? 0, Double(fields["duration"] ?? ""))
     }
 
-    /// Frame `index` of `path`, decoded by `ffmpeg` to packed RGB24.
-    public static func decodeFrame(_ path: String, index: Int) throws -> [UInt8] {
+    /// Frame `index` of `path`, decoded by `ffmpeg` to raw pixels (planar YUV 4:2:0 by default).
+    public static func decodeFrame(_ path: String, index: Int, pixelFormat: String = "yuv420p") throws -> [UInt8] {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("podium-frame-\(UUID().uuidString).rgb")
         defer { try? FileManager.default.removeItem(at: output) }
         let result = try run("ffmpeg", ["-v", "error", "-y", "-i", path, "-vf", "select=eq(n\\,\(index))", "-frames:v", "1",
-                                        "-f", "rawvideo", "-pix_fmt", "rgb24", output.path])
+                                        "-f", "rawvideo", "-pix_fmt", pixelFormat, output.path])
         guard result.status == 0 else { throw TestFailure("ffmpeg cannot decode \(path): \(result.stderr)") }
+        return [UInt8](try Data(contentsOf: output))
+    }
+
+    /// `pattern` converted by `ffmpeg` to planar YUV 4:2:0 at `width`×`height` (its own size by
+    /// default): the reference a lossy output is measured against.
+    public static func reference(_ pattern: TestPattern, width: Int? = nil, height: Int? = nil) throws -> [UInt8] {
+        let input = FileManager.default.temporaryDirectory.appendingPathComponent("podium-ref-\(UUID().uuidString).bgra")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("podium-ref-\(UUID().uuidString).yuv")
+        defer {
+            try? FileManager.default.removeItem(at: input)
+            try? FileManager.default.removeItem(at: output)
+        }
+        try Data(pattern.bgra).write(to: input)
+        let size = "\(width ?? pattern.width)x\(height ?? pattern.height)"
+        let result = try run("ffmpeg", ["-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgra", "-s", "\(pattern.width)x\(pattern.height)",
+                                        "-i", input.path, "-vf", "scale=\(size)", "-f", "rawvideo", "-pix_fmt", "yuv420p", output.path])
+        guard result.status == 0 else { throw TestFailure("ffmpeg cannot convert the reference: \(result.stderr)") }
         return [UInt8](try Data(contentsOf: output))
     }
 

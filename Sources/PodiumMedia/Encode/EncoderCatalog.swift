@@ -64,6 +64,20 @@ public enum EncoderCatalog {
         return encoder
     }
 
+    /// The presets of encoders whose libraries print their own errors for an unknown one.
+    static let knownPresets: [String: [String]] = [
+        "libx264": ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"],
+        "libx265": ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"],
+    ]
+
+    /// Checks `--preset` for the encoder that will be used, without opening anything.
+    /// - Throws: 64 naming the presets there are, when the encoder's list is known.
+    public static func validate(preset: String, encoderName: String?, codec: VideoCodec) throws(PodiumError) {
+        let name = encoderName ?? preferred[codec]?.first ?? ""
+        guard let presets = knownPresets[name], !presets.contains(preset) else { return }
+        throw .usage("--preset '\(preset)' is not a preset of \(name); use one of " + presets.joined(separator: ", "))
+    }
+
     /// Checks `--encoder` without opening anything.
     /// - Throws: 64 when libavcodec has no such video encoder for `codec`.
     public static func validate(name: String, codec: VideoCodec) throws(PodiumError) {

@@ -42,8 +42,11 @@ public final class VideoEncoder: @unchecked Sendable {
         pixelFormatName = String(cString: av_get_pix_fmt_name(format))
         let context = avcodec_alloc_context3(encoder)!
         do {
-            try Self.configure(context, encoder: encoder, settings: settings, format: format, globalHeader: globalHeader)
-            try Self.open(context, encoder: encoder)
+            // Quiet: a refusal is reported once, in Podium's words with FFmpeg's reason.
+            try FFmpegLog.quietly { () throws(PodiumError) in
+                try Self.configure(context, encoder: encoder, settings: settings, format: format, globalHeader: globalHeader)
+                try Self.open(context, encoder: encoder)
+            }
         } catch {
             var owned: UnsafeMutablePointer<AVCodecContext>? = context
             avcodec_free_context(&owned)
@@ -210,8 +213,9 @@ public final class VideoEncoder: @unchecked Sendable {
 
     /// Per-encoder settings for live capture: no look-ahead, no frame reordering, fastest modes.
     private static let lowLatencyOptions: [String: [(String, String)]] = [
-        "libx264": [("preset", "ultrafast"), ("tune", "zerolatency")],
-        "libx265": [("preset", "ultrafast"), ("tune", "zerolatency"), ("x265-params", "log-level=error")],
+        // Forced keyframes (for a client that just joined) must be IDR frames, where decoding can start.
+        "libx264": [("preset", "ultrafast"), ("tune", "zerolatency"), ("forced-idr", "1")],
+        "libx265": [("preset", "ultrafast"), ("tune", "zerolatency"), ("forced-idr", "1"), ("x265-params", "log-level=error")],
         "libvpx-vp9": [("deadline", "realtime"), ("cpu-used", "8"), ("lag-in-frames", "0"), ("row-mt", "1")],
         "libsvtav1": [("preset", "12")],
         "libaom-av1": [("usage", "realtime"), ("cpu-used", "8"), ("lag-in-frames", "0")],

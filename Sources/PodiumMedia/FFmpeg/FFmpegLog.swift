@@ -61,10 +61,10 @@ extension String {
 extension FFmpegLog {
     /// Runs `body` with FFmpeg's logging silenced, for probes whose failures are expected
     /// (a hardware encoder with no device, say). Call before the pipeline's threads start.
-    static func quietly<T>(_ body: () -> T) -> T {
+    static func quietly<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         let level = av_log_get_level()
         av_log_set_level(AV_LOG_QUIET)
         defer { av_log_set_level(level) }
-        return body()
+        return try body()
     }
 }

@@ -12,7 +12,7 @@ extension Podium {
             abstract: "Capture the screen, encode it, and write it to files and network outputs.",
             discussion: """
                 Outputs (--to, as many as you like, all fed from one encoder):
-                  FILE.mkv FILE.mp4 FILE.ts FILE.flv   a recording (MP4 is fragmented, so it stays playable if killed)
+                  FILE.mkv FILE.mp4 FILE.ts FILE.flv   a recording (MP4 is fragmented: playable even if killed)
                   udp://HOST:PORT                      MPEG-TS datagrams of 1316 bytes
                   tcp://HOST:PORT                      MPEG-TS to a listening peer
                   tcp://HOST:PORT?listen               MPEG-TS to the one client that connects
@@ -47,6 +47,7 @@ extension Podium {
             let logger = makeLogger()
             // Everything that can be checked without touching the outside world, first.
             if let name = encode.encoder { try EncoderCatalog.validate(name: name, codec: encode.codec) }
+            if let preset = encode.preset { try EncoderCatalog.validate(preset: preset, encoderName: encode.encoder, codec: encode.codec) }
             for url in outputs { try MuxerSink.validate(url, codec: encode.codec) }
             for path in outputs.compactMap(\.filePath) { try OutputCheck.creatable(path, flag: "--to", overwrite: runOptions.overwrite) }
             if let path = runOptions.statsJSON { try OutputCheck.creatable(path, flag: "--stats-json", overwrite: runOptions.overwrite) }

@@ -14,7 +14,7 @@ struct CaptureOptions: ParsableArguments {
             transform: parsed(PixelRect.init(parsing:)))
     var region: PixelRect?
 
-    @Option(help: ArgumentHelp("Frames per second to capture, 1 to 240.", valueName: "N"),
+    @Option(help: ArgumentHelp("Frames per second to capture, 1 to 240 (default: 30).", valueName: "N"),
             transform: parsed(FrameRate.init(parsing:)))
     var fps = FrameRate(30)
 

@@ -3,7 +3,7 @@ import PodiumCore
 
 /// How to compress.
 struct EncodeOptions: ParsableArguments {
-    @Option(help: "The codec: h264, hevc, vp9, av1 or mjpeg.")
+    @Option(help: "The video codec.")
     var codec: VideoCodec = .h264
 
     @Option(help: ArgumentHelp("A libavcodec encoder by name (default: the codec's first that opens here; see 'podium encoders').", valueName: "NAME"))
@@ -13,7 +13,7 @@ struct EncodeOptions: ParsableArguments {
             transform: parsed(Bitrate.init(parsing:)))
     var bitrate: Bitrate?
 
-    @Option(help: ArgumentHelp("Time between keyframes.", valueName: "DURATION"),
+    @Option(help: ArgumentHelp("Time between keyframes (default: 2s).", valueName: "DURATION"),
             transform: parsed(Duration.init(parsing:)))
     var keyint: Duration = .seconds(2)
 

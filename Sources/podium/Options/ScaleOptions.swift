@@ -13,7 +13,7 @@ struct ScaleOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Multiply both sides by F (0.5 halves them).", valueName: "F"))
     var scale: Double?
 
-    @Option(name: .customLong("scale-filter"), help: "The libswscale filter used to resize: fast, bilinear, bicubic or lanczos.")
+    @Option(name: .customLong("scale-filter"), help: "The libswscale filter used to resize.")
     var scaleFilter: ScaleFilter = .bicubic
 
     var request: ScaleRequest {

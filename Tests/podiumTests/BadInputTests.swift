@@ -1,0 +1,97 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// Every refused input: the exit code, one `podium: ` line naming the problem, and no file.
+@Suite struct BadInputTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var arguments: [String]
+        var status: Int32
+        var mentions: String
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    static let cases: [Case] = [
+        Case(arguments: ["--region", "5000x5000+0+0"], status: 64, mentions: "--region '5000x5000+0+0'"),
+        Case(arguments: ["--region", "100x100+300+200"], status: 64, mentions: "not inside"),
+        Case(arguments: ["--fps", "0"], status: 64, mentions: "'0'"),
+        Case(arguments: ["--fps", "-1"], status: 64, mentions: "--fps"),
+        Case(arguments: ["--fps", "abc"], status: 64, mentions: "'abc'"),
+        Case(arguments: ["--fps", "1000"], status: 64, mentions: "'1000'"),
+        Case(arguments: ["--size", "0x0"], status: 64, mentions: "'0x0'"),
+        Case(arguments: ["--size", "abc"], status: 64, mentions: "'abc'"),
+        Case(arguments: ["--bitrate", "lots"], status: 64, mentions: "'lots'"),
+        Case(arguments: ["--keyint", "never"], status: 64, mentions: "'never'"),
+        Case(arguments: ["--codec", "divx"], status: 64, mentions: "'divx'"),
+        Case(arguments: ["--encoder", "nope264"], status: 64, mentions: "nope264"),
+        Case(arguments: ["--encoder", "libx264", "--codec", "vp9"], status: 64, mentions: "--codec"),
+        Case(arguments: ["--preset", "warp9"], status: 64, mentions: "warp9"),
+        Case(arguments: ["--size", "640x480", "--scale", "0.5"], status: 64, mentions: "--scale"),
+        Case(arguments: ["--monitor", "DP-9"], status: 69, mentions: "screen"),
+        Case(arguments: ["--encoder", "h264_nvenc"], status: 69, mentions: "h264_nvenc"),
+        Case(arguments: ["--display", ":9999"], status: 69, mentions: ":9999"),
+    ]
+
+    @Test(arguments: cases)
+    func refused(_ bad: Case) throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let folder = try Tools.temporaryFolder()
+        let result = try Tools.podium(["stream"] + bad.arguments + ["--to", folder.appendingPathComponent("out.mkv").path], display: server.display)
+        try expectRefusal(result, status: bad.status, mentions: bad.mentions, folder: folder)
+    }
+
+    @Test(arguments: ["ftp://host:1", "udp://host", "udp://host:99999", "rtmp://host/live", "out.avi", "out"])
+    func unusableOutputs(_ url: String) throws {
+        let folder = try Tools.temporaryFolder()
+        let result = try Tools.podium(["stream", "--to", url], display: ":0")
+        try expectRefusal(result, status: 64, mentions: url, folder: folder)
+    }
+
+    @Test func codecTheContainerCannotCarry() throws {
+        let result = try Tools.podium(["stream", "--codec", "vp9", "--to", "udp://127.0.0.1:5000"], display: ":0")
+        try expectRefusal(result, status: 64, mentions: "vp9", folder: try Tools.temporaryFolder())
+    }
+
+    @Test func noDisplayAtAll() throws {
+        let folder = try Tools.temporaryFolder()
+        let result = try Tools.podium(["stream", "--to", folder.appendingPathComponent("a.mkv").path])
+        try expectRefusal(result, status: 69, mentions: "DISPLAY", folder: folder)
+    }
+
+    @Test func existingOutputIsKeptWithoutOverwrite() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let folder = try Tools.temporaryFolder()
+        let existing = folder.appendingPathComponent("keep.mkv")
+        try Data("precious".utf8).write(to: existing)
+        let result = try Tools.podium(["stream", "--frames", "5", "--to", existing.path], display: server.display)
+        #expect(result.status == 73)
+        #expect(result.stderr.contains("--overwrite"))
+        #expect(try String(contentsOf: existing, encoding: .utf8) == "precious")
+        let replaced = try Tools.podium(["stream", "--frames", "5", "--overwrite", "--to", existing.path], display: server.display)
+        #expect(replaced.status == 0)
+        #expect(try Tools.probe(existing.path).frames == 5)
+    }
+
+    @Test func missingFolder() throws {
+        let folder = try Tools.temporaryFolder()
+        let result = try Tools.podium(["stream", "--to", folder.appendingPathComponent("no/such/out.mkv").path], display: ":0")
+        try expectRefusal(result, status: 73, mentions: "does not exist", folder: folder)
+    }
+
+    @Test func unwritableFolder() throws {
+        // Root writes anywhere but on a read-only file system.
+        let folder = try Tools.temporaryFolder()
+        let target = getuid() == 0 ? "/proc/self/podium.mkv" : "/out.mkv"
+        let result = try Tools.podium(["stream", "--to", target], display: ":0")
+        try expectRefusal(result, status: 73, mentions: target, folder: folder)
+    }
+
+    func expectRefusal(_ result: CommandResult, status: Int32, mentions: String, folder: URL) throws {
+        #expect(result.status == status, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "one line: \(result.stderr)")
+        #expect(lines.first?.hasPrefix("podium: ") == true)
+        #expect(result.stderr.contains(mentions), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "nothing created")
+    }
+}

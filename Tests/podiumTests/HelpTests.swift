@@ -1,0 +1,19 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// `--help` of each command, against golden text in `Golden/`.
+/// Run with `PODIUM_UPDATE_GOLDEN=1` to rewrite the golden files after a deliberate change.
+@Suite struct HelpTests {
+    @Test(arguments: [["--help"], ["stream", "--help"], ["displays", "--help"], ["encoders", "--help"]])
+    func helpMatchesGolden(_ arguments: [String]) throws {
+        let result = try Tools.podium(arguments)
+        #expect(result.status == 0)
+        let name = (arguments.count == 1 ? "podium" : arguments[0]) + ".txt"
+        let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/\(name)")
+        if ProcessInfo.processInfo.environment["PODIUM_UPDATE_GOLDEN"] != nil {
+            try result.stdout.write(to: golden, atomically: true, encoding: .utf8)
+        }
+        #expect(result.stdout == (try String(contentsOf: golden, encoding: .utf8)))
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// `podium stream` against a private Xvfb showing a known picture, checked by FFmpeg's tools.
+/// Serialized: each test encodes in real time, and two cores are shared with the peers.
+@Suite(.serialized) struct StreamEndToEndTests {
+    let server: XvfbServer
+    let pattern: TestPattern
+    let folder: URL
+
+    init() throws {
+        server = try XvfbServer(width: 320, height: 240)
+        pattern = TestPattern(width: 320, height: 240, seed: 2)
+        try Painter(display: server.display).draw(pattern)
+        folder = try Tools.temporaryFolder()
+    }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    @Test func sixtyFramesToMatroskaDecodeToThePicture() throws {
+        let output = path("out.mkv")
+        let result = try Tools.podium(["stream", "--frames", "60", "--no-cursor", "--to", output], display: server.display)
+        #expect(result.status == 0, "\(result.stderr)")
+        let probe = try Tools.probe(output)
+        #expect(probe.frames == 60)
+        #expect(probe.width == 320 && probe.height == 240)
+        let quality = psnr(try Tools.decodeFrame(output, index: 30), try Tools.reference(pattern))
+        #expect(quality >= 40, "PSNR \(quality) dB")
+        #expect(result.stderr.contains("summary:"))
+    }
+
+    @Test func scaledAndRoundedToEvenSides() throws {
+        let output = path("small.mp4")
+        let result = try Tools.podium(["stream", "--frames", "10", "--scale", "0.33", "--to", output], display: server.display)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("106x79 rounded to 106x78"), "320x240 × 0.33 is 106x79")
+        let probe = try Tools.probe(output)
+        #expect(probe.width == 106 && probe.height == 78)
+        #expect(probe.frames == 10)
+        // Podium's scaling against FFmpeg's own scaling of the same picture.
+        let quality = psnr(try Tools.decodeFrame(output, index: 5), try Tools.reference(pattern, width: 106, height: 78))
+        #expect(quality >= 30, "PSNR \(quality) dB")
+    }
+
+    @Test func udpStreamDecodesInFFmpeg() throws {
+        let port = Tools.freePort()
+        let received = path("udp.ts")
+        let receiver = try Tools.start("ffmpeg", ["-v", "error", "-y", "-i", "udp://127.0.0.1:\(port)?timeout=3000000", "-c", "copy", received])
+        Thread.sleep(forTimeInterval: 1)
+        let sent = try Tools.podium(["stream", "--frames", "90", "--no-cursor", "--to", "udp://127.0.0.1:\(port)"], display: server.display)
+        #expect(sent.status == 0, "\(sent.stderr)")
+        _ = try receiver.wait(timeout: 30)
+        let probe = try Tools.probe(received)
+        #expect(probe.frames >= 81, "decoded \(probe.frames) of 90 frames sent")
+        let quality = psnr(try Tools.decodeFrame(received, index: probe.frames / 2), try Tools.reference(pattern))
+        #expect(quality >= 40, "PSNR \(quality) dB")
+    }
+
+    @Test func tcpListenerServesFFmpeg() throws {
+        let port = Tools.freePort()
+        let sender = try Tools.start(Tools.podium.path, ["stream", "--duration", "4s", "--no-cursor", "--to", "tcp://127.0.0.1:\(port)?listen"],
+                                     environment: ["DISPLAY": server.display])
+        try sender.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 0.5)
+        let received = path("tcp.ts")
+        let receiver = try Tools.run("ffmpeg", ["-v", "error", "-y", "-i", "tcp://127.0.0.1:\(port)", "-c", "copy", received], timeout: 30)
+        #expect(receiver.status == 0, "\(receiver.stderr)")
+        #expect(try sender.wait(timeout: 30).status == 0)
+        let probe = try Tools.probe(received)
+        #expect(probe.frames >= 30, "a client that joins late still gets the rest, from a keyframe")
+        let first = psnr(try Tools.decodeFrame(received, index: 0), try Tools.reference(pattern))
+        #expect(first >= 40, "its first frame decodes whole: PSNR \(first) dB")
+    }
+
+    @Test func aSinkThatCannotConnectLeavesTheOthersRunning() throws {
+        let output = path("kept.mkv")
+        // Port 1 on loopback: nothing listens there, so the connection is refused at once.
+        let result = try Tools.podium(["stream", "--frames", "30", "--to", output, "--to", "tcp://127.0.0.1:1"], display: server.display)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("tcp://127.0.0.1:1"))
+        #expect(try Tools.probe(output).frames == 30)
+    }
+
+    @Test func everySinkGoneExits74() throws {
+        let result = try Tools.podium(["stream", "--frames", "30", "--to", "tcp://127.0.0.1:1"], display: server.display)
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.stderr.contains("every output failed"))
+    }
+
+    @Test func interruptLeavesAPlayableMP4OfTheRightLength() throws {
+        let output = path("talk.mp4")
+        let run = try Tools.start(Tools.podium.path, ["stream", "--to", output], environment: ["DISPLAY": server.display])
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 2)
+        run.signal(SIGINT)
+        let result = try run.wait(timeout: 20)
+        #expect(result.status == 0, "\(result.stderr)")
+        let probe = try Tools.probe(output)
+        let duration = try #require(probe.duration)
+        #expect(abs(duration - 2) <= 0.2, "duration \(duration) s")
+        #expect(probe.frames > 40)
+    }
+
+    @Test func statsJSONHasOneObjectASecondAndASummary() throws {
+        let stats = path("stats.jsonl")
+        let result = try Tools.podium(["stream", "--duration", "2500ms", "--quiet", "--stats-json", stats, "--to", path("s.ts")], display: server.display)
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty, "--quiet prints nothing: \(result.stderr)")
+        let lines = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n")
+        let objects = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == 3, "two seconds, then the summary")
+        #expect(objects.last??["kind"] as? String == "summary")
+        let frames = objects.last??["frames"] as? Int ?? 0
+        #expect((70...76).contains(frames), "2.5 s at 30 fps: \(frames)")
+    }
+}
