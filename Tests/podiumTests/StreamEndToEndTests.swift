@@ -102,6 +102,19 @@ import Testing
         #expect(probe.frames > 40)
     }
 
+    @Test func losingTheXServerFinalizesTheRecording() throws {
+        let own = try XvfbServer(width: 320, height: 240)
+        let output = path("lost.mkv")
+        let run = try Tools.start(Tools.podium.path, ["stream", "--to", output], environment: ["DISPLAY": own.display])
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 1.5)
+        own.stop()
+        let result = try run.wait(timeout: 20)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("lost the X display"))
+        #expect(try Tools.probe(output).frames >= 30, "what was captured is kept, and the file plays")
+    }
+
     @Test func statsJSONHasOneObjectASecondAndASummary() throws {
         let stats = path("stats.jsonl")
         let result = try Tools.podium(["stream", "--duration", "2500ms", "--quiet", "--stats-json", stats, "--to", path("s.ts")], display: server.display)

@@ -15,6 +15,10 @@ public final class VideoEncoder: @unchecked Sendable {
     public let settings: EncoderSettings
     /// The pixel format frames are converted to.
     public let pixelFormatName: String
+    /// The speed preset in effect: the user's, or Podium's low-latency default for this encoder.
+    public var preset: String? {
+        settings.preset ?? Self.lowLatencyOptions[name]?.first(where: { $0.0 == "preset" })?.1
+    }
     /// Timestamps are in microseconds.
     static let timeBase = AVRational(num: 1, den: 1_000_000)
 

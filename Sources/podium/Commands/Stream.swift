@@ -117,7 +117,7 @@ extension Podium {
         private func describe(connection: XConnection, region: PixelRect, method: ScreenGrabber.Method, encoder: VideoEncoder) -> String {
             let settings = encoder.settings
             let rate = settings.bitrate.map { "\($0)bit/s" } ?? "constant quality"
-            let preset = settings.preset.map { ", preset \($0)" } ?? ""
+            let preset = encoder.preset.map { ", preset \($0)" } ?? ""
             return "capturing \(region) of \(connection.displayName) with \(method.rawValue) at \(capture.fps) fps"
                 + (capture.cursor ? "" : ", no cursor")
                 + "; encoding \(settings.codec) with \(encoder.name) (\(encoder.pixelFormatName) \(settings.size), \(rate)\(preset), keyframe every \(settings.keyframeInterval.seconds.formatted())s)"

@@ -133,7 +133,8 @@ final class StreamPipeline: Sendable {
             let origin = firstCapture ?? frame.captureTime
             firstCapture = origin
             // Every sink's request is read (and cleared), even once one has asked.
-            let keyframe = sinks.map { $0.takeKeyframeRequest() }.contains(true)
+            var keyframe = false
+            for sink in sinks where sink.takeKeyframeRequest() { keyframe = true }
             do {
                 let convertStart = clock.now()
                 try encoder.convert(frame)
