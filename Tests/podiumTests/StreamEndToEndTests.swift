@@ -128,3 +128,19 @@ import Testing
         #expect((70...76).contains(frames), "2.5 s at 30 fps: \(frames)")
     }
 }
+
+@Suite struct DisplaysCommandTests {
+    @Test func jsonDescribesTheScreenAndMonitors() throws {
+        let server = try XvfbServer(width: 800, height: 600)
+        let result = try Tools.podium(["displays", "--json"], display: server.display)
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["display"] as? String == server.display)
+        let size = object["size"] as? [String: Int]
+        #expect(size?["width"] == 800 && size?["height"] == 600)
+        let monitors = try #require(object["monitors"] as? [[String: Any]])
+        #expect(monitors.count == 1)
+        let text = try Tools.podium(["displays"], display: server.display)
+        #expect(text.stdout.contains("800x600+0+0"))
+    }
+}
