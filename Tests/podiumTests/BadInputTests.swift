@@ -58,6 +58,13 @@ import Testing
         try expectRefusal(result, status: 69, mentions: "DISPLAY", folder: folder)
     }
 
+    @Test func sixteenBitDisplayIsRefused() throws {
+        let server = try XvfbServer(width: 320, height: 240, depth: 16)
+        let folder = try Tools.temporaryFolder()
+        let result = try Tools.podium(["stream", "--to", folder.appendingPathComponent("a.mkv").path], display: server.display)
+        try expectRefusal(result, status: 69, mentions: "16-bit", folder: folder)
+    }
+
     @Test func existingOutputIsKeptWithoutOverwrite() throws {
         let server = try XvfbServer(width: 320, height: 240)
         let folder = try Tools.temporaryFolder()
