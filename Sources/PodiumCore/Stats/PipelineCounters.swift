@@ -35,9 +35,17 @@ public final class PipelineCounters: Sendable {
     public let convert = StageTimer("convert")
     public let encode = StageTimer("encode")
     public let sinks: [SinkCounters]
+    /// Whether a window shows the frames (`podium mirror`).
+    public let hasWindow: Bool
+    /// Frames drawn in the window.
+    public let presented = Atomic<Int>(0)
+    /// Frames replaced in the window slot before the window took them.
+    public let windowDropped = Atomic<Int>(0)
+    public let present = StageTimer("present")
 
-    public init(targetFPS: Int, sinkURLs: [String]) {
+    public init(targetFPS: Int, sinkURLs: [String], hasWindow: Bool = false) {
         self.targetFPS = targetFPS
+        self.hasWindow = hasWindow
         sinks = sinkURLs.map(SinkCounters.init(url:))
     }
 }

@@ -11,15 +11,18 @@ public struct StatsSample: Sendable, Codable, Equatable {
         public var encoder: Int
         /// Packets dropped by slow sinks (summed over sinks).
         public var sinks: Int
+        /// Frames replaced before the window took them.
+        public var window: Int
 
-        public init(skipped: Int, noBuffer: Int, encoder: Int, sinks: Int) {
+        public init(skipped: Int, noBuffer: Int, encoder: Int, sinks: Int, window: Int = 0) {
             self.skipped = skipped
             self.noBuffer = noBuffer
             self.encoder = encoder
             self.sinks = sinks
+            self.window = window
         }
 
-        public var total: Int { skipped + noBuffer + encoder + sinks }
+        public var total: Int { skipped + noBuffer + encoder + sinks + window }
     }
 
     public struct Stages: Sendable, Codable, Equatable {
@@ -27,6 +30,7 @@ public struct StatsSample: Sendable, Codable, Equatable {
         public var convert: StageTimes
         public var encode: StageTimes
         public var send: StageTimes
+        public var present: StageTimes
     }
 
     public struct Sink: Sendable, Codable, Equatable {
@@ -43,6 +47,8 @@ public struct StatsSample: Sendable, Codable, Equatable {
     public var targetFPS: Int
     public var capturedFPS: Double
     public var encodedFPS: Double
+    /// Frames drawn in the window per second; `nil` without a window.
+    public var presentedFPS: Double?
     public var frames: Int
     public var drops: Drops
     public var mbps: Double
@@ -57,7 +63,7 @@ public struct StatsSampler {
     private struct Totals {
         var time: UInt64
         var cpu: UInt64
-        var captured = 0, encoded = 0, bytes = 0, skipped = 0, noBuffer = 0, encodeDropped = 0
+        var captured = 0, encoded = 0, bytes = 0, skipped = 0, noBuffer = 0, encodeDropped = 0, presented = 0, windowDropped = 0
         var sinkBytes: [Int] = []
         var sinkDropped: [Int] = []
     }
@@ -80,7 +86,8 @@ public struct StatsSampler {
             grab: counters.grab.takeInterval(),
             convert: counters.convert.takeInterval(),
             encode: counters.encode.takeInterval(),
-            send: Self.merged(counters.sinks.map { $0.send.takeInterval() })
+            send: Self.merged(counters.sinks.map { $0.send.takeInterval() }),
+            present: counters.present.takeInterval()
         )
         return sample(kind: "interval", from: previous, to: now, stages: stages)
     }
@@ -92,7 +99,8 @@ public struct StatsSampler {
             grab: counters.grab.run,
             convert: counters.convert.run,
             encode: counters.encode.run,
-            send: Self.merged(counters.sinks.map { $0.send.run })
+            send: Self.merged(counters.sinks.map { $0.send.run }),
+            present: counters.present.run
         )
         return sample(kind: "summary", from: start, to: now, stages: stages)
     }
@@ -113,12 +121,14 @@ public struct StatsSampler {
             targetFPS: counters.targetFPS,
             capturedFPS: Double(new.captured - old.captured) / seconds,
             encodedFPS: Double(new.encoded - old.encoded) / seconds,
+            presentedFPS: counters.hasWindow ? Double(new.presented - old.presented) / seconds : nil,
             frames: new.encoded - old.encoded,
             drops: .init(
                 skipped: new.skipped - old.skipped,
                 noBuffer: new.noBuffer - old.noBuffer,
                 encoder: new.encodeDropped - old.encodeDropped,
-                sinks: sinks.reduce(0) { $0 + $1.dropped }
+                sinks: sinks.reduce(0) { $0 + $1.dropped },
+                window: new.windowDropped - old.windowDropped
             ),
             mbps: Double(new.bytes - old.bytes) * 8 / seconds / 1e6,
             cpuCores: Double(new.cpu - old.cpu) / 1e9 / seconds,
@@ -137,6 +147,8 @@ public struct StatsSampler {
             skipped: counters.skipped.load(ordering: .relaxed),
             noBuffer: counters.noBuffer.load(ordering: .relaxed),
             encodeDropped: counters.encodeDropped.load(ordering: .relaxed),
+            presented: counters.presented.load(ordering: .relaxed),
+            windowDropped: counters.windowDropped.load(ordering: .relaxed),
             sinkBytes: counters.sinks.map { $0.bytes.load(ordering: .relaxed) },
             sinkDropped: counters.sinks.map { $0.dropped.load(ordering: .relaxed) }
         )
@@ -173,14 +185,17 @@ extension StatsSample {
             "\(name) \(fixed(times.p50))/\(fixed(times.p95))"
         }
         let failed = sinks.filter(\.failed).count
-        var parts = [
-            "\(fixed(elapsed))s",
-            "fps \(fixed(encodedFPS))/\(targetFPS)",
-            "drop \(drops.total) (late \(drops.skipped) busy \(drops.noBuffer + drops.encoder) sink \(drops.sinks))",
-            "\(fixed(mbps, 2)) Mbit/s",
-            "ms p50/p95: " + [stage("grab", stages.grab), stage("conv", stages.convert), stage("enc", stages.encode), stage("send", stages.send)].joined(separator: " "),
-            "cpu \(fixed(cpuCores, 2))",
-        ]
+        var parts = ["\(fixed(elapsed))s"]
+        if let presentedFPS { parts.append("shown \(fixed(presentedFPS))/\(targetFPS)") }
+        if !sinks.isEmpty { parts.append("fps \(fixed(encodedFPS))/\(targetFPS)") }
+        parts.append("drop \(drops.total) (late \(drops.skipped) busy \(drops.noBuffer + drops.encoder + drops.window) sink \(drops.sinks))")
+        var times = [stage("grab", stages.grab)]
+        if presentedFPS != nil { times.append(stage("show", stages.present)) }
+        if !sinks.isEmpty {
+            parts.append("\(fixed(mbps, 2)) Mbit/s")
+            times += [stage("conv", stages.convert), stage("enc", stages.encode), stage("send", stages.send)]
+        }
+        parts += ["ms p50/p95: " + times.joined(separator: " "), "cpu \(fixed(cpuCores, 2))"]
         if failed > 0 { parts.append("\(failed) sink\(failed == 1 ? "" : "s") failed") }
         return parts.joined(separator: "  ")
     }

@@ -1,9 +1,10 @@
 import CFFmpeg
 import PodiumCore
 
-/// Converts captured BGRA frames to the encoder's pixel format and size with libswscale.
+/// Converts captured BGRA frames (or a rectangle of them) to another pixel format and size with
+/// libswscale: the encoder's YUV, or BGRA again for a window.
 ///
-/// Not thread-safe: confine to the encode thread, which owns the `SwsContext`.
+/// Not thread-safe: confine to the branch thread that owns the `SwsContext`.
 final class FrameConverter {
     private let context: OpaquePointer
     private let sourceSize: PixelSize
@@ -33,20 +34,26 @@ final class FrameConverter {
     }
 
     /// Writes `frame`'s picture into `target`'s planes.
-    ///
-    /// The corresponding C function is `sws_scale`.
     func convert(_ frame: CapturedFrame, into target: UnsafeMutablePointer<AVFrame>) {
-        sourcePlanes[0] = UnsafePointer(frame.buffer.bytes.assumingMemoryBound(to: UInt8.self))
-        sourceStrides[0] = Int32(frame.bytesPerRow)
         withUnsafeMutablePointer(to: &target.pointee.data) { data in
             withUnsafeMutablePointer(to: &target.pointee.linesize) { linesize in
                 data.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { planes in
                     linesize.withMemoryRebound(to: Int32.self, capacity: 8) { strides in
-                        _ = sws_scale(context, sourcePlanes, sourceStrides, 0, Int32(sourceSize.height), planes, strides)
+                        convert(frame, from: PixelRect(x: 0, y: 0, size: frame.size), planes: planes, strides: strides)
                     }
                 }
             }
         }
+    }
+
+    /// Writes the `crop` rectangle of `frame` (of the size this converter was made for) into `planes`.
+    ///
+    /// The corresponding C function is `sws_scale`.
+    func convert(_ frame: CapturedFrame, from crop: PixelRect, planes: UnsafePointer<UnsafeMutablePointer<UInt8>?>, strides: UnsafePointer<Int32>) {
+        let origin = frame.buffer.bytes + crop.y * frame.bytesPerRow + crop.x * 4
+        sourcePlanes[0] = UnsafePointer(origin.assumingMemoryBound(to: UInt8.self))
+        sourceStrides[0] = Int32(frame.bytesPerRow)
+        _ = sws_scale(context, sourcePlanes, sourceStrides, 0, Int32(sourceSize.height), planes, strides)
     }
 }
 

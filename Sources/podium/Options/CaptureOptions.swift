@@ -1,5 +1,6 @@
 import ArgumentParser
 import PodiumCore
+import PodiumX11
 
 /// What to capture, and how often.
 struct CaptureOptions: ParsableArguments {
@@ -28,5 +29,12 @@ struct CaptureOptions: ParsableArguments {
         if monitor != nil && region != nil {
             throw ValidationError("--monitor and --region cannot be combined: --region is in screen coordinates")
         }
+    }
+}
+
+extension CaptureOptions {
+    /// The start message's first part.
+    func describe(region: PixelRect, on connection: XConnection, method: ScreenGrabber.Method) -> String {
+        "capturing \(region) of \(connection.displayName) with \(method.rawValue) at \(fps) fps" + (cursor ? "" : ", no cursor")
     }
 }

@@ -1,0 +1,40 @@
+public import PodiumCore
+import CFFmpeg
+
+/// Scales a rectangle of captured frames to a window's picture size, BGRA to BGRA: the window
+/// branch's raw path, with no encoder involved.
+///
+/// Not thread-safe: confine to the window thread.
+public final class PictureScaler: @unchecked Sendable {
+    /// The source rectangle size and output size this scaler was made for.
+    public let crop: PixelSize
+    public let output: PixelSize
+    /// The scaled picture, `bytesPerRow` bytes a row; valid until the next `scale`.
+    public let pixels: UnsafeMutableRawPointer
+    public var bytesPerRow: Int { output.width * 4 }
+    private let converter: FrameConverter
+    private let planes = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: 4)
+    private let strides = UnsafeMutablePointer<Int32>.allocate(capacity: 4)
+
+    public init(crop: PixelSize, output: PixelSize, filter: ScaleFilter) throws(PodiumError) {
+        self.crop = crop
+        self.output = output
+        converter = try FrameConverter(source: crop, output: output, format: AV_PIX_FMT_BGRA, filter: filter)
+        pixels = .allocate(byteCount: output.area * 4, alignment: 64)
+        planes.initialize(repeating: nil, count: 4)
+        strides.initialize(repeating: 0, count: 4)
+        planes[0] = pixels.assumingMemoryBound(to: UInt8.self)
+        strides[0] = Int32(output.width * 4)
+    }
+
+    deinit {
+        pixels.deallocate()
+        planes.deallocate()
+        strides.deallocate()
+    }
+
+    /// Scales `source` (a rectangle of `frame` of size `crop`) into `pixels`.
+    public func scale(_ frame: CapturedFrame, from source: PixelRect) {
+        converter.convert(frame, from: source, planes: planes, strides: strides)
+    }
+}

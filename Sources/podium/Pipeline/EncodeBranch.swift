@@ -1,0 +1,100 @@
+import Foundation
+import Logging
+import PodiumCore
+import PodiumMedia
+import Synchronization
+
+/// Converts and encodes frames, and hands the packets to every sink.
+final class EncodeBranch: FrameBranch {
+    let slot = LatestSlot<CapturedFrame>()
+    private let encoder: VideoEncoder
+    private let sinks: [PacketSink]
+    private let counters: PipelineCounters
+    private let sinkThreads = DispatchGroup()
+    private let failedSinks = Atomic<Int>(0)
+
+    init(encoder: VideoEncoder, sinks: [PacketSink], counters: PipelineCounters) {
+        self.encoder = encoder
+        self.sinks = sinks
+        self.counters = counters
+    }
+
+    func countDrop() { counters.encodeDropped.add(1, ordering: .relaxed) }
+
+    /// Starts the sink threads. Files and datagrams open at once, and capture waits for them so a
+    /// file gets the first frame; a TCP listener waits for its client as long as it takes.
+    func prepare(_ pipeline: Pipeline) async {
+        let opening = DispatchGroup()
+        for sink in sinks {
+            let waitForIt = !sink.opensLate
+            if waitForIt { opening.enter() }
+            pipeline.spawn("podium-sink", group: sinkThreads) {
+                self.runSink(sink, pipeline) { if waitForIt { opening.leave() } }
+            }
+        }
+        // A sink still waiting for its peer would wait forever.
+        pipeline.onStop { [sinks] in sinks.forEach { $0.abortIfOpening() } }
+        await opening.wait()
+    }
+
+    func run(_ pipeline: Pipeline) {
+        var encoded = 0
+        var firstCapture: UInt64?
+        let emit: (EncodedPacket) -> Void = { packet in
+            self.counters.encodedBytes.add(packet.size, ordering: .relaxed)
+            for sink in self.sinks { sink.offer(packet) }
+        }
+        let clock = pipeline.clock
+        while let frame = slot.take() {
+            defer { frame.buffer.release() }
+            if let limit = pipeline.limits.frames, encoded >= limit { continue }
+            let origin = firstCapture ?? frame.captureTime
+            firstCapture = origin
+            // Every sink's request is read (and cleared), even once one has asked.
+            var keyframe = false
+            for sink in sinks where sink.takeKeyframeRequest() { keyframe = true }
+            do {
+                let convertStart = clock.now()
+                try encoder.convert(frame)
+                let encodeStart = clock.now()
+                counters.convert.record(nanoseconds: encodeStart - convertStart)
+                try encoder.encodeConverted(time: Int64((frame.captureTime - origin) / 1_000), keyframe: keyframe, emit: emit)
+                counters.encode.record(nanoseconds: clock.now() - encodeStart)
+            } catch {
+                pipeline.fail(.software("encoding with \(encoder.name) failed: \(error)"))
+                break
+            }
+            encoded += 1
+            counters.encoded.add(1, ordering: .relaxed)
+            if encoded == pipeline.limits.frames { pipeline.stop() }
+        }
+        do {
+            try encoder.flush(emit: emit)
+        } catch {
+            pipeline.logger.warning("the encoder could not be flushed: \(error)")
+        }
+        sinks.forEach { $0.close() }
+    }
+
+    /// Waits for the sinks to write what is queued and finalize; a destination that still does
+    /// not take its packets after a grace period is cut off.
+    func finish(_ pipeline: Pipeline) async {
+        if await !sinkThreads.wait(timeout: .seconds(5)) {
+            pipeline.logger.warning("an output is still busy 5 s after the end; giving up on it")
+            sinks.forEach { $0.abort() }
+            await sinkThreads.wait()
+        }
+    }
+
+    private func runSink(_ sink: PacketSink, _ pipeline: Pipeline, opened: () -> Void) {
+        do {
+            try sink.run(clock: pipeline.clock, opened: opened)
+        } catch {
+            if pipeline.isStopping && !sink.counters.failed.load(ordering: .relaxed) { return }
+            pipeline.logger.error("\(error.message)")
+            if failedSinks.add(1, ordering: .relaxed).newValue == sinks.count {
+                pipeline.fail(.io("every output failed; stopping"))
+            }
+        }
+    }
+}

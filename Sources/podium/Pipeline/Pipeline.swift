@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+import PodiumCore
+import PodiumX11
+import Synchronization
+
+/// A stage fed by the capture thread: it has its own latest-wins slot and thread, so a slow
+/// branch drops its own frames and never holds up capture or the other branches.
+protocol FrameBranch: Sendable {
+    /// Frames waiting for this branch (capacity one: a newer frame replaces a pending one).
+    var slot: LatestSlot<CapturedFrame> { get }
+    /// Counts a frame replaced before the branch took it.
+    func countDrop()
+    /// Opens what must be open before capture starts (a file should get the first frame).
+    func prepare(_ pipeline: Pipeline) async
+    /// The branch thread's body: takes frames until the slot closes, releasing each one.
+    func run(_ pipeline: Pipeline)
+    /// Waits for the branch's outputs to be finalized, once its thread has ended.
+    func finish(_ pipeline: Pipeline) async
+}
+
+/// The running job: one capture thread feeding every branch.
+///
+/// ```
+/// capture ─┬─ latest-wins slot ─▶ window branch (scale, present)
+///          └─ latest-wins slot ─▶ encode branch ─ bounded queue per sink ─▶ sinks
+/// ```
+final class Pipeline: Sendable {
+    /// When the run ends by itself.
+    struct Limits: Sendable {
+        var duration: Duration?
+        var frames: Int?
+    }
+
+    let counters: PipelineCounters
+    let clock = MonotonicClock()
+    let limits: Limits
+    let logger: Logger
+    private let capture: ScreenCapture
+    private let branches: [any FrameBranch]
+    private let interval: UInt64
+    private let stopFlag = StopFlag()
+    private let failure = Mutex<PodiumError?>(nil)
+    private let stopHandlers = Mutex<[@Sendable () -> Void]>([])
+
+    init(capture: ScreenCapture, branches: [any FrameBranch], counters: PipelineCounters, fps: FrameRate, limits: Limits, logger: Logger) {
+        self.capture = capture
+        self.branches = branches
+        self.counters = counters
+        self.interval = fps.intervalNanoseconds
+        self.limits = limits
+        self.logger = logger
+    }
+
+    var isStopping: Bool { stopFlag.isRaised }
+
+    /// Runs every stage to the end, which comes with the limits, `stop()`, a lost X display or
+    /// a branch's failure.
+    /// - Returns: the error that ended the run, or `nil` for a clean end.
+    func run() async -> PodiumError? {
+        for branch in branches { await branch.prepare(self) }
+        let threads = DispatchGroup()
+        spawn("podium-capture", group: threads) { self.captureLoop() }
+        for branch in branches {
+            spawn("podium-branch", group: threads) { branch.run(self) }
+        }
+        await threads.wait()
+        for branch in branches { await branch.finish(self) }
+        return failure.withLock { $0 }
+    }
+
+    /// Asks the run to end: capture stops, every branch drains, every output is finalized.
+    func stop() {
+        guard stopFlag.raise() else { return }
+        for handler in stopHandlers.withLock({ $0 }) { handler() }
+    }
+
+    /// Runs `handler` when the run is asked to stop (to abort blocking I/O, say).
+    func onStop(_ handler: @escaping @Sendable () -> Void) {
+        stopHandlers.withLock { $0.append(handler) }
+    }
+
+    /// Ends the run with `error` (the first one reported wins).
+    func fail(_ error: PodiumError) {
+        failure.withLock { $0 = $0 ?? error }
+        stop()
+    }
+
+    private func captureLoop() {
+        var pacer = FramePacer(interval: interval)
+        var sequence: UInt64 = 0
+        let start = clock.now()
+        let end = limits.duration.map { start + UInt64($0.nanoseconds) }
+        while !stopFlag.isRaised {
+            guard let slotTaken = pacer.nextSlot(clock: clock, maximumSleep: 50_000_000) else { continue }
+            counters.skipped.add(slotTaken.skipped, ordering: .relaxed)
+            if let end, slotTaken.deadline >= end {
+                stop()
+                break
+            }
+            let grabStart = clock.now()
+            let captured: CapturedFrame?
+            do {
+                captured = try capture.capture(sequence: sequence, time: grabStart)
+            } catch {
+                fail(.unavailable("lost the X display: \(error)"))
+                break
+            }
+            guard let frame = captured else {
+                counters.noBuffer.add(1, ordering: .relaxed)
+                continue
+            }
+            counters.grab.record(nanoseconds: clock.now() - grabStart)
+            counters.captured.add(1, ordering: .relaxed)
+            sequence += 1
+            frame.buffer.share(with: branches.count)
+            for branch in branches {
+                guard let displaced = branch.slot.offer(frame) else { continue }
+                displaced.buffer.release()
+                if displaced.sequence != frame.sequence { branch.countDrop() }
+            }
+        }
+        for branch in branches { branch.slot.close() }
+    }
+
+    func spawn(_ name: String, group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+        group.enter()
+        let thread = Thread {
+            body()
+            group.leave()
+        }
+        thread.name = name
+        thread.start()
+    }
+}
+
+extension DispatchGroup {
+    /// Waits without blocking the cooperative pool.
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            notify(queue: .global()) { continuation.resume() }
+        }
+    }
+
+    /// Waits up to `timeout`; returns whether everything finished.
+    func wait(timeout: Duration) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let result = self.wait(timeout: .now() + .nanoseconds(Int(timeout.nanoseconds)))
+                continuation.resume(returning: result == .success)
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Logging
+import PodiumCore
+import PodiumMedia
+import PodiumX11
+
+/// The steps `stream` and `mirror` share: checks before anything is opened, opening the capture,
+/// building the encode branch, and running with signals and statistics.
+enum PipelineSetup {
+    /// Everything about the outputs that can be checked without touching the outside world.
+    static func validateOutputs(_ outputs: [SinkURL], encode: EncodeOptions, run: RunOptions) throws(PodiumError) {
+        guard !outputs.isEmpty else { return }
+        if let name = encode.encoder { try EncoderCatalog.validate(name: name, codec: encode.codec) }
+        if let preset = encode.preset { try EncoderCatalog.validate(preset: preset, encoderName: encode.encoder, codec: encode.codec) }
+        for url in outputs { try MuxerSink.validate(url, codec: encode.codec) }
+        for path in outputs.compactMap(\.filePath) { try OutputCheck.creatable(path, flag: "--to", overwrite: run.overwrite) }
+    }
+
+    /// The captured display, the rectangle to capture on it, and the monitor it is (if any).
+    static func openCapture(_ capture: CaptureOptions) throws(PodiumError) -> (XConnection, PixelRect, Monitor?) {
+        let connection = try XConnection(display: capture.display)
+        let layout = connection.layout()
+        let screen = PixelRect(x: 0, y: 0, size: layout.size)
+        if let region = capture.region {
+            guard screen.contains(region) else {
+                throw .usage("--region '\(region)' is not inside the \(layout.size) screen of \(connection.displayName)")
+            }
+            try connection.requireBGRAPixels()
+            return (connection, region, nil)
+        }
+        let selector = capture.monitor ?? .primary
+        guard let monitor = try selector.select(from: layout.monitors) else {
+            try connection.requireBGRAPixels()
+            return (connection, screen, nil)
+        }
+        // A monitor can hang off the screen's edge while the screen is being resized.
+        guard screen.contains(monitor.rect) else {
+            throw .unavailable("monitor \(monitor.name) (\(monitor.rect)) lies outside the \(layout.size) screen")
+        }
+        try connection.requireBGRAPixels()
+        return (connection, monitor.rect, monitor)
+    }
+
+    /// The encoder and its sinks, for `--to` outputs (already validated).
+    static func encodeBranch(
+        outputs: [SinkURL], region: PixelRect, capture: CaptureOptions, scale: ScaleOptions, encode: EncodeOptions,
+        counters: PipelineCounters, logger: Logger
+    ) throws(PodiumError) -> (EncodeBranch, VideoEncoder) {
+        let (size, rounded) = scale.request.outputSize(for: region.size)
+        if rounded { logger.notice("output size \(scale.request.exactSize(for: region.size)) rounded to \(size): 4:2:0 video needs even sides") }
+        let settings = EncoderSettings(
+            codec: encode.codec, encoderName: encode.encoder, size: size, framesPerSecond: capture.fps.framesPerSecond,
+            bitrate: encode.bitrate, keyframeInterval: encode.keyint, preset: encode.preset, scaleFilter: scale.scaleFilter
+        )
+        let encoder = try VideoEncoder(settings: settings, sourceSize: region.size, globalHeader: outputs.contains(where: MuxerSink.needsGlobalHeader))
+        // About two seconds of packets may wait for a slow output before it starts dropping.
+        let capacity = max(8, 2 * capture.fps.framesPerSecond)
+        let sinks = zip(outputs, counters.sinks).map { url, sinkCounters in
+            PacketSink(url: url, encoder: encoder, counters: sinkCounters, capacity: capacity, logger: logger)
+        }
+        return (EncodeBranch(encoder: encoder, sinks: sinks, counters: counters), encoder)
+    }
+
+    /// One line describing an encoder, for the start message.
+    static func describe(_ encoder: VideoEncoder, outputs: [SinkURL]) -> String {
+        let settings = encoder.settings
+        let rate = settings.bitrate.map { "\($0)bit/s" } ?? "constant quality"
+        let preset = encoder.preset.map { ", preset \($0)" } ?? ""
+        return "encoding \(settings.codec) with \(encoder.name) (\(encoder.pixelFormatName) \(settings.size), \(rate)\(preset), keyframe every \(settings.keyframeInterval.seconds.formatted())s)"
+            + "; to " + outputs.map(\.description).joined(separator: ", ")
+    }
+
+    /// Runs `pipeline` with Ctrl-C handling and statistics, prints the summary, and throws what ended it.
+    static func run(_ pipeline: Pipeline, run: RunOptions, logger: Logger) async throws {
+        let reporter = try StatsReporter(counters: pipeline.counters, jsonPath: run.statsJSON, live: !run.quiet)
+        let signals = SignalTrap { signal in
+            logger.notice("\(signal): stopping; Ctrl-C again to quit at once")
+            pipeline.stop()
+        }
+        let reporting = Task { await reporter.run() }
+        let failure = await pipeline.run()
+        reporting.cancel()
+        await reporting.value
+        signals.cancel()
+        let summary = reporter.finish()
+        if !run.quiet {
+            StatsLine.clear()
+            Console.say("summary: " + summary.line)
+        }
+        if let failure { throw failure }
+    }
+
+    static func logger(_ run: RunOptions) -> Logger {
+        let level: Logger.Level = run.quiet ? .error : (run.verbose ? .debug : .notice)
+        FFmpegLog.bridge(to: Logger(label: "ffmpeg") { _ in ConsoleLogHandler(logLevel: level) }, level: run.verbose ? .info : .error)
+        return Logger(label: "podium") { _ in ConsoleLogHandler(logLevel: level) }
+    }
+}
