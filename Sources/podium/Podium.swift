@@ -14,12 +14,13 @@ struct Podium: AsyncParsableCommand {
 
             Examples:
               podium displays
+              podium mirror
               podium stream --to talk.mkv
               podium stream --fps 15 --max-size 1280 --bitrate 2M --to udp://127.0.0.1:5000
               podium encoders
             """,
         version: "0.1.0",
-        subcommands: [Stream.self, Displays.self, Encoders.self]
+        subcommands: [Stream.self, Mirror.self, Displays.self, Encoders.self]
     )
 }
 

@@ -31,6 +31,17 @@ public struct TestPattern: Sendable {
         self.bgra = bgra
     }
 
+    /// The rows `y..<y+height` and columns `x..<x+width`, as BGRA.
+    public func crop(x: Int, y: Int, width: Int, height: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(width * height * 4)
+        for row in y..<(y + height) {
+            let start = (row * self.width + x) * 4
+            bytes += bgra[start..<(start + width * 4)]
+        }
+        return bytes
+    }
+
     /// The pattern as packed RGB24, as `ffmpeg -pix_fmt rgb24` decodes it.
     public var rgb: [UInt8] {
         var out = [UInt8](repeating: 0, count: width * height * 3)

@@ -76,6 +76,19 @@ public enum Tools {
         return [UInt8](try Data(contentsOf: output))
     }
 
+    /// The whole screen of `display` as BGRA, grabbed by `ffmpeg -f x11grab` without the cursor,
+    /// with the alpha byte set to 255.
+    public static func grabScreen(_ display: String, width: Int, height: Int) throws -> [UInt8] {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("podium-grab-\(UUID().uuidString).bgra")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try run("ffmpeg", ["-v", "error", "-y", "-f", "x11grab", "-draw_mouse", "0", "-video_size", "\(width)x\(height)", "-i", display,
+                                        "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "bgra", output.path])
+        guard result.status == 0 else { throw TestFailure("ffmpeg cannot grab \(display): \(result.stderr)") }
+        var bytes = [UInt8](try Data(contentsOf: output))
+        for index in stride(from: 3, to: bytes.count, by: 4) { bytes[index] = 255 }
+        return bytes
+    }
+
     /// A fresh empty folder for one test's files.
     public static func temporaryFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("podium-test-\(UUID().uuidString)")

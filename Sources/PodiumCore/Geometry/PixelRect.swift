@@ -40,6 +40,11 @@ public struct PixelRect: Hashable, Sendable, Codable, CustomStringConvertible {
         other.x >= x && other.y >= y && other.maxX <= maxX && other.maxY <= maxY
     }
 
+    /// Whether the two rectangles share any pixel.
+    public func intersects(_ other: PixelRect) -> Bool {
+        x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
+    }
+
     /// `other`, given in this rectangle's coordinates, moved to the coordinates this rectangle is in.
     public func offsetting(_ other: PixelRect) -> PixelRect {
         PixelRect(x: x + other.x, y: y + other.y, size: other.size)

@@ -17,3 +17,4 @@ func parsed<T>(_ parse: @escaping @Sendable (String) throws(OptionParseError) ->
 
 extension VideoCodec: ExpressibleByArgument {}
 extension ScaleFilter: ExpressibleByArgument {}
+extension FitMode: ExpressibleByArgument {}

@@ -1,0 +1,103 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// `podium mirror` from display A to display B, checked by grabbing B with `ffmpeg -f x11grab`.
+@Suite(.serialized) struct MirrorTests {
+    /// Mirrors `pattern` (drawn on a fresh A) onto a fresh B of `target` size and returns B's pixels.
+    func mirror(_ pattern: TestPattern, onto target: (width: Int, height: Int), arguments: [String] = []) throws -> [UInt8] {
+        let source = try XvfbServer(width: pattern.width, height: pattern.height)
+        let screen = try XvfbServer(width: target.width, height: target.height)
+        try Painter(display: source.display).draw(pattern)
+        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
+                                                     "--no-cursor", "--duration", "20s"] + arguments, environment: [:])
+        try run.waitForStderr(containing: "showing on")
+        Thread.sleep(forTimeInterval: 1.5)
+        let shown = try Tools.grabScreen(screen.display, width: target.width, height: target.height)
+        run.signal(SIGINT)
+        let result = try run.wait(timeout: 20)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("shown"))
+        return shown
+    }
+
+    @Test func sameSizeIsPixelExact() throws {
+        let pattern = TestPattern(width: 320, height: 240, seed: 4)
+        let shown = try mirror(pattern, onto: (320, 240))
+        #expect(difference(shown, pattern.bgra) == nil)
+    }
+
+    @Test func containLeavesBarsOfTheBackground() throws {
+        let pattern = TestPattern(width: 320, height: 180, seed: 5)
+        let shown = try mirror(pattern, onto: (320, 240), arguments: ["--background", "#0000ff"])
+        let blue: [UInt8] = [255, 0, 0, 255]
+        let bar = Array([[UInt8]](repeating: blue, count: 320 * 30).joined())
+        #expect(difference(Array(shown[0..<(320 * 30 * 4)]), bar) == nil, "30 rows of bar above")
+        #expect(difference(Array(shown[(320 * 210 * 4)...]), bar) == nil, "30 rows of bar below")
+        #expect(difference(Array(shown[(320 * 30 * 4)..<(320 * 210 * 4)]), pattern.bgra) == nil, "the picture 1:1 between them")
+    }
+
+    @Test func downscaledMatchesFFmpegsScaling() throws {
+        let pattern = TestPattern(width: 1920, height: 1080, seed: 6)
+        let shown = try mirror(pattern, onto: (1280, 720))
+        // FFmpeg scales the same picture; compare in YUV like the encoder tests.
+        let folder = try Tools.temporaryFolder()
+        let file = folder.appendingPathComponent("shown.bgra")
+        try Data(shown).write(to: file)
+        let converted = try Tools.run("ffmpeg", ["-v", "error", "-f", "rawvideo", "-pix_fmt", "bgra", "-s", "1280x720", "-i", file.path,
+                                                 "-f", "rawvideo", "-pix_fmt", "yuv420p", folder.appendingPathComponent("shown.yuv").path])
+        #expect(converted.status == 0)
+        let shownYUV = [UInt8](try Data(contentsOf: folder.appendingPathComponent("shown.yuv")))
+        let quality = psnr(shownYUV, try Tools.reference(pattern, width: 1280, height: 720))
+        #expect(quality >= 30, "PSNR \(quality) dB")
+    }
+
+    @Test(arguments: [("cover", 240 * 4 / 3), ("stretch", 0), ("none", 0), ("integer", 0)])
+    func otherFitModesFillAsExpected(mode: String, _ unused: Int) throws {
+        // A 16:9 picture on a 4:3 screen with a blue background: where are the bars?
+        let pattern = TestPattern(width: 320, height: 180, seed: 7)
+        let shown = try mirror(pattern, onto: (320, 240), arguments: ["--fit", mode, "--background", "#0000ff"])
+        func isBlue(_ x: Int, _ y: Int) -> Bool { Array(shown[((y * 320 + x) * 4)..<((y * 320 + x) * 4 + 3)]) == [255, 0, 0] }
+        switch mode {
+        case "cover", "stretch":
+            #expect(!isBlue(0, 0) && !isBlue(319, 239) && !isBlue(160, 5), "\(mode) fills the screen")
+        case "none", "integer":
+            // 1:1 (integer factor 1 here), centred: bars above and below, none at the sides.
+            #expect(isBlue(160, 29) && !isBlue(160, 30) && !isBlue(0, 120) && !isBlue(160, 209) && isBlue(160, 210))
+            #expect(difference(Array(shown[(320 * 30 * 4)..<(320 * 210 * 4)]), pattern.bgra) == nil)
+        default:
+            Issue.record("unknown mode")
+        }
+    }
+
+    @Test func recordsWhileMirroring() throws {
+        let source = try XvfbServer(width: 320, height: 240)
+        let screen = try XvfbServer(width: 320, height: 240)
+        let pattern = TestPattern(width: 320, height: 240, seed: 8)
+        try Painter(display: source.display).draw(pattern)
+        let output = try Tools.temporaryFolder().appendingPathComponent("talk.mkv").path
+        let result = try Tools.podium(["mirror", "--display", source.display, "--on-display", screen.display, "--no-cursor",
+                                       "--frames", "45", "--to", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Tools.probe(output).frames == 45)
+        #expect(psnr(try Tools.decodeFrame(output, index: 20), try Tools.reference(pattern)) >= 40)
+    }
+
+    @Test func refusesToCoverTheCapturedMonitor() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let result = try Tools.podium(["mirror", "--on", "0", "--duration", "2s"], display: server.display)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("mirror itself"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test(arguments: [(["--fit", "zoom"], Int32(64)), (["--background", "mauve"], Int32(64)), (["--on", "HDMI-9"], Int32(69))])
+    func badMirrorInput(_ arguments: [String], _ status: Int32) throws {
+        let source = try XvfbServer(width: 320, height: 240)
+        let target = try XvfbServer(width: 320, height: 240)
+        let result = try Tools.podium(["mirror", "--on-display", target.display, "--duration", "2s"] + arguments, display: source.display)
+        #expect(result.status == status, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(result.stderr.contains(arguments[1]))
+    }
+}
