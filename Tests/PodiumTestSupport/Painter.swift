@@ -56,6 +56,40 @@ public final class Painter {
     }
 }
 
+extension Painter {
+    /// Presses the key for `keysym` (0x20 is space, 0x71 is q) in every top-level window, as a
+    /// keyboard would: a KeyPress event sent to each.
+    public func pressKey(keysym: UInt32) throws {
+        let setup = xcb_get_setup(connection)!.pointee
+        let count = UInt8(Int(setup.max_keycode) - Int(setup.min_keycode) + 1)
+        guard let mapping = xcb_get_keyboard_mapping_reply(connection, xcb_get_keyboard_mapping(connection, setup.min_keycode, count), nil) else {
+            throw TestFailure("no keyboard mapping")
+        }
+        defer { free(mapping) }
+        let perCode = Int(mapping.pointee.keysyms_per_keycode)
+        let symbols = UnsafeBufferPointer(start: xcb_get_keyboard_mapping_keysyms(mapping), count: Int(xcb_get_keyboard_mapping_keysyms_length(mapping)))
+        guard let index = stride(from: 0, to: symbols.count, by: perCode).first(where: { symbols[$0] == keysym }) else {
+            throw TestFailure("no key for keysym \(keysym)")
+        }
+        let keycode = UInt8(Int(setup.min_keycode) + index / perCode)
+        guard let tree = xcb_query_tree_reply(connection, xcb_query_tree(connection, screen.pointee.root), nil) else { throw TestFailure("no window tree") }
+        defer { free(tree) }
+        let children = UnsafeBufferPointer(start: xcb_query_tree_children(tree), count: Int(xcb_query_tree_children_length(tree)))
+        for window in children {
+            var event = xcb_key_press_event_t()
+            event.response_type = UInt8(XCB_KEY_PRESS)
+            event.detail = keycode
+            event.root = screen.pointee.root
+            event.event = window
+            event.same_screen = 1
+            withUnsafeBytes(of: &event) { bytes in
+                _ = xcb_send_event(connection, 0, window, XCB_EVENT_MASK_KEY_PRESS.rawValue, bytes.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+        }
+        free(xcb_get_input_focus_reply(connection, xcb_get_input_focus(connection), nil))
+    }
+}
+
 extension TestPattern {
     init(raw: [UInt8], width: Int, height: Int) {
         self.init(uncheckedWidth: width, height: height, bgra: raw)

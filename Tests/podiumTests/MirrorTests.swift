@@ -83,6 +83,33 @@ import Testing
         #expect(psnr(try Tools.decodeFrame(output, index: 20), try Tools.reference(pattern)) >= 40)
     }
 
+    @Test func spaceFreezesAndResumesAndQQuits() throws {
+        let source = try XvfbServer(width: 320, height: 240)
+        let screen = try XvfbServer(width: 320, height: 240)
+        let first = TestPattern(width: 320, height: 240, seed: 1)
+        let second = TestPattern(width: 320, height: 240, seed: 9)
+        let painter = try Painter(display: source.display)
+        try painter.draw(first)
+        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
+                                                     "--no-cursor", "--duration", "30s"], environment: [:])
+        try run.waitForStderr(containing: "showing on")
+        Thread.sleep(forTimeInterval: 1)
+        let keys = try Painter(display: screen.display)
+        try keys.pressKey(keysym: 0x20)
+        try run.waitForStderr(containing: "frozen")
+        try painter.draw(second)
+        Thread.sleep(forTimeInterval: 0.7)
+        #expect(difference(try Tools.grabScreen(screen.display, width: 320, height: 240), first.bgra) == nil, "B keeps the frozen picture")
+        try keys.pressKey(keysym: 0x20)
+        try run.waitForStderr(containing: "resumed")
+        Thread.sleep(forTimeInterval: 0.7)
+        #expect(difference(try Tools.grabScreen(screen.display, width: 320, height: 240), second.bgra) == nil, "B follows A again")
+        try keys.pressKey(keysym: 0x71)
+        let result = try run.wait(timeout: 10)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("quit from the window"))
+    }
+
     @Test func refusesToCoverTheCapturedMonitor() throws {
         let server = try XvfbServer(width: 320, height: 240)
         let result = try Tools.podium(["mirror", "--on", "0", "--duration", "2s"], display: server.display)

@@ -33,6 +33,29 @@ public final class LatestSlot<Element: Sendable>: @unchecked Sendable {
         return pending
     }
 
+    /// What `take(timeout:)` found.
+    public enum Taken {
+        case element(Element)
+        case timedOut
+        case closed
+    }
+
+    /// Waits up to `timeout` seconds for an element, so the consumer can do other work (handle
+    /// window events, say) while no frames come.
+    public func take(timeout: Double) -> Taken {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while pending == nil && !closed {
+            if !condition.wait(until: deadline) { break }
+        }
+        if let element = pending {
+            pending = nil
+            return .element(element)
+        }
+        return closed ? .closed : .timedOut
+    }
+
     /// Stops accepting elements; the consumer still receives the pending one.
     public func close() {
         condition.lock()

@@ -10,9 +10,10 @@ public final class ScreenCapture: @unchecked Sendable {
     private let connection: XConnection
 
     /// - Parameter drawCursor: `--cursor`; ignored (with a notice) when the server lacks XFixes.
-    public init(connection: XConnection, region: PixelRect, allowSharedMemory: Bool, drawCursor: Bool, logger: Logger) {
+    /// - Parameter bufferCount: frames that may be in flight at once across every branch.
+    public init(connection: XConnection, region: PixelRect, allowSharedMemory: Bool, drawCursor: Bool, bufferCount: Int = 4, logger: Logger) {
         self.connection = connection
-        grabber = ScreenGrabber(connection: connection, region: region, allowSharedMemory: allowSharedMemory, logger: logger)
+        grabber = ScreenGrabber(connection: connection, region: region, allowSharedMemory: allowSharedMemory, bufferCount: bufferCount, logger: logger)
         cursor = drawCursor ? CursorOverlay(connection: connection) : nil
         if drawCursor && cursor == nil {
             logger.notice("the X server has no XFixes extension; capturing without the cursor")

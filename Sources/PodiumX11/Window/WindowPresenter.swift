@@ -20,6 +20,10 @@ public final class WindowPresenter: @unchecked Sendable {
     private let window: xcb_window_t
     private let context: xcb_gcontext_t
     private let maximumRequestBytes: Int
+    private let area: PixelRect
+    private var fullscreen: Bool
+    /// The first keysym of each keycode, to name the keys pressed.
+    private var keysyms: [UInt8: UInt32] = [:]
 
     /// Creates and shows the window.
     ///
@@ -30,7 +34,9 @@ public final class WindowPresenter: @unchecked Sendable {
     public init(connection: XConnection, area: PixelRect, fullscreen: Bool, title: String, background: RGBColor) throws(PodiumError) {
         try connection.requireBGRAPixels()
         self.connection = connection
-        size = fullscreen ? area.size : PixelSize(width: area.width / 2, height: area.height / 2)
+        self.area = area
+        self.fullscreen = fullscreen
+        size = Self.geometry(area: area, fullscreen: fullscreen).size
         let window = connection.generateID()
         let context = connection.generateID()
         self.window = window
@@ -39,7 +45,8 @@ public final class WindowPresenter: @unchecked Sendable {
         // Values in the order of their mask bits: background pixel, override-redirect, event mask.
         let values: [UInt32] = [background.pixel, fullscreen ? 1 : 0, events]
         let mask = XCB_CW_BACK_PIXEL.rawValue | XCB_CW_OVERRIDE_REDIRECT.rawValue | XCB_CW_EVENT_MASK.rawValue
-        let origin = fullscreen ? (area.x, area.y) : (area.x + area.width / 4, area.y + area.height / 4)
+        let placed = Self.geometry(area: area, fullscreen: fullscreen)
+        let origin = (placed.x, placed.y)
         do {
             try connection.check(xcb_create_window_checked(
                 connection.raw, UInt8(XCB_COPY_FROM_PARENT), window, connection.root, Int16(origin.0), Int16(origin.1),
@@ -57,7 +64,43 @@ public final class WindowPresenter: @unchecked Sendable {
         xcb_map_window(connection.raw, window)
         // With BIG-REQUESTS this is megabytes; without it 256 KiB, and pictures go in strips.
         maximumRequestBytes = Int(xcb_get_maximum_request_length(connection.raw)) * 4
+        keysyms = Self.keyboardMapping(connection)
         connection.flush()
+    }
+
+    /// Switches between covering the monitor and a normal window half its size.
+    ///
+    /// An override-redirect window is unmapped to change that attribute, then mapped again.
+    public func toggleFullscreen() {
+        fullscreen.toggle()
+        let frame = Self.geometry(area: area, fullscreen: fullscreen)
+        xcb_unmap_window(connection.raw, window)
+        xcb_change_window_attributes(connection.raw, window, XCB_CW_OVERRIDE_REDIRECT.rawValue, [fullscreen ? 1 : 0])
+        let mask = UInt16(XCB_CONFIG_WINDOW_X.rawValue | XCB_CONFIG_WINDOW_Y.rawValue | XCB_CONFIG_WINDOW_WIDTH.rawValue | XCB_CONFIG_WINDOW_HEIGHT.rawValue)
+        xcb_configure_window(connection.raw, window, mask, [UInt32(bitPattern: Int32(frame.x)), UInt32(bitPattern: Int32(frame.y)), UInt32(frame.width), UInt32(frame.height)])
+        xcb_map_window(connection.raw, window)
+        size = frame.size
+        connection.flush()
+    }
+
+    /// The window's rectangle: the monitor, or a window half its size in the middle.
+    static func geometry(area: PixelRect, fullscreen: Bool) -> PixelRect {
+        fullscreen ? area : PixelRect(x: area.x + area.width / 4, y: area.y + area.height / 4, width: area.width / 2, height: area.height / 2)
+    }
+
+    private static func keyboardMapping(_ connection: XConnection) -> [UInt8: UInt32] {
+        let setup = xcb_get_setup(connection.raw)!.pointee
+        let first = setup.min_keycode
+        let count = UInt8(Int(setup.max_keycode) - Int(first) + 1)
+        return (try? connection.withReply({ xcb_get_keyboard_mapping_reply($0, xcb_get_keyboard_mapping($0, first, count), $1) }) { reply in
+            let perCode = Int(reply.pointee.keysyms_per_keycode)
+            let symbols = UnsafeBufferPointer(start: xcb_get_keyboard_mapping_keysyms(reply), count: Int(xcb_get_keyboard_mapping_keysyms_length(reply)))
+            var map: [UInt8: UInt32] = [:]
+            for index in 0..<Int(count) where index * perCode < symbols.count {
+                map[UInt8(Int(first) + index)] = symbols[index * perCode]
+            }
+            return map
+        }) ?? [:]
     }
 
     deinit {
@@ -101,6 +144,9 @@ public final class WindowPresenter: @unchecked Sendable {
         connection.flush()
     }
 
+    /// The keys Podium answers to, by X keysym.
+    static let keyNames: [UInt32: String] = [0x20: "space", 0x66: "f", 0x71: "q", 0xFF1B: "Escape"]
+
     /// The events that arrived since the last call; never blocks.
     public func pendingEvents() -> [Event] {
         var events: [Event] = []
@@ -116,6 +162,9 @@ public final class WindowPresenter: @unchecked Sendable {
                     size = newSize
                     events.append(.resized(newSize))
                 }
+            case XCB_KEY_PRESS:
+                let press = UnsafeRawPointer(event).assumingMemoryBound(to: xcb_key_press_event_t.self).pointee
+                if let key = Self.keyNames[keysyms[press.detail] ?? 0] { events.append(.key(key)) }
             case XCB_DESTROY_NOTIFY:
                 events.append(.closed)
             default:

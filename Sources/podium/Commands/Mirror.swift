@@ -78,7 +78,9 @@ extension Podium {
             let presenter = try WindowPresenter(connection: target, area: area.rect, fullscreen: !windowed, title: title, background: background)
             branches.insert(WindowBranch(presenter: presenter, fit: fit, filter: scale.scaleFilter, counters: counters), at: 0)
 
-            let screen = ScreenCapture(connection: connection, region: region, allowSharedMemory: !capture.noSharedMemory, drawCursor: capture.cursor, logger: logger)
+            // Each branch holds up to two frames (one pending, one in use), the window one more on screen.
+            let screen = ScreenCapture(connection: connection, region: region, allowSharedMemory: !capture.noSharedMemory, drawCursor: capture.cursor,
+                                       bufferCount: 2 + 2 * branches.count + 1, logger: logger)
             let pipeline = Pipeline(
                 capture: screen, branches: branches, counters: counters, fps: capture.fps,
                 limits: .init(duration: runOptions.duration, frames: runOptions.frames), logger: logger

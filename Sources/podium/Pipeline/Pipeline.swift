@@ -42,6 +42,8 @@ final class Pipeline: Sendable {
     private let stopFlag = StopFlag()
     private let failure = Mutex<PodiumError?>(nil)
     private let stopHandlers = Mutex<[@Sendable () -> Void]>([])
+    /// Set while the presenter froze the picture: capture grabs nothing.
+    let paused = Atomic<Bool>(false)
 
     init(capture: ScreenCapture, branches: [any FrameBranch], counters: PipelineCounters, fps: FrameRate, limits: Limits, logger: Logger) {
         self.capture = capture
@@ -98,6 +100,7 @@ final class Pipeline: Sendable {
                 stop()
                 break
             }
+            if paused.load(ordering: .relaxed) { continue }
             let grabStart = clock.now()
             let captured: CapturedFrame?
             do {
