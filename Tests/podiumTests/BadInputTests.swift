@@ -52,6 +52,14 @@ import Testing
         try expectRefusal(result, status: 64, mentions: "vp9", folder: try Tools.temporaryFolder())
     }
 
+    @Test(arguments: ["stream", "mirror"])
+    func sameOutputTwice(_ command: String) throws {
+        let folder = try Tools.temporaryFolder()
+        let output = folder.appendingPathComponent("a.mkv").path
+        let result = try Tools.podium([command, "--to", output, "--to", output], display: ":0")
+        try expectRefusal(result, status: 64, mentions: "--to names the same output twice", folder: folder)
+    }
+
     @Test func noDisplayAtAll() throws {
         let folder = try Tools.temporaryFolder()
         let result = try Tools.podium(["stream", "--to", folder.appendingPathComponent("a.mkv").path])

@@ -75,10 +75,16 @@ import Testing
         let screen = try XvfbServer(width: 320, height: 240)
         let pattern = TestPattern(width: 320, height: 240, seed: 8)
         try Painter(display: source.display).draw(pattern)
-        let output = try Tools.temporaryFolder().appendingPathComponent("talk.mkv").path
+        let folder = try Tools.temporaryFolder()
+        let output = folder.appendingPathComponent("talk.mkv").path
+        let stats = folder.appendingPathComponent("stats.jsonl").path
         let result = try Tools.podium(["mirror", "--display", source.display, "--on-display", screen.display, "--no-cursor",
-                                       "--frames", "45", "--to", output])
+                                       "--frames", "45", "--stats-json", stats, "--to", output])
         #expect(result.status == 0, "\(result.stderr)")
+        let summary = try #require(try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n").last)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])
+        let shown = object["presentedFPS"] as? Double ?? 0
+        #expect(shown > 20, "the window kept showing frames while recording: \(shown) fps")
         #expect(try Tools.probe(output).frames == 45)
         #expect(psnr(try Tools.decodeFrame(output, index: 20), try Tools.reference(pattern)) >= 40)
     }

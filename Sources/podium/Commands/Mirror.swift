@@ -52,14 +52,9 @@ extension Podium {
                 transform: parsed(SinkURL.init(parsing:)))
         var outputs: [SinkURL] = []
 
-        func validate() throws {
-            if Set(outputs).count != outputs.count { throw ValidationError("--to names the same output twice") }
-        }
-
         func run() async throws {
             let logger = PipelineSetup.logger(runOptions)
             try PipelineSetup.validateOutputs(outputs, encode: encode, run: runOptions)
-            if let path = runOptions.statsJSON { try OutputCheck.creatable(path, flag: "--stats-json", overwrite: runOptions.overwrite) }
             let (connection, region, captured) = try PipelineSetup.openCapture(capture)
             let target = try XConnection(display: onDisplay ?? capture.display)
             let area = try targetArea(on: target, capturedDisplay: connection, region: region, captured: captured)

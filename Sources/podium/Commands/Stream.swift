@@ -40,13 +40,11 @@ extension Podium {
 
         func validate() throws {
             guard !outputs.isEmpty else { throw ValidationError("nothing to write to: pass --to FILE or --to URL") }
-            if Set(outputs).count != outputs.count { throw ValidationError("--to names the same output twice") }
         }
 
         func run() async throws {
             let logger = PipelineSetup.logger(runOptions)
             try PipelineSetup.validateOutputs(outputs, encode: encode, run: runOptions)
-            if let path = runOptions.statsJSON { try OutputCheck.creatable(path, flag: "--stats-json", overwrite: runOptions.overwrite) }
             let (connection, region, _) = try PipelineSetup.openCapture(capture)
             let counters = PipelineCounters(targetFPS: capture.fps.framesPerSecond, sinkURLs: outputs.map(\.description))
             let (branch, encoder) = try PipelineSetup.encodeBranch(

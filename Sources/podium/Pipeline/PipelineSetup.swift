@@ -7,9 +7,12 @@ import PodiumX11
 /// The steps `stream` and `mirror` share: checks before anything is opened, opening the capture,
 /// building the encode branch, and running with signals and statistics.
 enum PipelineSetup {
-    /// Everything about the outputs that can be checked without touching the outside world.
+    /// Everything about the outputs (`--to`, `--stats-json`) that can be checked without touching
+    /// the outside world, so a bad one is refused before anything is opened.
     static func validateOutputs(_ outputs: [SinkURL], encode: EncodeOptions, run: RunOptions) throws(PodiumError) {
+        if let path = run.statsJSON { try OutputCheck.creatable(path, flag: "--stats-json", overwrite: run.overwrite) }
         guard !outputs.isEmpty else { return }
+        if Set(outputs).count != outputs.count { throw .usage("--to names the same output twice") }
         if let name = encode.encoder { try EncoderCatalog.validate(name: name, codec: encode.codec) }
         if let preset = encode.preset { try EncoderCatalog.validate(preset: preset, encoderName: encode.encoder, codec: encode.codec) }
         for url in outputs { try MuxerSink.validate(url, codec: encode.codec) }
