@@ -31,7 +31,7 @@ enum Main {
         signal(SIGPIPE, SIG_IGN)
         let code: Int32
         do {
-            var command = try Podium.parseAsRoot()
+            var command = try Podium.parseAsRoot(completingOptionalValues(Array(CommandLine.arguments.dropFirst())))
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

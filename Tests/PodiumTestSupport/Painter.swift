@@ -46,13 +46,7 @@ public final class Painter {
 
     /// Fills a rectangle with one BGRA colour.
     public func fill(x: Int, y: Int, width: Int, height: Int, bgra: (UInt8, UInt8, UInt8)) throws {
-        var bytes = [UInt8](repeating: 255, count: width * height * 4)
-        for pixel in 0..<(width * height) {
-            bytes[pixel * 4] = bgra.0
-            bytes[pixel * 4 + 1] = bgra.1
-            bytes[pixel * 4 + 2] = bgra.2
-        }
-        try draw(TestPattern(raw: bytes, width: width, height: height), x: x, y: y)
+        try draw(TestPattern.solid(width: width, height: height, bgra: bgra), x: x, y: y)
     }
 }
 
@@ -72,18 +66,55 @@ extension Painter {
             throw TestFailure("no key for keysym \(keysym)")
         }
         let keycode = UInt8(Int(setup.min_keycode) + index / perCode)
-        guard let tree = xcb_query_tree_reply(connection, xcb_query_tree(connection, screen.pointee.root), nil) else { throw TestFailure("no window tree") }
-        defer { free(tree) }
-        let children = UnsafeBufferPointer(start: xcb_query_tree_children(tree), count: Int(xcb_query_tree_children_length(tree)))
-        for window in children {
+        try sendToTopLevelWindows(mask: XCB_EVENT_MASK_KEY_PRESS.rawValue) { window in
             var event = xcb_key_press_event_t()
             event.response_type = UInt8(XCB_KEY_PRESS)
             event.detail = keycode
             event.root = screen.pointee.root
             event.event = window
             event.same_screen = 1
-            withUnsafeBytes(of: &event) { bytes in
-                _ = xcb_send_event(connection, 0, window, XCB_EVENT_MASK_KEY_PRESS.rawValue, bytes.baseAddress!.assumingMemoryBound(to: CChar.self))
+            return withUnsafeBytes(of: &event) { Array($0) }
+        }
+    }
+
+    /// Drags with the left button, as a mouse would, in every top-level window whose top-left
+    /// corner is at `origin`: press at `from`, move to `to`, release (screen coordinates).
+    public func drag(from: (x: Int, y: Int), to: (x: Int, y: Int), windowOrigin origin: (x: Int, y: Int)) throws {
+        let steps: [(type: Int32, mask: UInt32, at: (x: Int, y: Int))] = [
+            (XCB_BUTTON_PRESS, XCB_EVENT_MASK_BUTTON_PRESS.rawValue, from),
+            (XCB_MOTION_NOTIFY, XCB_EVENT_MASK_BUTTON_1_MOTION.rawValue, ((from.x + to.x) / 2, (from.y + to.y) / 2)),
+            (XCB_MOTION_NOTIFY, XCB_EVENT_MASK_BUTTON_1_MOTION.rawValue, to),
+            (XCB_BUTTON_RELEASE, XCB_EVENT_MASK_BUTTON_RELEASE.rawValue, to),
+        ]
+        for step in steps {
+            try sendToTopLevelWindows(mask: step.mask) { window in
+                // Press, release and motion events share one layout.
+                var event = xcb_button_press_event_t()
+                event.response_type = UInt8(step.type)
+                event.detail = step.type == XCB_MOTION_NOTIFY ? 0 : 1
+                event.root = screen.pointee.root
+                event.event = window
+                event.root_x = Int16(step.at.x)
+                event.root_y = Int16(step.at.y)
+                event.event_x = Int16(step.at.x - origin.x)
+                event.event_y = Int16(step.at.y - origin.y)
+                event.state = step.type == XCB_BUTTON_PRESS ? 0 : UInt16(XCB_BUTTON_MASK_1.rawValue)
+                event.same_screen = 1
+                return withUnsafeBytes(of: &event) { Array($0) }
+            }
+        }
+    }
+
+    /// Sends the event `make` builds for each top-level window to it, and waits until the server has.
+    private func sendToTopLevelWindows(mask: UInt32, _ make: (xcb_window_t) -> [UInt8]) throws {
+        guard let tree = xcb_query_tree_reply(connection, xcb_query_tree(connection, screen.pointee.root), nil) else { throw TestFailure("no window tree") }
+        defer { free(tree) }
+        let children = UnsafeBufferPointer(start: xcb_query_tree_children(tree), count: Int(xcb_query_tree_children_length(tree)))
+        for window in children {
+            var bytes = make(window)
+            bytes += [UInt8](repeating: 0, count: max(0, 32 - bytes.count))
+            bytes.withUnsafeBytes { event in
+                _ = xcb_send_event(connection, 0, window, mask, event.baseAddress!.assumingMemoryBound(to: CChar.self))
             }
         }
         free(xcb_get_input_focus_reply(connection, xcb_get_input_focus(connection), nil))

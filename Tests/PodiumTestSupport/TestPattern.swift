@@ -31,6 +31,11 @@ public struct TestPattern: Sendable {
         self.bgra = bgra
     }
 
+    /// One colour everywhere, given as (blue, green, red).
+    public static func solid(width: Int, height: Int, bgra: (UInt8, UInt8, UInt8)) -> TestPattern {
+        TestPattern(uncheckedWidth: width, height: height, bgra: Array([[UInt8]](repeating: [bgra.0, bgra.1, bgra.2, 255], count: width * height).joined()))
+    }
+
     /// The rows `y..<y+height` and columns `x..<x+width`, as BGRA.
     public func crop(x: Int, y: Int, width: Int, height: Int) -> [UInt8] {
         var bytes: [UInt8] = []

@@ -126,10 +126,10 @@ public final class RunningCommand: @unchecked Sendable {
     /// Standard error so far.
     public var stderrSoFar: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
 
-    /// Waits until standard error contains `text`.
-    public func waitForStderr(containing text: String, timeout: TimeInterval = 20) throws {
+    /// Waits until standard error contains `text` (`times` times).
+    public func waitForStderr(containing text: String, times: Int = 1, timeout: TimeInterval = 20) throws {
         let deadline = Date().addingTimeInterval(timeout)
-        while !stderrSoFar.contains(text) {
+        while stderrSoFar.components(separatedBy: text).count - 1 < times {
             guard Date() < deadline, child.isRunning else {
                 throw TestFailure("never printed '\(text)'; stderr: \(stderrSoFar)")
             }

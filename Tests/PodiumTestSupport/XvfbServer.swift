@@ -11,12 +11,13 @@ public final class XvfbServer: @unchecked Sendable {
     /// - Parameters:
     ///   - depth: the screen's bits per pixel (24 for the usual TrueColor, 16 to test refusal).
     ///   - arguments: more Xvfb arguments, such as `["-extension", "MIT-SHM"]`.
-    public init(width: Int = 640, height: Int = 480, depth: Int = 24, arguments: [String] = []) throws {
+    ///   - display: a display to start on again (one an earlier server picked), to test hot-plug.
+    public init(width: Int = 640, height: Int = 480, depth: Int = 24, arguments: [String] = [], display: String? = nil) throws {
         let numberFile = FileManager.default.temporaryDirectory.appendingPathComponent("podium-xvfb-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: numberFile) }
-        // Xvfb writes the display number it chose to fd 3, which is opened on a file.
+        // Xvfb writes the display number it chose (or was given) to fd 3, opened on a file, once clients may connect.
         let process = try ChildProcess(
-            ["Xvfb", "-displayfd", "3", "-screen", "0", "\(width)x\(height)x\(depth)", "-nolisten", "tcp", "-noreset"] + arguments,
+            ["Xvfb"] + (display.map { [$0] } ?? []) + ["-displayfd", "3", "-screen", "0", "\(width)x\(height)x\(depth)", "-nolisten", "tcp", "-noreset"] + arguments,
             environment: ChildProcess.environment([:]),
             files: [1: "/dev/null", 2: "/dev/null", 3: numberFile.path]
         )
@@ -40,6 +41,17 @@ public final class XvfbServer: @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    /// A display number no server uses, far above those `-displayfd` hands out (it takes the lowest
+    /// free), so a test can start a server on it later without racing other tests.
+    public static func unusedDisplay() -> String {
+        while true {
+            let number = Int.random(in: 500..<5000)
+            if !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") && !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
+                return ":\(number)"
+            }
+        }
+    }
 
     /// Stops the server now (to test what happens when the display goes away).
     public func stop() {

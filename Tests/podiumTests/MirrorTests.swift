@@ -124,7 +124,11 @@ import Testing
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
-    @Test(arguments: [(["--fit", "zoom"], Int32(64)), (["--background", "mauve"], Int32(64)), (["--on", "HDMI-9"], Int32(69))])
+    @Test(arguments: [
+        (["--fit", "zoom"], Int32(64)), (["--background", "mauve"], Int32(64)), (["--on", "HDMI-9"], Int32(69)),
+        (["--pip", "middle"], Int32(64)), (["--pip-size", "32x32"], Int32(64)), (["--pip-size", "400x200"], Int32(64)),
+        (["--pip", "top-left", "--windowed"], Int32(64)),
+    ])
     func badMirrorInput(_ arguments: [String], _ status: Int32) throws {
         let source = try XvfbServer(width: 320, height: 240)
         let target = try XvfbServer(width: 320, height: 240)
@@ -132,5 +136,129 @@ import Testing
         #expect(result.status == status, "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(result.stderr.contains(arguments[1]))
+    }
+}
+
+/// Picture-in-picture, hot-plug and resolution changes.
+@Suite(.serialized) struct MirrorFollowsTests {
+    static let red: (UInt8, UInt8, UInt8) = (0, 0, 255)
+    static let blue: (UInt8, UInt8, UInt8) = (255, 0, 0)
+
+    /// The smallest rectangle holding every pixel of `color` in a BGRA picture `width` wide, and
+    /// whether every pixel inside it has that colour. Scaling may move a channel by a step or two.
+    func box(of color: (UInt8, UInt8, UInt8), in pixels: [UInt8], width: Int) -> (rect: [Int], solid: Bool)? {
+        func near(_ a: UInt8, _ b: UInt8) -> Bool { abs(Int(a) - Int(b)) <= 2 }
+        var (minX, minY, maxX, maxY, count) = (Int.max, Int.max, -1, -1, 0)
+        for index in stride(from: 0, to: pixels.count, by: 4)
+        where near(pixels[index], color.0) && near(pixels[index + 1], color.1) && near(pixels[index + 2], color.2) {
+            let (x, y) = ((index / 4) % width, (index / 4) / width)
+            (minX, minY, maxX, maxY, count) = (min(minX, x), min(minY, y), max(maxX, x), max(maxY, y), count + 1)
+        }
+        guard count > 0 else { return nil }
+        let rect = [minX, minY, maxX - minX + 1, maxY - minY + 1]
+        return (rect, count == rect[2] * rect[3])
+    }
+
+    /// Starts mirroring a red 320x240 display A onto a fresh 640x480 display B.
+    func startPictureInPicture(_ arguments: [String]) throws -> (RunningCommand, (source: XvfbServer, target: XvfbServer)) {
+        let source = try XvfbServer(width: 320, height: 240)
+        let screen = try XvfbServer(width: 640, height: 480)
+        try Painter(display: source.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.red)
+        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
+                                                     "--no-cursor", "--duration", "30s"] + arguments, environment: [:])
+        try run.waitForStderr(containing: "showing on")
+        Thread.sleep(forTimeInterval: 1)
+        return (run, (source, screen))
+    }
+
+    @Test(arguments: [
+        (["--pip"], [468, 348, 160, 120]),
+        (["--pip", "top-left", "--pip-size", "200x150"], [12, 12, 200, 150]),
+    ])
+    func pictureInPictureSitsInItsCorner(_ arguments: [String], _ expected: [Int]) throws {
+        // A quarter of 640 wide by default, 4:3 like the picture; the margin is 480 / 40 = 12.
+        let (run, servers) = try startPictureInPicture(arguments)
+        let found = box(of: Self.red, in: try Tools.grabScreen(servers.target.display, width: 640, height: 480), width: 640)
+        let shown = try #require(found)
+        #expect(shown.rect == expected)
+        #expect(shown.solid)
+        run.signal(SIGINT)
+        #expect(try run.wait(timeout: 20).status == 0)
+    }
+
+    @Test func pictureInPictureMovesAndResizesWithTheMouse() throws {
+        let (run, servers) = try startPictureInPicture(["--pip", "top-left", "--pip-size", "200x150"])
+        let screen = servers.target
+        let mouse = try Painter(display: screen.display)
+        try mouse.drag(from: (112, 87), to: (162, 117), windowOrigin: (12, 12))
+        Thread.sleep(forTimeInterval: 0.7)
+        #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 640, height: 480), width: 640)?.rect == [62, 42, 200, 150], "moved by (50, 30)")
+        // The bottom-right corner resizes, keeping 4:3.
+        try mouse.drag(from: (258, 188), to: (298, 188), windowOrigin: (62, 42))
+        Thread.sleep(forTimeInterval: 0.7)
+        #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 640, height: 480), width: 640)?.rect == [62, 42, 240, 180], "40 wider, 30 taller")
+        try mouse.drag(from: (298, 218), to: (0, 0), windowOrigin: (62, 42))
+        Thread.sleep(forTimeInterval: 0.7)
+        #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 640, height: 480), width: 640)?.rect == [62, 42, 85, 64], "no side under 64")
+        run.signal(SIGINT)
+        #expect(try run.wait(timeout: 20).status == 0)
+    }
+
+    @Test func waitsForTheTargetDisplayAndFollowsItThroughRestarts() throws {
+        let source = try XvfbServer(width: 320, height: 240)
+        try Painter(display: source.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.red)
+        let target = XvfbServer.unusedDisplay()
+        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", target,
+                                                     "--no-cursor", "--duration", "60s"], environment: [:])
+        try run.waitForStderr(containing: "\(target) is not up")
+        for time in 1...2 {
+            var screen: XvfbServer? = try XvfbServer(width: 320, height: 240, display: target)
+            let started = Date()
+            try run.waitForStderr(containing: "showing on", times: time, timeout: 10)
+            #expect(Date().timeIntervalSince(started) < 2, "the window appears within 2 s")
+            Thread.sleep(forTimeInterval: 0.7)
+            let shown = try Tools.grabScreen(target, width: 320, height: 240)
+            #expect(box(of: Self.red, in: shown, width: 320)?.rect == [0, 0, 320, 240], "mirroring, time \(time)")
+            screen = nil
+            try run.waitForStderr(containing: "\(target) is not up", times: time + 1)
+            #expect(run.isRunning, "still waiting, without error")
+            _ = screen
+        }
+        run.signal(SIGINT)
+        let result = try run.wait(timeout: 20)
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test func followsTheCapturedMonitorThroughAResolutionChange() throws {
+        let source = try XvfbServer(width: 640, height: 480)
+        let screen = try XvfbServer(width: 320, height: 240)
+        let painter = try Painter(display: source.display)
+        try painter.fill(x: 0, y: 0, width: 640, height: 480, bgra: Self.red)
+        for arguments in [["--newmode", "podium-small", "6", "320", "336", "368", "400", "240", "243", "247", "250"], ["--addmode", "screen", "podium-small"]] {
+            let added = try Tools.run("xrandr", ["-display", source.display] + arguments)
+            try #require(added.status == 0, "\(added.stderr)")
+        }
+        let folder = try Tools.temporaryFolder()
+        let recording = folder.appendingPathComponent("talk.mkv").path
+        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
+                                                     "--no-cursor", "--duration", "30s", "--to", recording], environment: [:])
+        try run.waitForStderr(containing: "showing on")
+        Thread.sleep(forTimeInterval: 0.5)
+        let switched = try Tools.run("xrandr", ["-display", source.display, "--output", "screen", "--mode", "podium-small"])
+        try #require(switched.status == 0, "\(switched.stderr)")
+        try run.waitForStderr(containing: "is now 320x240")
+        try painter.fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.blue)
+        Thread.sleep(forTimeInterval: 1)
+        let shown = try Tools.grabScreen(screen.display, width: 320, height: 240)
+        #expect(box(of: Self.blue, in: shown, width: 320)?.rect == [0, 0, 320, 240], "B shows the new 320x240 picture 1:1")
+        run.signal(SIGINT)
+        let result = try run.wait(timeout: 20)
+        #expect(result.status == 0, "\(result.stderr)")
+        // The recording keeps its size; the smaller picture fills it (same aspect).
+        let probe = try Tools.probe(recording)
+        #expect(probe.width == 640 && probe.height == 480)
+        let last = try Tools.decodeFrame(recording, index: probe.frames - 1)
+        let blue = try Tools.reference(TestPattern.solid(width: 640, height: 480, bgra: Self.blue))
+        #expect(psnr(last, blue) >= 35)
     }
 }

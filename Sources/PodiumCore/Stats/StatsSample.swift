@@ -171,16 +171,7 @@ public struct StatsSampler {
 extension StatsSample {
     /// The human-readable form: one line for the live display, or the closing summary.
     public var line: String {
-        func fixed(_ value: Double, _ digits: Int = 1) -> String {
-            let scale = Double([1, 10, 100, 1000][digits])
-            let rounded = (value * scale).rounded() / scale
-            var text = String(rounded)
-            if let dot = text.firstIndex(of: ".") {
-                let decimals = text.distance(from: dot, to: text.endIndex) - 1
-                text += String(repeating: "0", count: Swift.max(0, digits - decimals))
-            }
-            return text
-        }
+        func fixed(_ value: Double, _ digits: Int = 1) -> String { value.fixed(digits) }
         func stage(_ name: String, _ times: StageTimes) -> String {
             "\(name) \(fixed(times.p50))/\(fixed(times.p95))"
         }
@@ -198,5 +189,19 @@ extension StatsSample {
         parts += ["ms p50/p95: " + times.joined(separator: " "), "cpu \(fixed(cpuCores, 2))"]
         if failed > 0 { parts.append("\(failed) sink\(failed == 1 ? "" : "s") failed") }
         return parts.joined(separator: "  ")
+    }
+}
+
+extension Double {
+    /// The value with `digits` (0 to 3) decimals, as figures are shown to people: `29.97`.
+    public func fixed(_ digits: Int = 1) -> String {
+        let scale = Double([1, 10, 100, 1000][digits])
+        let rounded = (self * scale).rounded() / scale
+        var text = String(rounded)
+        if let dot = text.firstIndex(of: ".") {
+            let decimals = text.distance(from: dot, to: text.endIndex) - 1
+            text += String(repeating: "0", count: Swift.max(0, digits - decimals))
+        }
+        return text
     }
 }

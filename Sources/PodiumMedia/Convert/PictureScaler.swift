@@ -9,10 +9,8 @@ public final class PictureScaler: @unchecked Sendable {
     /// The source rectangle size and output size this scaler was made for.
     public let crop: PixelSize
     public let output: PixelSize
-    /// The scaled picture, `bytesPerRow` bytes a row; valid until the next `scale`.
-    public let pixels: UnsafeMutableRawPointer
-    public var bytesPerRow: Int { output.width * 4 }
     private let converter: FrameConverter
+    // Kept across frames so the hot path allocates nothing.
     private let planes = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: 4)
     private let strides = UnsafeMutablePointer<Int32>.allocate(capacity: 4)
 
@@ -20,21 +18,19 @@ public final class PictureScaler: @unchecked Sendable {
         self.crop = crop
         self.output = output
         converter = try FrameConverter(source: crop, output: output, format: AV_PIX_FMT_BGRA, filter: filter)
-        pixels = .allocate(byteCount: output.area * 4, alignment: 64)
         planes.initialize(repeating: nil, count: 4)
         strides.initialize(repeating: 0, count: 4)
-        planes[0] = pixels.assumingMemoryBound(to: UInt8.self)
         strides[0] = Int32(output.width * 4)
     }
 
     deinit {
-        pixels.deallocate()
         planes.deallocate()
         strides.deallocate()
     }
 
-    /// Scales `source` (a rectangle of `frame` of size `crop`) into `pixels`.
-    public func scale(_ frame: CapturedFrame, from source: PixelRect) {
+    /// Scales `source` (a rectangle of `frame` of size `crop`) into `pixels`, rows of `output.width * 4` bytes.
+    public func scale(_ frame: CapturedFrame, from source: PixelRect, into pixels: UnsafeMutableRawPointer) {
+        planes[0] = pixels.assumingMemoryBound(to: UInt8.self)
         converter.convert(frame, from: source, planes: planes, strides: strides)
     }
 }

@@ -25,7 +25,10 @@ public final class VideoEncoder: @unchecked Sendable {
     let context: UnsafeMutablePointer<AVCodecContext>
     private let frame: UnsafeMutablePointer<AVFrame>
     private let packet: UnsafeMutablePointer<AVPacket>
-    private let converter: FrameConverter
+    private var converter: FrameConverter
+    /// Where converted pictures go in the encoder's picture: all of it, or a letterboxed part
+    /// once the captured size changed (the stream keeps its size).
+    private var destination: PixelRect?
     private var flushed = false
     private var sentFrame = false
 
@@ -86,7 +89,33 @@ public final class VideoEncoder: @unchecked Sendable {
     public func convert(_ captured: CapturedFrame) throws(FFmpegError) {
         // The encoder may still hold a reference to the previous picture; never write under it.
         try check(av_frame_make_writable(frame))
-        converter.convert(captured, into: frame)
+        if captured.size != converter.source { try adapt(to: captured.size) }
+        if destination != nil { Self.paintBlack(frame) }
+        converter.convert(captured, into: frame, at: destination)
+    }
+
+    /// Follows a new captured size: the whole picture, as large as fits, aspect kept.
+    private func adapt(to source: PixelSize) throws(FFmpegError) {
+        var placed = FitMode.contain.placement(of: source, in: settings.size).destination
+        // 4:2:0 chroma: even corners and sides.
+        placed = PixelRect(x: placed.x & ~1, y: placed.y & ~1, size: PixelSize(width: max(2, placed.width & ~1), height: max(2, placed.height & ~1)))
+        let format = AVPixelFormat(rawValue: frame.pointee.format)
+        guard let resized = try? FrameConverter(source: source, output: placed.size, format: format, filter: settings.scaleFilter) else {
+            throw FFmpegError(code: cffmpeg_averror(EINVAL))
+        }
+        converter = resized
+        destination = placed.size == settings.size ? nil : placed
+    }
+
+    /// Fills a 4:2:0 picture with black in its colour range.
+    private static func paintBlack(_ frame: UnsafeMutablePointer<AVFrame>) {
+        let black: Int32 = frame.pointee.color_range == AVCOL_RANGE_JPEG ? 0 : 16
+        for plane in 0..<3 {
+            let height = plane == 0 ? Int(frame.pointee.height) : Int(frame.pointee.height + 1) / 2
+            let bytes = Int(withUnsafeBytes(of: frame.pointee.linesize) { $0.load(fromByteOffset: plane * 4, as: Int32.self) }) * height
+            let data = withUnsafeBytes(of: frame.pointee.data) { $0.load(fromByteOffset: plane * 8, as: UnsafeMutablePointer<UInt8>?.self) }
+            if let data { memset(data, plane == 0 ? black : 128, bytes) }
+        }
     }
 
     /// Compresses the picture `convert` prepared.
@@ -148,13 +177,9 @@ public final class VideoEncoder: @unchecked Sendable {
             blank.pointee.format = context.pointee.pix_fmt.rawValue
             blank.pointee.width = context.pointee.width
             blank.pointee.height = context.pointee.height
+            blank.pointee.color_range = context.pointee.color_range
             guard av_frame_get_buffer(blank, 0) >= 0 else { return }
-            for plane in 0..<3 {
-                let height = plane == 0 ? Int(blank.pointee.height) : Int(blank.pointee.height + 1) / 2
-                let bytes = Int(withUnsafeBytes(of: blank.pointee.linesize) { $0.load(fromByteOffset: plane * 4, as: Int32.self) }) * height
-                let data = withUnsafeBytes(of: blank.pointee.data) { $0.load(fromByteOffset: plane * 8, as: UnsafeMutablePointer<UInt8>?.self) }
-                if let data { memset(data, plane == 0 ? 16 : 128, bytes) }
-            }
+            paintBlack(blank)
             blank.pointee.pts = 0
             guard avcodec_send_frame(context, blank) >= 0 else { return }
         }

@@ -8,8 +8,10 @@ import PodiumCore
 /// Not thread-safe: confine to the capture thread.
 public final class CursorOverlay: @unchecked Sendable {
     private let connection: XConnection
-    private let cursorNotifyEvent: UInt8
-    private var stale = true
+    /// The XFixes event that says the cursor's picture changed.
+    let cursorNotifyEvent: UInt8
+    /// Set when the picture must be read again before the next draw.
+    var stale = true
     /// Premultiplied ARGB, one `UInt32` a pixel, the layout of a BGRA frame in memory.
     private var pixels: [UInt32] = []
     private var size = PixelSize(width: 0, height: 0)
@@ -70,12 +72,8 @@ public final class CursorOverlay: @unchecked Sendable {
         return result
     }
 
-    /// Drains pending events, and re-reads the cursor picture if XFixes reported a change.
+    /// Re-reads the cursor picture if XFixes reported a change.
     private func refreshImageIfChanged() {
-        while let event = xcb_poll_for_event(connection.raw) {
-            if event.pointee.response_type & 0x7F == cursorNotifyEvent { stale = true }
-            free(event)
-        }
         guard stale else { return }
         stale = false
         let image = try? connection.withReply({ xcb_xfixes_get_cursor_image_reply($0, xcb_xfixes_get_cursor_image($0), $1) }) { reply in

@@ -1,42 +1,115 @@
+import CXCB
 public import PodiumCore
 public import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Takes frames of one screen region: the grab, then the cursor drawn in.
+/// Takes frames of one screen region: the grab, then the cursor drawn in. Follows the captured
+/// monitor when the screen's layout changes (a new resolution), without a restart.
 ///
 /// Not thread-safe: confine to the capture thread, which owns the connection.
 public final class ScreenCapture: @unchecked Sendable {
-    public let grabber: ScreenGrabber
+    public private(set) var grabber: ScreenGrabber
+    /// The RandR monitor being captured, followed through layout changes; `nil` for a fixed region.
+    public let monitorName: String?
     private let cursor: CursorOverlay?
     private let connection: XConnection
+    private let logger: Logger
+    private let allowSharedMemory: Bool
+    private let bufferCount: Int
+    private let layoutEvents: UInt8?
+    /// Set by a RandR notice; the layout is read again before the next grab.
+    private var layoutChanged = false
+    /// Why nothing can be captured now (the captured monitor is gone), once said.
+    private var missing: String?
 
+    /// - Parameter monitorName: the captured monitor's name, to follow it when the layout changes.
     /// - Parameter drawCursor: `--cursor`; ignored (with a notice) when the server lacks XFixes.
     /// - Parameter bufferCount: frames that may be in flight at once across every branch.
-    public init(connection: XConnection, region: PixelRect, allowSharedMemory: Bool, drawCursor: Bool, bufferCount: Int = 4, logger: Logger) {
+    public init(connection: XConnection, region: PixelRect, monitorName: String? = nil, allowSharedMemory: Bool, drawCursor: Bool,
+                bufferCount: Int = 4, logger: Logger) {
         self.connection = connection
+        self.monitorName = monitorName
+        self.allowSharedMemory = allowSharedMemory
+        self.bufferCount = bufferCount
+        self.logger = logger
         grabber = ScreenGrabber(connection: connection, region: region, allowSharedMemory: allowSharedMemory, bufferCount: bufferCount, logger: logger)
         cursor = drawCursor ? CursorOverlay(connection: connection) : nil
         if drawCursor && cursor == nil {
             logger.notice("the X server has no XFixes extension; capturing without the cursor")
         }
+        layoutEvents = connection.watchLayout()
     }
 
     public var region: PixelRect { grabber.region }
+    /// Whether the captured area is gone for now (frames are not being taken).
+    public var isWaiting: Bool { missing != nil }
     public var method: ScreenGrabber.Method { grabber.method }
 
     /// Grabs one frame into a free buffer.
-    /// - Returns: `nil` when every buffer is still in use downstream (the slot is skipped).
+    /// - Returns: `nil` when every buffer is still in use downstream, or the captured area is
+    ///   gone or just changed (the slot is skipped).
     /// - Throws: when the X server refused or went away.
     public func capture(sequence: UInt64, time: UInt64) throws(X11RequestError) -> CapturedFrame? {
-        guard let buffer = grabber.pool.acquire() else { return nil }
+        handleEvents()
+        if layoutChanged { followLayout() }
+        guard missing == nil, let buffer = grabber.pool.acquire() else { return nil }
         let position = cursor?.requestPosition()
         do {
             try grabber.grab(into: buffer)
         } catch {
             buffer.share(with: 0)
+            // A grab that raced a resolution change fails with BadMatch before the notice arrives.
+            guard error.code != 0 else { throw error }
+            let before = grabber.region
+            followLayout()
+            if grabber.region != before || missing != nil { return nil }
             throw error
         }
         let frame = CapturedFrame(buffer: buffer, size: grabber.region.size, bytesPerRow: grabber.bytesPerRow, captureTime: time, sequence: sequence)
+        handleEvents()
         if let cursor, let position { cursor.draw(into: frame, region: grabber.region, position: position) }
         return frame
+    }
+
+    /// Reads what the server reported: cursor changes and layout changes.
+    private func handleEvents() {
+        while let event = xcb_poll_for_event(connection.raw) {
+            let type = event.pointee.response_type & 0x7F
+            if let cursor, type == cursor.cursorNotifyEvent { cursor.stale = true }
+            if let base = layoutEvents, type == base + UInt8(XCB_RANDR_SCREEN_CHANGE_NOTIFY) || type == base + UInt8(XCB_RANDR_NOTIFY) {
+                layoutChanged = true
+            }
+            free(event)
+        }
+    }
+
+    /// Finds the captured area in the current layout: the monitor by name at its new size, or
+    /// the fixed region if it still fits the screen. Frames in flight keep their old buffers.
+    private func followLayout() {
+        layoutChanged = false
+        let layout = connection.layout()
+        let screen = PixelRect(x: 0, y: 0, size: layout.size)
+        var area = grabber.region
+        if let monitorName {
+            guard let monitor = layout.monitors.first(where: { $0.name == monitorName }), screen.contains(monitor.rect) else {
+                return wait("monitor \(monitorName) is gone; waiting for it to come back")
+            }
+            area = monitor.rect
+        }
+        guard screen.contains(area) else { return wait("the region \(area) no longer fits the \(layout.size) screen; waiting") }
+        if missing != nil {
+            missing = nil
+            logger.notice("capturing \(monitorName ?? "the region") again")
+        }
+        guard area != grabber.region else { return }
+        logger.notice("\(monitorName.map { "monitor \($0)" } ?? "the screen") is now \(area); capturing that")
+        grabber = ScreenGrabber(connection: connection, region: area, allowSharedMemory: allowSharedMemory, bufferCount: bufferCount, logger: logger)
+    }
+
+    private func wait(_ reason: String) {
+        if missing != reason { logger.notice("\(reason)") }
+        missing = reason
     }
 }

@@ -114,3 +114,34 @@ public struct X11RequestError: Error, Sendable, Equatable, CustomStringConvertib
         code == 0 ? "the X connection closed" : "X error \(code)"
     }
 }
+
+extension XConnection {
+    /// The atoms for `names`, asked for together so they cost one round trip; 0 where the server refused.
+    ///
+    /// The corresponding C function is `xcb_intern_atom`.
+    func atoms(_ names: [String]) -> [xcb_atom_t] {
+        let cookies = names.map { name in xcb_intern_atom(raw, 0, UInt16(name.utf8.count), name) }
+        return cookies.map { cookie in
+            (try? withReply({ xcb_intern_atom_reply($0, cookie, $1) }) { $0.pointee.atom }) ?? 0
+        }
+    }
+
+    /// Whether an EWMH window manager runs on the screen (it names its check window on the root).
+    func hasWindowManager(checkAtom: xcb_atom_t) -> Bool {
+        guard checkAtom != 0 else { return false }
+        let cookie = xcb_get_property(raw, 0, root, checkAtom, XCB_ATOM_WINDOW.rawValue, 0, 1)
+        return (try? withReply({ xcb_get_property_reply($0, cookie, $1) }) { xcb_get_property_value_length($0) >= 4 }) ?? false
+    }
+
+    /// Asks for RandR's notices when monitors, outputs or the screen size change; they arrive as
+    /// events numbered from the returned base, or never when the server lacks RandR.
+    ///
+    /// The corresponding C function is `xcb_randr_select_input`.
+    func watchLayout() -> UInt8? {
+        guard hasExtension(cxcb_randr_id()) else { return nil }
+        let mask = XCB_RANDR_NOTIFY_MASK_SCREEN_CHANGE.rawValue | XCB_RANDR_NOTIFY_MASK_OUTPUT_CHANGE.rawValue | XCB_RANDR_NOTIFY_MASK_CRTC_CHANGE.rawValue
+        xcb_randr_select_input(raw, root, UInt16(mask))
+        flush()
+        return firstEvent(of: cxcb_randr_id())
+    }
+}

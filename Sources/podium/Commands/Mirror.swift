@@ -13,13 +13,19 @@ extension Podium {
             discussion: """
                 The window covers the target monitor, borderless, and shows every captured frame \
                 scaled straight to its size (no encoder involved). By default it goes on the largest \
-                monitor that is not the captured one. --to records at the same time; a slow \
-                recording drops its own frames, never the projector's.
+                monitor that is not the captured one. When that monitor or display is not there, \
+                Podium says so and waits; the window opens when it appears and closes when it goes. \
+                When the captured monitor changes resolution, Podium follows it. --to records at the \
+                same time; a slow recording drops its own frames, never the projector's.
+
+                In the window: space freezes the picture (and resumes), f toggles fullscreen, \
+                q or Escape quits.
 
                 Examples:
                   podium mirror
                   podium mirror --on HDMI-1 --fit cover
                   podium mirror --on-display :1 --fps 60
+                  podium mirror --pip top-right --pip-size 480x270
                   podium mirror --windowed --background '#202020'
                   podium mirror --to talk.mkv
                 """
@@ -41,8 +47,16 @@ extension Podium {
                 transform: parsed(RGBColor.init(parsing:)))
         var background = RGBColor(red: 0, green: 0, blue: 0)
 
-        @Flag(help: "A normal resizable window instead of fullscreen.")
+        @Flag(help: "A normal resizable window instead of fullscreen; its title shows the live frame rate.")
         var windowed = false
+
+        @Option(help: ArgumentHelp("A small always-on-top window in a corner of the target monitor instead of fullscreen; drag it to move, drag its bottom-right corner to resize (default corner: bottom-right).",
+                                   valueName: "CORNER"))
+        var pip: PictureInPicture.Corner?
+
+        @Option(name: .customLong("pip-size"), help: ArgumentHelp("The picture-in-picture window's size, at least 64x64 (default: a quarter of the monitor's width).", valueName: "WxH"),
+                transform: parsed(PixelSize.init(parsing:)))
+        var pipSize: PixelSize?
 
         @OptionGroup(title: "Scale (window and recording)") var scale: ScaleOptions
         @OptionGroup(title: "Encode (for --to)") var encode: EncodeOptions
@@ -52,15 +66,36 @@ extension Podium {
                 transform: parsed(SinkURL.init(parsing:)))
         var outputs: [SinkURL] = []
 
+        /// `--pip-size` alone asks for picture-in-picture too.
+        var pictureInPicture: PictureInPicture? {
+            (pip ?? pipSize.map { _ in .bottomRight }).map { PictureInPicture(corner: $0, size: pipSize) }
+        }
+
+        func validate() throws {
+            if windowed, let pictureInPicture { throw ValidationError("--pip '\(pictureInPicture.corner.rawValue)' and --windowed cannot be combined: pick one") }
+            if let pipSize, let problem = pictureInPicture?.sizeProblem(on: nil) {
+                throw ValidationError("--pip-size '\(pipSize)' \(problem)")
+            }
+        }
+
         func run() async throws {
             let logger = PipelineSetup.logger(runOptions)
             try PipelineSetup.validateOutputs(outputs, encode: encode, run: runOptions)
             let (connection, region, captured) = try PipelineSetup.openCapture(capture)
-            let target = try XConnection(display: onDisplay ?? capture.display)
-            let area = try targetArea(on: target, capturedDisplay: connection, region: region, captured: captured)
+            let sameScreen = onDisplay == nil || onDisplay == connection.displayName
+            let targetDisplay = sameScreen ? connection.displayName : onDisplay!
+            let target = WindowTarget(monitor: on, avoiding: sameScreen ? region : nil)
+            // Another display may not be up yet: the window waits for it.
+            let targetConnection = sameScreen ? try XConnection(display: targetDisplay) : try? XConnection(display: targetDisplay)
+            if let targetConnection { try check(target, on: targetConnection, region: region) }
 
             let counters = PipelineCounters(targetFPS: capture.fps.framesPerSecond, sinkURLs: outputs.map(\.description), hasWindow: true)
-            var branches: [any FrameBranch] = []
+            let spec = WindowBranch.Spec(
+                display: targetDisplay, target: target, windowed: windowed, pictureInPicture: pictureInPicture, fit: fit,
+                background: background, filter: scale.scaleFilter, title: "Podium: \(connection.displayName) \(captured?.name ?? region.description)",
+                pictureSize: region.size
+            )
+            var branches: [any FrameBranch] = [WindowBranch(spec: spec, connection: targetConnection, counters: counters)]
             var encoding = ""
             if !outputs.isEmpty {
                 let (branch, encoder) = try PipelineSetup.encodeBranch(
@@ -69,45 +104,40 @@ extension Podium {
                 branches.append(branch)
                 encoding = "; " + PipelineSetup.describe(encoder, outputs: outputs)
             }
-            let title = "Podium: \(connection.displayName) \(captured?.name ?? region.description)"
-            let presenter = try WindowPresenter(connection: target, area: area.rect, fullscreen: !windowed, title: title, background: background)
-            branches.insert(WindowBranch(presenter: presenter, fit: fit, filter: scale.scaleFilter, counters: counters), at: 0)
 
             // Each branch holds up to two frames (one pending, one in use), the window one more on screen.
-            let screen = ScreenCapture(connection: connection, region: region, allowSharedMemory: !capture.noSharedMemory, drawCursor: capture.cursor,
-                                       bufferCount: 2 + 2 * branches.count + 1, logger: logger)
+            let screen = ScreenCapture(connection: connection, region: region, monitorName: captured?.name, allowSharedMemory: !capture.noSharedMemory,
+                                       drawCursor: capture.cursor, bufferCount: 2 + 2 * branches.count + 1, logger: logger)
             let pipeline = Pipeline(
                 capture: screen, branches: branches, counters: counters, fps: capture.fps,
                 limits: .init(duration: runOptions.duration, frames: runOptions.frames), logger: logger
             )
-            logger.notice("\(capture.describe(region: region, on: connection, method: screen.method)); showing on \(area.name) of \(target.displayName) (\(area.rect), fit \(fit.rawValue))\(encoding)")
+            logger.notice("\(capture.describe(region: region, on: connection, method: screen.method)); mirroring to \(targetDisplay)\(encoding)")
             try await PipelineSetup.run(pipeline, run: runOptions, logger: logger)
         }
 
-        /// The monitor the window goes on, refusing one that would show the window to itself.
-        private func targetArea(on target: XConnection, capturedDisplay: XConnection, region: PixelRect, captured: Monitor?) throws(PodiumError) -> (name: String, rect: PixelRect) {
-            let layout = target.layout()
-            let sameScreen = onDisplay == nil || (target.displayName == capturedDisplay.displayName)
-            let screen = PixelRect(x: 0, y: 0, size: layout.size)
-            let candidates = layout.monitors.isEmpty ? [Monitor(index: 0, name: "screen", rect: screen, isPrimary: true)] : layout.monitors
-            let monitor: Monitor
-            if let on {
-                guard let chosen = try on.select(from: candidates) else { throw .unavailable("no monitor on \(target.displayName)") }
-                monitor = chosen
-            } else {
-                let others = sameScreen ? candidates.filter { !$0.rect.intersects(region) } : candidates
-                guard let largest = others.max(by: { $0.rect.size.area < $1.rect.size.area }) else {
-                    throw .unavailable("no external monitor on \(target.displayName): every monitor is being captured; connect one, or pass --on-display :N")
-                }
-                monitor = largest
+        /// Refuses, before anything is shown, a target that cannot be: an unknown monitor, one that
+        /// would show the window to itself, a picture-in-picture size that does not fit. A monitor
+        /// that is merely absent now (a known output with nothing plugged in) is waited for.
+        private func check(_ target: WindowTarget, on display: XConnection, region: PixelRect) throws(PodiumError) {
+            let layout = display.layout()
+            if let on, case .name(let name) = on, !layout.monitors.contains(where: { $0.name == name }), display.outputNames().contains(name) {
+                return
             }
-            if sameScreen && !windowed && monitor.rect.intersects(region) {
+            let candidates = WindowTarget.candidates(layout.monitors, screen: layout.size)
+            if let on { _ = try on.select(from: candidates) }
+            switch target.search(layout.monitors, screen: layout.size) {
+            case .coversCapture(let monitor) where !windowed:
                 let others = candidates.filter { !$0.rect.intersects(region) }.map(\.name)
                 let advice = others.isEmpty ? "pass --on-display :N for another display" : "pick " + others.joined(separator: " or ")
                 throw .usage("--on '\(monitor.name)' would cover the captured area \(region) and mirror itself; \(advice)")
+            case .found(let monitor):
+                if let pipSize, let problem = pictureInPicture?.sizeProblem(on: monitor.rect) {
+                    throw .usage("--pip-size '\(pipSize)' \(problem) \(monitor.name)")
+                }
+            default:
+                break
             }
-            return (monitor.name, monitor.rect)
         }
     }
 }
-

@@ -45,12 +45,13 @@ extension Podium {
         func run() async throws {
             let logger = PipelineSetup.logger(runOptions)
             try PipelineSetup.validateOutputs(outputs, encode: encode, run: runOptions)
-            let (connection, region, _) = try PipelineSetup.openCapture(capture)
+            let (connection, region, captured) = try PipelineSetup.openCapture(capture)
             let counters = PipelineCounters(targetFPS: capture.fps.framesPerSecond, sinkURLs: outputs.map(\.description))
             let (branch, encoder) = try PipelineSetup.encodeBranch(
                 outputs: outputs, region: region, capture: capture, scale: scale, encode: encode, counters: counters, logger: logger
             )
-            let screen = ScreenCapture(connection: connection, region: region, allowSharedMemory: !capture.noSharedMemory, drawCursor: capture.cursor, logger: logger)
+            let screen = ScreenCapture(connection: connection, region: region, monitorName: captured?.name, allowSharedMemory: !capture.noSharedMemory,
+                                       drawCursor: capture.cursor, logger: logger)
             let pipeline = Pipeline(
                 capture: screen, branches: [branch], counters: counters, fps: capture.fps,
                 limits: .init(duration: runOptions.duration, frames: runOptions.frames), logger: logger

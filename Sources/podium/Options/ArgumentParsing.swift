@@ -18,3 +18,21 @@ func parsed<T>(_ parse: @escaping @Sendable (String) throws(OptionParseError) ->
 extension VideoCodec: ExpressibleByArgument {}
 extension ScaleFilter: ExpressibleByArgument {}
 extension FitMode: ExpressibleByArgument {}
+extension PictureInPicture.Corner: ExpressibleByArgument {}
+
+/// Options whose value may be left out, and the value they then take: `--pip` alone is
+/// `--pip bottom-right`. ArgumentParser has no optional option values, so the words are
+/// completed before it reads them.
+func completingOptionalValues(_ arguments: [String]) -> [String] {
+    let defaults = ["--pip": PictureInPicture.Corner.bottomRight.rawValue]
+    var completed: [String] = []
+    for (index, argument) in arguments.enumerated() {
+        let next = arguments.indices.contains(index + 1) ? arguments[index + 1] : nil
+        if let value = defaults[argument], next == nil || next!.hasPrefix("-") {
+            completed.append("\(argument)=\(value)")
+        } else {
+            completed.append(argument)
+        }
+    }
+    return completed
+}

@@ -17,6 +17,12 @@ protocol FrameBranch: Sendable {
     func run(_ pipeline: Pipeline)
     /// Waits for the branch's outputs to be finalized, once its thread has ended.
     func finish(_ pipeline: Pipeline) async
+    /// Whether the branch takes frames now; a window waiting for its display does not.
+    var wantsFrames: Bool { get }
+}
+
+extension FrameBranch {
+    var wantsFrames: Bool { true }
 }
 
 /// The running job: one capture thread feeding every branch.
@@ -100,7 +106,12 @@ final class Pipeline: Sendable {
                 stop()
                 break
             }
+            // Nothing is grabbed that nobody would use: frozen, or every branch is waiting.
             if paused.load(ordering: .relaxed) { continue }
+            // One look per frame (a bit per branch), so the count shared and the branches offered agree.
+            var readers: UInt64 = 0
+            for (index, branch) in branches.enumerated() where branch.wantsFrames { readers |= 1 << index }
+            if readers == 0 { continue }
             let grabStart = clock.now()
             let captured: CapturedFrame?
             do {
@@ -110,14 +121,14 @@ final class Pipeline: Sendable {
                 break
             }
             guard let frame = captured else {
-                counters.noBuffer.add(1, ordering: .relaxed)
+                if !capture.isWaiting { counters.noBuffer.add(1, ordering: .relaxed) }
                 continue
             }
             counters.grab.record(nanoseconds: clock.now() - grabStart)
             counters.captured.add(1, ordering: .relaxed)
             sequence += 1
-            frame.buffer.share(with: branches.count)
-            for branch in branches {
+            frame.buffer.share(with: readers.nonzeroBitCount)
+            for (index, branch) in branches.enumerated() where readers & (1 << index) != 0 {
                 guard let displaced = branch.slot.offer(frame) else { continue }
                 displaced.buffer.release()
                 if displaced.sequence != frame.sequence { branch.countDrop() }

@@ -5,35 +5,66 @@ import PodiumX11
 import Synchronization
 
 /// Shows frames in a window: scaled BGRA to BGRA straight to the window's size (no encoder),
-/// placed by the fit mode, with background bars around. Answers the presenter's keys: space
-/// freezes the picture (capture pauses), `f` toggles fullscreen, `q` or Escape quits.
+/// placed by the fit mode, with background bars around. Follows its target: while the display
+/// or monitor is absent it waits (and capture need not run for it), opens the window when it
+/// appears, and closes it when it goes. Answers the presenter's keys: space freezes the picture
+/// (capture pauses), `f` toggles fullscreen, `q` or Escape quits.
 final class WindowBranch: FrameBranch {
+    /// Where the window goes and how it looks.
+    struct Spec: Sendable {
+        var display: String
+        var target: WindowTarget
+        var windowed: Bool
+        var pictureInPicture: PictureInPicture?
+        var fit: FitMode
+        var background: RGBColor
+        var filter: ScaleFilter
+        /// Names the source, such as `Podium: :0 eDP-1`.
+        var title: String
+        /// The captured size, for the picture-in-picture window's aspect.
+        var pictureSize: PixelSize
+    }
+
     let slot = LatestSlot<CapturedFrame>()
-    private let presenter: WindowPresenter
-    private let fit: FitMode
-    private let filter: ScaleFilter
+    private let spec: Spec
     private let counters: PipelineCounters
+    private let showing = Atomic<Bool>(false)
     // Touched only by the window thread.
+    private nonisolated(unsafe) var connection: XConnection?
+    private nonisolated(unsafe) var presenter: WindowPresenter?
+    private nonisolated(unsafe) var monitor: Monitor?
     /// Remade when the picture or window size changes.
     private nonisolated(unsafe) var scaler: PictureScaler?
     /// The frame on screen, kept to redraw after an expose, a resize or while frozen.
     private nonisolated(unsafe) var shown: CapturedFrame?
+    /// The reason last given for waiting, so it is said once.
+    private nonisolated(unsafe) var waitingFor: String?
+    private nonisolated(unsafe) var nextLook: UInt64 = 0
+    private nonisolated(unsafe) var nextTitle: UInt64 = 0
+    private nonisolated(unsafe) var presentedAtTitle = 0
 
-    init(presenter: WindowPresenter, fit: FitMode, filter: ScaleFilter, counters: PipelineCounters) {
-        self.presenter = presenter
-        self.fit = fit
-        self.filter = filter
+    /// - Parameter connection: the target display, when it was open already.
+    init(spec: Spec, connection: XConnection?, counters: PipelineCounters) {
+        self.spec = spec
+        self.connection = connection
         self.counters = counters
     }
+
+    var wantsFrames: Bool { showing.load(ordering: .relaxed) }
 
     func countDrop() { counters.windowDropped.add(1, ordering: .relaxed) }
 
     func prepare(_ pipeline: Pipeline) async {}
 
     func run(_ pipeline: Pipeline) {
-        defer { shown?.buffer.release() }
+        defer {
+            shown?.buffer.release()
+            presenter = nil
+        }
         loop: while true {
-            // Wake now and then with no frame, so keys work while the picture is frozen.
+            let now = pipeline.clock.now()
+            if now >= nextLook { look(pipeline, now: now) }
+            // Wake now and then with no frame, so keys, hot-plug and titles work while nothing comes.
             switch slot.take(timeout: 0.1) {
             case .closed:
                 break loop
@@ -41,19 +72,14 @@ final class WindowBranch: FrameBranch {
                 handleEvents(pipeline)
             case .element(let frame):
                 handleEvents(pipeline)
-                if pipeline.paused.load(ordering: .relaxed) {
+                guard presenter != nil, !pipeline.paused.load(ordering: .relaxed) else {
                     frame.buffer.release()
                     continue
                 }
                 shown?.buffer.release()
                 shown = frame
                 let start = pipeline.clock.now()
-                do {
-                    try show(frame)
-                } catch {
-                    pipeline.fail(error)
-                    continue
-                }
+                show(frame, pipeline)
                 counters.present.record(nanoseconds: pipeline.clock.now() - start)
                 counters.presented.add(1, ordering: .relaxed)
             }
@@ -62,12 +88,78 @@ final class WindowBranch: FrameBranch {
 
     func finish(_ pipeline: Pipeline) async {}
 
+    // MARK: Following the target
+
+    /// Opens the window when its target is there; checks that an open one's monitor is still
+    /// there, as it was. Virtual monitors come and go without RandR notices, so this also runs
+    /// every half second (one round trip).
+    private func look(_ pipeline: Pipeline, now: UInt64) {
+        nextLook = now + 500_000_000
+        if connection?.isBroken ?? true {
+            connection = try? XConnection(display: spec.display)
+        }
+        guard let connection else { return wait("display \(spec.display) is not up", pipeline) }
+        let layout = connection.layout()
+        let search = spec.target.search(layout.monitors, screen: layout.size)
+        var found: Monitor?
+        switch search {
+        case .found(let monitor): found = monitor
+        case .coversCapture(let monitor) where spec.windowed: found = monitor
+        default: break
+        }
+        if presenter != nil, found?.rect == monitor?.rect { return }
+        close()
+        guard let found else { return wait(spec.target.waitingReason(search, display: spec.display) ?? "", pipeline) }
+        open(on: found, connection: connection, pipeline)
+    }
+
+    private func open(on target: Monitor, connection: XConnection, _ pipeline: Pipeline) {
+        let mode: WindowPresenter.Mode
+        if let pictureInPicture = spec.pictureInPicture {
+            mode = .pictureInPicture(pictureInPicture.frame(on: target.rect, picture: shown?.size ?? spec.pictureSize))
+        } else {
+            mode = spec.windowed ? .windowed : .fullscreen
+        }
+        do {
+            presenter = try WindowPresenter(connection: connection, monitor: target.rect, mode: mode, title: spec.title, background: spec.background)
+        } catch {
+            return wait(error.message, pipeline)
+        }
+        monitor = target
+        waitingFor = nil
+        showing.store(true, ordering: .relaxed)
+        pipeline.logger.notice("showing on \(target.name) of \(spec.display) (\(presenter!.frame), fit \(spec.fit.rawValue))")
+        if let shown, pipeline.paused.load(ordering: .relaxed) { show(shown, pipeline) }
+    }
+
+    private func close() {
+        presenter = nil
+        monitor = nil
+        scaler = nil
+        showing.store(false, ordering: .relaxed)
+    }
+
+    private func wait(_ reason: String, _ pipeline: Pipeline) {
+        guard waitingFor != reason else { return }
+        waitingFor = reason
+        pipeline.logger.notice("\(reason); waiting for it (Ctrl-C to stop)")
+    }
+
+    // MARK: Events and drawing
+
     private func handleEvents(_ pipeline: Pipeline) {
+        guard let presenter else { return }
         var redraw = false
         for event in presenter.pendingEvents() {
             switch event {
             case .closed:
-                pipeline.fail(.unavailable("the window's display went away"))
+                pipeline.logger.notice("the window on \(spec.display) is gone")
+                close()
+                connection = nil
+                nextLook = 0
+                return
+            case .layoutChanged:
+                nextLook = 0
             case .exposed, .resized:
                 redraw = true
             case .key("space"):
@@ -77,28 +169,53 @@ final class WindowBranch: FrameBranch {
             case .key("f"):
                 presenter.toggleFullscreen()
                 redraw = true
-            case .key("q"), .key("Escape"):
+            case .key("q"), .key("Escape"), .closeRequested:
                 pipeline.logger.notice("quit from the window")
                 pipeline.stop()
             case .key:
                 break
             }
         }
-        if redraw, let shown { try? show(shown) }
+        if redraw, let shown { show(shown, pipeline) }
+        updateTitle(pipeline)
     }
 
-    private func show(_ frame: CapturedFrame) throws(PodiumError) {
-        let placement = fit.placement(of: frame.size, in: presenter.size)
-        // Whole rows at the window's own size go out of the capture buffer untouched.
-        if placement.source.size == placement.destination.size, placement.source.width == frame.size.width, frame.bytesPerRow == frame.size.width * 4 {
-            presenter.present(frame.buffer.bytes + placement.source.y * frame.bytesPerRow, bytesPerRow: frame.bytesPerRow, at: placement.destination)
-            return
+    /// A windowed window's title carries the live presented rate, once a second.
+    private func updateTitle(_ pipeline: Pipeline) {
+        guard spec.windowed, let presenter else { return }
+        let now = pipeline.clock.now()
+        guard now >= nextTitle else { return }
+        let presented = counters.presented.load(ordering: .relaxed)
+        if nextTitle > 0 {
+            let seconds = Double(now - nextTitle + 1_000_000_000) / 1e9
+            let rate = Double(presented - presentedAtTitle) / seconds
+            presenter.setTitle("\(spec.title) · \(rate.fixed(1)) fps")
         }
-        if scaler?.crop != placement.source.size || scaler?.output != placement.destination.size {
-            scaler = try PictureScaler(crop: placement.source.size, output: placement.destination.size, filter: filter)
+        presentedAtTitle = presented
+        nextTitle = now + 1_000_000_000
+    }
+
+    private func show(_ frame: CapturedFrame, _ pipeline: Pipeline) {
+        guard let presenter else { return }
+        let placement = spec.fit.placement(of: frame.size, in: presenter.size)
+        let canvas = presenter.canvas(for: placement.destination.size)
+        if placement.source.size == placement.destination.size {
+            // One picture pixel per window pixel: rows are copied, not scaled.
+            let rowBytes = placement.source.width * 4
+            let origin = frame.buffer.bytes + placement.source.y * frame.bytesPerRow + placement.source.x * 4
+            for row in 0..<placement.source.height {
+                (canvas + row * rowBytes).copyMemory(from: origin + row * frame.bytesPerRow, byteCount: rowBytes)
+            }
+        } else {
+            if scaler?.crop != placement.source.size || scaler?.output != placement.destination.size {
+                do {
+                    scaler = try PictureScaler(crop: placement.source.size, output: placement.destination.size, filter: spec.filter)
+                } catch {
+                    return pipeline.fail(error)
+                }
+            }
+            scaler?.scale(frame, from: placement.source, into: canvas)
         }
-        guard let scaler else { return }
-        scaler.scale(frame, from: placement.source)
-        presenter.present(scaler.pixels, bytesPerRow: scaler.bytesPerRow, at: placement.destination)
+        presenter.present(at: placement.destination)
     }
 }
