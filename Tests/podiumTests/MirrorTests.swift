@@ -262,3 +262,32 @@ import Testing
         #expect(psnr(last, blue) >= 35)
     }
 }
+
+extension MirrorFollowsTests {
+    /// Virtual RandR monitors on one display: capture the left half, and wait for a monitor on the right.
+    @Test func waitsForAMonitorThatIsNotCapturedAndLeavesWhenItGoes() throws {
+        let server = try XvfbServer(width: 640, height: 240)
+        try Painter(display: server.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.red)
+        func xrandr(_ arguments: String...) throws {
+            let result = try Tools.run("xrandr", ["-display", server.display] + arguments)
+            try #require(result.status == 0, "\(result.stderr)")
+        }
+        // The screen's own monitor covers both halves, so it overlaps the capture too.
+        try xrandr("--setmonitor", "LEFT", "320/85x240/64+0+0", "none")
+        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", server.display, "--monitor", "LEFT",
+                                                     "--no-cursor", "--duration", "60s"], environment: [:])
+        try run.waitForStderr(containing: "has no monitor besides the captured one")
+        try xrandr("--setmonitor", "RIGHT", "320/85x240/64+320+0", "none")
+        try run.waitForStderr(containing: "showing on RIGHT")
+        Thread.sleep(forTimeInterval: 0.7)
+        let right = try Tools.grabScreen(server.display, width: 640, height: 240)
+        #expect(box(of: Self.red, in: right, width: 640)?.rect == [0, 0, 640, 240], "the left half, mirrored on the right half")
+        try xrandr("--delmonitor", "RIGHT")
+        try run.waitForStderr(containing: "has no monitor besides the captured one", times: 2)
+        Thread.sleep(forTimeInterval: 0.5)
+        let gone = try Tools.grabScreen(server.display, width: 640, height: 240)
+        #expect(box(of: Self.red, in: gone, width: 640)?.rect == [0, 0, 320, 240], "the window closed")
+        run.signal(SIGINT)
+        #expect(try run.wait(timeout: 20).status == 0)
+    }
+}
