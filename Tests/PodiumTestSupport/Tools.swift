@@ -89,6 +89,12 @@ public enum Tools {
         return bytes
     }
 
+    /// Runs `xrandr` on `display` (to add monitors or change the resolution), failing on an error.
+    public static func xrandr(_ display: String, _ arguments: String...) throws {
+        let result = try run("xrandr", ["-display", display] + arguments)
+        guard result.status == 0 else { throw TestFailure("xrandr \(arguments.joined(separator: " ")): \(result.stderr)") }
+    }
+
     /// A fresh empty folder for one test's files.
     public static func temporaryFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("podium-test-\(UUID().uuidString)")
@@ -138,6 +144,12 @@ public final class RunningCommand: @unchecked Sendable {
     }
 
     public func signal(_ number: Int32) { child.signal(number) }
+
+    /// Ctrl-C, and the end that follows.
+    public func interrupt(timeout: TimeInterval = 20) throws -> CommandResult {
+        signal(SIGINT)
+        return try wait(timeout: timeout)
+    }
 
     /// Waits for the end (killing the program after `timeout`).
     public func wait(timeout: TimeInterval = 60) throws -> CommandResult {

@@ -14,8 +14,7 @@ import Testing
         try run.waitForStderr(containing: "showing on")
         Thread.sleep(forTimeInterval: 1.5)
         let shown = try Tools.grabScreen(screen.display, width: target.width, height: target.height)
-        run.signal(SIGINT)
-        let result = try run.wait(timeout: 20)
+        let result = try run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("shown"))
         return shown
@@ -182,8 +181,7 @@ import Testing
         let shown = try #require(found)
         #expect(shown.rect == expected)
         #expect(shown.solid)
-        run.signal(SIGINT)
-        #expect(try run.wait(timeout: 20).status == 0)
+        #expect(try run.interrupt().status == 0)
     }
 
     @Test func pictureInPictureMovesAndResizesWithTheMouse() throws {
@@ -200,8 +198,7 @@ import Testing
         try mouse.drag(from: (298, 218), to: (0, 0), windowOrigin: (62, 42))
         Thread.sleep(forTimeInterval: 0.7)
         #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 640, height: 480), width: 640)?.rect == [62, 42, 85, 64], "no side under 64")
-        run.signal(SIGINT)
-        #expect(try run.wait(timeout: 20).status == 0)
+        #expect(try run.interrupt().status == 0)
     }
 
     @Test func waitsForTheTargetDisplayAndFollowsItThroughRestarts() throws {
@@ -224,8 +221,7 @@ import Testing
             #expect(run.isRunning, "still waiting, without error")
             _ = screen
         }
-        run.signal(SIGINT)
-        let result = try run.wait(timeout: 20)
+        let result = try run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
     }
 
@@ -234,25 +230,21 @@ import Testing
         let screen = try XvfbServer(width: 320, height: 240)
         let painter = try Painter(display: source.display)
         try painter.fill(x: 0, y: 0, width: 640, height: 480, bgra: Self.red)
-        for arguments in [["--newmode", "podium-small", "6", "320", "336", "368", "400", "240", "243", "247", "250"], ["--addmode", "screen", "podium-small"]] {
-            let added = try Tools.run("xrandr", ["-display", source.display] + arguments)
-            try #require(added.status == 0, "\(added.stderr)")
-        }
+        try Tools.xrandr(source.display, "--newmode", "podium-small", "6", "320", "336", "368", "400", "240", "243", "247", "250")
+        try Tools.xrandr(source.display, "--addmode", "screen", "podium-small")
         let folder = try Tools.temporaryFolder()
         let recording = folder.appendingPathComponent("talk.mkv").path
         let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
                                                      "--no-cursor", "--duration", "30s", "--to", recording], environment: [:])
         try run.waitForStderr(containing: "showing on")
         Thread.sleep(forTimeInterval: 0.5)
-        let switched = try Tools.run("xrandr", ["-display", source.display, "--output", "screen", "--mode", "podium-small"])
-        try #require(switched.status == 0, "\(switched.stderr)")
+        try Tools.xrandr(source.display, "--output", "screen", "--mode", "podium-small")
         try run.waitForStderr(containing: "is now 320x240")
         try painter.fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.blue)
         Thread.sleep(forTimeInterval: 1)
         let shown = try Tools.grabScreen(screen.display, width: 320, height: 240)
         #expect(box(of: Self.blue, in: shown, width: 320)?.rect == [0, 0, 320, 240], "B shows the new 320x240 picture 1:1")
-        run.signal(SIGINT)
-        let result = try run.wait(timeout: 20)
+        let result = try run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
         // The recording keeps its size; the smaller picture fills it (same aspect).
         let probe = try Tools.probe(recording)
@@ -268,26 +260,42 @@ extension MirrorFollowsTests {
     @Test func waitsForAMonitorThatIsNotCapturedAndLeavesWhenItGoes() throws {
         let server = try XvfbServer(width: 640, height: 240)
         try Painter(display: server.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.red)
-        func xrandr(_ arguments: String...) throws {
-            let result = try Tools.run("xrandr", ["-display", server.display] + arguments)
-            try #require(result.status == 0, "\(result.stderr)")
-        }
         // The screen's own monitor covers both halves, so it overlaps the capture too.
-        try xrandr("--setmonitor", "LEFT", "320/85x240/64+0+0", "none")
+        try Tools.xrandr(server.display, "--setmonitor", "LEFT", "320/85x240/64+0+0", "none")
         let run = try Tools.start(Tools.podium.path, ["mirror", "--display", server.display, "--monitor", "LEFT",
                                                      "--no-cursor", "--duration", "60s"], environment: [:])
         try run.waitForStderr(containing: "has no monitor besides the captured one")
-        try xrandr("--setmonitor", "RIGHT", "320/85x240/64+320+0", "none")
+        try Tools.xrandr(server.display, "--setmonitor", "RIGHT", "320/85x240/64+320+0", "none")
         try run.waitForStderr(containing: "showing on RIGHT")
         Thread.sleep(forTimeInterval: 0.7)
         let right = try Tools.grabScreen(server.display, width: 640, height: 240)
         #expect(box(of: Self.red, in: right, width: 640)?.rect == [0, 0, 640, 240], "the left half, mirrored on the right half")
-        try xrandr("--delmonitor", "RIGHT")
+        try Tools.xrandr(server.display, "--delmonitor", "RIGHT")
         try run.waitForStderr(containing: "has no monitor besides the captured one", times: 2)
         Thread.sleep(forTimeInterval: 0.5)
         let gone = try Tools.grabScreen(server.display, width: 640, height: 240)
         #expect(box(of: Self.red, in: gone, width: 640)?.rect == [0, 0, 320, 240], "the window closed")
-        run.signal(SIGINT)
-        #expect(try run.wait(timeout: 20).status == 0)
+        #expect(try run.interrupt().status == 0)
+    }
+}
+
+extension MirrorFollowsTests {
+    /// `podium stream --to window:MONITOR` is the same window as a branch beside the encoder.
+    @Test func streamShowsAWindowBesideARecording() throws {
+        let server = try XvfbServer(width: 640, height: 240)
+        try Painter(display: server.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.red)
+        try Tools.xrandr(server.display, "--setmonitor", "LEFT", "320/85x240/64+0+0", "none")
+        try Tools.xrandr(server.display, "--setmonitor", "RIGHT", "320/85x240/64+320+0", "none")
+        let recording = try Tools.temporaryFolder().appendingPathComponent("left.mkv").path
+        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--monitor", "LEFT", "--no-cursor",
+                                                     "--duration", "30s", "--to", "window:RIGHT", "--to", recording], environment: [:])
+        try run.waitForStderr(containing: "showing on RIGHT")
+        Thread.sleep(forTimeInterval: 0.7)
+        let shown = try Tools.grabScreen(server.display, width: 640, height: 240)
+        #expect(box(of: Self.red, in: shown, width: 640)?.rect == [0, 0, 640, 240], "the left half, shown on the right half")
+        let result = try run.interrupt()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("shown"))
+        #expect(try Tools.probe(recording).frames > 10)
     }
 }

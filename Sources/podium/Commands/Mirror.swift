@@ -63,8 +63,8 @@ extension Podium {
         @OptionGroup(title: "Run") var runOptions: RunOptions
 
         @Option(name: .customLong("to"), help: ArgumentHelp("Also record or stream to a file or URL, as in 'podium stream'.", valueName: "URL"),
-                transform: parsed(SinkURL.init(parsing:)))
-        var outputs: [SinkURL] = []
+                transform: parsed(Destination.init(parsing:)))
+        var outputs: [Destination] = []
 
         /// `--pip-size` alone asks for picture-in-picture too.
         var pictureInPicture: PictureInPicture? {
@@ -80,64 +80,28 @@ extension Podium {
 
         func run() async throws {
             let logger = PipelineSetup.logger(runOptions)
-            try PipelineSetup.validateOutputs(outputs, encode: encode, run: runOptions)
+            let streams = outputs.compactMap(\.sinkURL)
+            if let window = outputs.first(where: { $0.windowMonitor != nil }) {
+                throw PodiumError.usage("--to '\(window)': mirror shows its window already; place it with --on or --on-display")
+            }
+            try PipelineSetup.validateOutputs(streams, encode: encode, run: runOptions)
             let (connection, region, captured) = try PipelineSetup.openCapture(capture)
-            let sameScreen = onDisplay == nil || onDisplay == connection.displayName
-            let targetDisplay = sameScreen ? connection.displayName : onDisplay!
-            let target = WindowTarget(monitor: on, avoiding: sameScreen ? region : nil)
-            // Another display may not be up yet: the window waits for it.
-            let targetConnection = sameScreen ? try XConnection(display: targetDisplay) : try? XConnection(display: targetDisplay)
-            if let targetConnection { try check(target, on: targetConnection, region: region) }
-
-            let counters = PipelineCounters(targetFPS: capture.fps.framesPerSecond, sinkURLs: outputs.map(\.description), hasWindow: true)
-            let spec = WindowBranch.Spec(
-                display: targetDisplay, target: target, windowed: windowed, pictureInPicture: pictureInPicture, fit: fit,
-                background: background, filter: scale.scaleFilter, title: "Podium: \(connection.displayName) \(captured?.name ?? region.description)",
-                pictureSize: region.size
-            )
-            var branches: [any FrameBranch] = [WindowBranch(spec: spec, connection: targetConnection, counters: counters)]
+            let counters = PipelineCounters(targetFPS: capture.fps.framesPerSecond, sinkURLs: streams.map(\.description), hasWindow: true)
+            let request = WindowRequest(monitor: on, display: onDisplay, windowed: windowed, pictureInPicture: pictureInPicture, fit: fit, background: background)
+            let (window, targetDisplay) = try request.branch(capturing: connection, region: region, captured: captured, filter: scale.scaleFilter, counters: counters)
+            var branches: [any FrameBranch] = [window]
             var encoding = ""
-            if !outputs.isEmpty {
+            if !streams.isEmpty {
                 let (branch, encoder) = try PipelineSetup.encodeBranch(
-                    outputs: outputs, region: region, capture: capture, scale: scale, encode: encode, counters: counters, logger: logger
+                    outputs: streams, region: region, capture: capture, scale: scale, encode: encode, counters: counters, logger: logger
                 )
                 branches.append(branch)
-                encoding = "; " + PipelineSetup.describe(encoder, outputs: outputs)
+                encoding = "; " + PipelineSetup.describe(encoder, outputs: streams)
             }
-
-            // Each branch holds up to two frames (one pending, one in use), the window one more on screen.
-            let screen = ScreenCapture(connection: connection, region: region, monitorName: captured?.name, allowSharedMemory: !capture.noSharedMemory,
-                                       drawCursor: capture.cursor, bufferCount: 2 + 2 * branches.count + 1, logger: logger)
-            let pipeline = Pipeline(
-                capture: screen, branches: branches, counters: counters, fps: capture.fps,
-                limits: .init(duration: runOptions.duration, frames: runOptions.frames), logger: logger
-            )
-            logger.notice("\(capture.describe(region: region, on: connection, method: screen.method)); mirroring to \(targetDisplay)\(encoding)")
+            let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture,
+                                                            branches: branches, counters: counters, run: runOptions, logger: logger)
+            logger.notice("\(capture.describe(region: region, on: connection, method: method)); mirroring to \(targetDisplay)\(encoding)")
             try await PipelineSetup.run(pipeline, run: runOptions, logger: logger)
-        }
-
-        /// Refuses, before anything is shown, a target that cannot be: an unknown monitor, one that
-        /// would show the window to itself, a picture-in-picture size that does not fit. A monitor
-        /// that is merely absent now (a known output with nothing plugged in) is waited for.
-        private func check(_ target: WindowTarget, on display: XConnection, region: PixelRect) throws(PodiumError) {
-            let layout = display.layout()
-            if let on, case .name(let name) = on, !layout.monitors.contains(where: { $0.name == name }), display.outputNames().contains(name) {
-                return
-            }
-            let candidates = WindowTarget.candidates(layout.monitors, screen: layout.size)
-            if let on { _ = try on.select(from: candidates) }
-            switch target.search(layout.monitors, screen: layout.size) {
-            case .coversCapture(let monitor) where !windowed:
-                let others = candidates.filter { !$0.rect.intersects(region) }.map(\.name)
-                let advice = others.isEmpty ? "pass --on-display :N for another display" : "pick " + others.joined(separator: " or ")
-                throw .usage("--on '\(monitor.name)' would cover the captured area \(region) and mirror itself; \(advice)")
-            case .found(let monitor):
-                if let pipSize, let problem = pictureInPicture?.sizeProblem(on: monitor.rect) {
-                    throw .usage("--pip-size '\(pipSize)' \(problem) \(monitor.name)")
-                }
-            default:
-                break
-            }
         }
     }
 }

@@ -16,6 +16,7 @@ extension Podium {
                   udp://HOST:PORT                      MPEG-TS datagrams of 1316 bytes
                   tcp://HOST:PORT                      MPEG-TS to a listening peer
                   tcp://HOST:PORT?listen               MPEG-TS to the one client that connects
+                  window[:MONITOR]                     a fullscreen window, as 'podium mirror' shows
 
                 Ctrl-C (or SIGTERM) stops capture, flushes the encoder and finalizes every output; \
                 a second Ctrl-C exits at once.
@@ -34,29 +35,40 @@ extension Podium {
         @OptionGroup(title: "Encode") var encode: EncodeOptions
         @OptionGroup(title: "Run") var runOptions: RunOptions
 
-        @Option(name: .customLong("to"), help: ArgumentHelp("An output: a file or a URL (see above). Repeat for several.", valueName: "URL"),
-                transform: parsed(SinkURL.init(parsing:)))
-        var outputs: [SinkURL] = []
+        @Option(name: .customLong("to"), help: ArgumentHelp("An output: a file, a URL or a window (see above). Repeat for several.", valueName: "URL"),
+                transform: parsed(Destination.init(parsing:)))
+        var outputs: [Destination] = []
 
         func validate() throws {
             guard !outputs.isEmpty else { throw ValidationError("nothing to write to: pass --to FILE or --to URL") }
+            if outputs.count(where: { $0.windowMonitor != nil }) > 1 { throw ValidationError("--to window can be given once") }
         }
 
         func run() async throws {
             let logger = PipelineSetup.logger(runOptions)
-            try PipelineSetup.validateOutputs(outputs, encode: encode, run: runOptions)
+            let streams = outputs.compactMap(\.sinkURL)
+            try PipelineSetup.validateOutputs(streams, encode: encode, run: runOptions)
             let (connection, region, captured) = try PipelineSetup.openCapture(capture)
-            let counters = PipelineCounters(targetFPS: capture.fps.framesPerSecond, sinkURLs: outputs.map(\.description))
-            let (branch, encoder) = try PipelineSetup.encodeBranch(
-                outputs: outputs, region: region, capture: capture, scale: scale, encode: encode, counters: counters, logger: logger
-            )
-            let screen = ScreenCapture(connection: connection, region: region, monitorName: captured?.name, allowSharedMemory: !capture.noSharedMemory,
-                                       drawCursor: capture.cursor, logger: logger)
-            let pipeline = Pipeline(
-                capture: screen, branches: [branch], counters: counters, fps: capture.fps,
-                limits: .init(duration: runOptions.duration, frames: runOptions.frames), logger: logger
-            )
-            logger.notice("\(capture.describe(region: region, on: connection, method: screen.method)); \(PipelineSetup.describe(encoder, outputs: outputs))")
+            let windowMonitor = outputs.lazy.compactMap(\.windowMonitor).first
+            let counters = PipelineCounters(targetFPS: capture.fps.framesPerSecond, sinkURLs: streams.map(\.description), hasWindow: windowMonitor != nil)
+            var branches: [any FrameBranch] = []
+            var parts: [String] = []
+            if let windowMonitor {
+                let request = WindowRequest(monitor: windowMonitor, naming: { "--to 'window:\($0)'" })
+                let (window, targetDisplay) = try request.branch(capturing: connection, region: region, captured: captured, filter: scale.scaleFilter, counters: counters)
+                branches.append(window)
+                parts.append("showing in a window on \(targetDisplay)")
+            }
+            if !streams.isEmpty {
+                let (branch, encoder) = try PipelineSetup.encodeBranch(
+                    outputs: streams, region: region, capture: capture, scale: scale, encode: encode, counters: counters, logger: logger
+                )
+                branches.append(branch)
+                parts.append(PipelineSetup.describe(encoder, outputs: streams))
+            }
+            let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture,
+                                                            branches: branches, counters: counters, run: runOptions, logger: logger)
+            logger.notice("\(capture.describe(region: region, on: connection, method: method)); \(parts.joined(separator: "; "))")
             try await PipelineSetup.run(pipeline, run: runOptions, logger: logger)
         }
     }

@@ -64,6 +64,20 @@ enum PipelineSetup {
         return (EncodeBranch(encoder: encoder, sinks: sinks, counters: counters), encoder)
     }
 
+    /// The capture and the pipeline over `branches`.
+    /// - Returns: the pipeline, and how it grabs (for the start message).
+    static func pipeline(
+        capturing connection: XConnection, region: PixelRect, captured: Monitor?, capture: CaptureOptions, branches: [any FrameBranch],
+        counters: PipelineCounters, run: RunOptions, logger: Logger
+    ) -> (Pipeline, ScreenGrabber.Method) {
+        // Each branch holds up to two frames (one pending, one in use), and a window one more on screen.
+        let screen = ScreenCapture(connection: connection, region: region, monitorName: captured?.name, allowSharedMemory: !capture.noSharedMemory,
+                                   drawCursor: capture.cursor, bufferCount: 2 + 2 * branches.count + (counters.hasWindow ? 1 : 0), logger: logger)
+        let pipeline = Pipeline(capture: screen, branches: branches, counters: counters, fps: capture.fps,
+                                limits: .init(duration: run.duration, frames: run.frames), logger: logger)
+        return (pipeline, screen.method)
+    }
+
     /// One line describing an encoder, for the start message.
     static func describe(_ encoder: VideoEncoder, outputs: [SinkURL]) -> String {
         let settings = encoder.settings

@@ -1,0 +1,57 @@
+import PodiumCore
+import PodiumX11
+
+/// A window branch as the user asked for it: by `podium mirror`'s flags, or by `--to window[:MONITOR]`.
+struct WindowRequest {
+    var monitor: MonitorSelector?
+    /// Another X display or screen; `nil` is the captured one.
+    var display: String?
+    var windowed = false
+    var pictureInPicture: PictureInPicture?
+    var fit = FitMode.contain
+    var background = RGBColor(red: 0, green: 0, blue: 0)
+    /// How messages name the monitor option: `--on 'HDMI-1'`, or `--to 'window:HDMI-1'`.
+    var naming: @Sendable (String) -> String = { "--on '\($0)'" }
+
+    /// Opens the target display (another display that is not up yet is waited for), refuses a
+    /// target that cannot be, and makes the branch.
+    /// - Returns: the branch and the target display's name.
+    func branch(capturing connection: XConnection, region: PixelRect, captured: Monitor?, filter: ScaleFilter,
+                counters: PipelineCounters) throws(PodiumError) -> (WindowBranch, String) {
+        let sameScreen = display == nil || display == connection.displayName
+        let targetDisplay = sameScreen ? connection.displayName : display!
+        let target = WindowTarget(monitor: monitor, avoiding: sameScreen ? region : nil)
+        let targetConnection = sameScreen ? try XConnection(display: targetDisplay) : try? XConnection(display: targetDisplay)
+        if let targetConnection { try check(target, on: targetConnection, region: region) }
+        let spec = WindowBranch.Spec(
+            display: targetDisplay, target: target, windowed: windowed, pictureInPicture: pictureInPicture, fit: fit,
+            background: background, filter: filter, title: "Podium: \(connection.displayName) \(captured?.name ?? region.description)",
+            pictureSize: region.size
+        )
+        return (WindowBranch(spec: spec, connection: targetConnection, counters: counters), targetDisplay)
+    }
+
+    /// Refuses, before anything is shown, a target that cannot be: an unknown monitor, one that
+    /// would show the window to itself, a picture-in-picture size that does not fit. A monitor
+    /// that is merely absent now (a known output with nothing plugged in) is waited for.
+    private func check(_ target: WindowTarget, on display: XConnection, region: PixelRect) throws(PodiumError) {
+        let layout = display.layout()
+        if case .name(let name) = monitor, !layout.monitors.contains(where: { $0.name == name }), display.outputNames().contains(name) {
+            return
+        }
+        let candidates = WindowTarget.candidates(layout.monitors, screen: layout.size)
+        if let monitor { _ = try monitor.select(from: candidates) }
+        switch target.search(layout.monitors, screen: layout.size) {
+        case .coversCapture(let chosen) where !windowed:
+            let others = candidates.filter { !$0.rect.intersects(region) }.map(\.name)
+            let advice = others.isEmpty ? "pass --on-display :N for another display" : "pick " + others.joined(separator: " or ")
+            throw .usage("\(naming(chosen.name)) would cover the captured area \(region) and mirror itself; \(advice)")
+        case .found(let chosen):
+            if let pictureInPicture, let size = pictureInPicture.size, let problem = pictureInPicture.sizeProblem(on: chosen.rect) {
+                throw .usage("--pip-size '\(size)' \(problem) \(chosen.name)")
+            }
+        default:
+            break
+        }
+    }
+}
