@@ -299,3 +299,29 @@ extension MirrorFollowsTests {
         #expect(try Tools.probe(recording).frames > 10)
     }
 }
+
+extension MirrorFollowsTests {
+    @Test func latencyTimesChangesThroughARunningMirror() throws {
+        let source = try XvfbServer(width: 640, height: 360)
+        let screen = try XvfbServer(width: 320, height: 240)
+        let mirror = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
+                                                        "--no-cursor", "--duration", "60s"], environment: [:])
+        try mirror.waitForStderr(containing: "showing on")
+        let result = try Tools.podium(["latency", "--display", source.display, "--on-display", screen.display, "--changes", "10", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let figures = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Double])
+        #expect(figures["changes"] == 10 && figures["missed"] == 0)
+        let median = try #require(figures["medianMs"])
+        // At 30 fps a change waits up to one frame interval for the next grab, then is shown.
+        #expect(median > 0 && median < 500, "median \(median) ms")
+        #expect(try mirror.interrupt().status == 0)
+    }
+
+    @Test func latencyWithoutAMirrorSaysSo() throws {
+        let source = try XvfbServer(width: 320, height: 240)
+        let screen = try XvfbServer(width: 320, height: 240)
+        let result = try Tools.podium(["latency", "--display", source.display, "--on-display", screen.display, "--changes", "10"])
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("never showed on \(screen.display)"))
+    }
+}

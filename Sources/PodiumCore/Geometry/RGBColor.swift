@@ -31,6 +31,17 @@ public struct RGBColor: Hashable, Sendable, CustomStringConvertible {
     /// The colour as one 32-bit BGRA pixel (as X stores 24-bit TrueColor).
     public var pixel: UInt32 { UInt32(red) << 16 | UInt32(green) << 8 | UInt32(blue) }
 
+    /// Reads a 32-bit BGRA pixel; the top byte is ignored.
+    public init(pixel: UInt32) {
+        self.init(red: UInt8(pixel >> 16 & 0xFF), green: UInt8(pixel >> 8 & 0xFF), blue: UInt8(pixel & 0xFF))
+    }
+
+    /// Whether every channel is within `tolerance` of `other`'s (scaling and chroma subsampling
+    /// move colours a little).
+    public func isNear(_ other: RGBColor, tolerance: Int) -> Bool {
+        abs(Int(red) - Int(other.red)) <= tolerance && abs(Int(green) - Int(other.green)) <= tolerance && abs(Int(blue) - Int(other.blue)) <= tolerance
+    }
+
     public var description: String {
         "#" + [red, green, blue].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
