@@ -31,6 +31,7 @@ let package = Package(
             pkgConfig: "libavcodec",
             providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswscale-dev"])]
         ),
+        .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         .target(
             name: "PodiumCore",
             dependencies: [
@@ -39,7 +40,7 @@ let package = Package(
             ]
         ),
         .target(name: "PodiumX11", dependencies: ["PodiumCore", "CXCB", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "PodiumMedia", dependencies: ["PodiumCore", "CFFmpeg", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "PodiumMedia", dependencies: ["PodiumCore", "CFFmpeg", "CYUV", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "podium",
             dependencies: [

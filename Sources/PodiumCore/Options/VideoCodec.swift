@@ -3,7 +3,10 @@ public enum VideoCodec: String, CaseIterable, Hashable, Sendable, Codable {
     case h264, hevc, vp9, av1, mjpeg
 }
 
-/// The libswscale filter `--scale-filter` picks for resizing.
+/// The filter `--scale-filter` picks for resizing.
 public enum ScaleFilter: String, CaseIterable, Hashable, Sendable, Codable {
+    /// Averages the pixels each output pixel covers when shrinking, bilinear when growing: sharp
+    /// and the cheapest good filter (libyuv for the window, libswscale's area filter for video).
+    case box
     case fast, bilinear, bicubic, lanczos
 }

@@ -73,6 +73,7 @@ final class FrameConverter {
 extension ScaleFilter {
     var swsFlags: Int32 {
         switch self {
+        case .box: SWS_AREA
         case .fast: SWS_FAST_BILINEAR
         case .bilinear: SWS_BILINEAR
         case .bicubic: SWS_BICUBIC

@@ -13,8 +13,8 @@ struct ScaleOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Multiply both sides by F (0.5 halves them).", valueName: "F"))
     var scale: Double?
 
-    @Option(name: .customLong("scale-filter"), help: "The libswscale filter used to resize.")
-    var scaleFilter: ScaleFilter = .bicubic
+    @Option(name: .customLong("scale-filter"), help: "The filter used to resize: box averages (libyuv), the others are libswscale's.")
+    var scaleFilter: ScaleFilter = .box
 
     var request: ScaleRequest {
         if let size { return .size(size) }
