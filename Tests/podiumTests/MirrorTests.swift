@@ -325,3 +325,29 @@ extension MirrorFollowsTests {
         #expect(result.stderr.contains("never showed on \(screen.display)"))
     }
 }
+
+extension MirrorFollowsTests {
+    /// A presenter's laptop runs a window manager: fullscreen is then asked of it (EWMH), not forced.
+    @Test func underAWindowManagerFullscreenIsTheManagersState() throws {
+        let source = try XvfbServer(width: 640, height: 480)
+        let screen = try XvfbServer(width: 320, height: 240)
+        let manager = try Tools.start("openbox", [], environment: ["DISPLAY": screen.display])
+        defer { _ = try? manager.interrupt() }
+        // Up once it names its check window on the root.
+        let deadline = Date().addingTimeInterval(10)
+        while try !Tools.run("xprop", ["-display", screen.display, "-root", "_NET_SUPPORTING_WM_CHECK"]).stdout.contains("window id"), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        try Painter(display: source.display).fill(x: 0, y: 0, width: 640, height: 480, bgra: Self.red)
+        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
+                                                     "--no-cursor", "--duration", "30s"], environment: [:])
+        try run.waitForStderr(containing: "showing on")
+        Thread.sleep(forTimeInterval: 1)
+        #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 320, height: 240), width: 320)?.rect == [0, 0, 320, 240])
+        let clients = try Tools.run("xprop", ["-display", screen.display, "-root", "_NET_CLIENT_LIST"])
+        let window = try #require(clients.stdout.split(separator: " ").last.map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) })
+        let state = try Tools.run("xprop", ["-display", screen.display, "-id", window, "_NET_WM_STATE"])
+        #expect(state.stdout.contains("_NET_WM_STATE_FULLSCREEN"), "\(state.stdout)")
+        #expect(try run.interrupt().status == 0)
+    }
+}
