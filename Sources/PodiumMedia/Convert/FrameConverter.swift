@@ -1,40 +1,62 @@
 import CFFmpeg
+import CYUV
 import PodiumCore
 
-/// Converts captured BGRA frames (or a rectangle of them) to another pixel format and size with
-/// libswscale: the encoder's YUV, or BGRA again for a window.
+/// Converts captured BGRA frames (or a rectangle of them) to another size and pixel format: the
+/// encoder's YUV 4:2:0, or BGRA again for a window.
 ///
-/// Not thread-safe: confine to the branch thread that owns the `SwsContext`.
+/// libyuv does the work when it can (the box and bilinear filters, or no scaling): it converts
+/// straight out of the capture buffer several times faster than libswscale. libswscale serves the
+/// filters libyuv lacks. Both use BT.601 colours, limited range for yuv420p and full for yuvj420p.
+/// Not thread-safe: confine to the branch thread that owns it.
 final class FrameConverter {
-    private let context: OpaquePointer
-    private let sourceSize: PixelSize
+    /// The picture size this converter reads.
+    let source: PixelSize
+    let output: PixelSize
+    private let format: AVPixelFormat
+    private let engine: Engine
     // Kept across frames so the hot path allocates nothing.
     private let sourcePlanes = UnsafeMutablePointer<UnsafePointer<UInt8>?>.allocate(capacity: 4)
     private let sourceStrides = UnsafeMutablePointer<Int32>.allocate(capacity: 4)
 
-    /// The corresponding C function is `sws_getContext`.
-    init(source: PixelSize, output: PixelSize, format: AVPixelFormat, filter: ScaleFilter) throws(PodiumError) {
-        guard let context = sws_getContext(
-            Int32(source.width), Int32(source.height), AV_PIX_FMT_BGRA,
-            Int32(output.width), Int32(output.height), format,
-            filter.swsFlags, nil, nil, nil
-        ) else {
-            throw .software("libswscale cannot convert \(source) BGRA to \(output) \(String(cString: av_get_pix_fmt_name(format)))")
+    private enum Engine {
+        /// libyuv; a BGRA picture of the output size holds the scaled picture before a YUV conversion.
+        case libyuv(FilterMode, scaled: HeapStorage?)
+        case swscale(OpaquePointer)
+    }
+
+    /// The corresponding C function is `sws_getContext`, for the filters libyuv lacks.
+    /// - Parameters:
+    ///   - format: `AV_PIX_FMT_BGRA`, `AV_PIX_FMT_YUV420P` or `AV_PIX_FMT_YUVJ420P`.
+    ///   - libswscaleOnly: the reference path, to check the fast one against.
+    init(source: PixelSize, output: PixelSize, format: AVPixelFormat, filter: ScaleFilter, libswscaleOnly: Bool = false) throws(PodiumError) {
+        self.source = source
+        self.output = output
+        self.format = format
+        let scaling = source != output
+        let shrinking = output.width < source.width || output.height < source.height
+        if !libswscaleOnly && (!scaling || filter == .box || filter == .bilinear) {
+            let mode = !scaling ? kFilterNone : (filter == .box && shrinking ? kFilterBox : kFilterBilinear)
+            engine = .libyuv(mode, scaled: scaling && format != AV_PIX_FMT_BGRA ? HeapStorage(capacity: output.area * 4) : nil)
+        } else {
+            guard let context = sws_getContext(
+                Int32(source.width), Int32(source.height), AV_PIX_FMT_BGRA,
+                Int32(output.width), Int32(output.height), format,
+                filter.swsFlags, nil, nil, nil
+            ) else {
+                throw .software("libswscale cannot convert \(source) BGRA to \(output) \(String(cString: av_get_pix_fmt_name(format)))")
+            }
+            engine = .swscale(context)
         }
-        self.context = context
-        self.sourceSize = source
         sourcePlanes.initialize(repeating: nil, count: 4)
         sourceStrides.initialize(repeating: 0, count: 4)
     }
 
     deinit {
-        sws_freeContext(context)
+        if case .swscale(let context) = engine { sws_freeContext(context) }
         sourcePlanes.deallocate()
         sourceStrides.deallocate()
     }
-
-    /// The picture size this converter reads.
-    var source: PixelSize { sourceSize }
 
     /// Writes `frame`'s picture into `target`'s planes (4:2:0), at `destination` (even
     /// coordinates) or over the whole picture.
@@ -59,14 +81,37 @@ final class FrameConverter {
         }
     }
 
-    /// Writes the `crop` rectangle of `frame` (of the size this converter was made for) into `planes`.
+    /// Writes the `crop` rectangle of `frame` (of the size this converter reads) into `planes`.
     ///
-    /// The corresponding C function is `sws_scale`.
+    /// The corresponding C functions are libyuv's `ARGBScale`, `ARGBToI420`, `ARGBToJ420` and
+    /// `ARGBCopy`, or `sws_scale`.
     func convert(_ frame: CapturedFrame, from crop: PixelRect, planes: UnsafePointer<UnsafeMutablePointer<UInt8>?>, strides: UnsafePointer<Int32>) {
-        let origin = frame.buffer.bytes + crop.y * frame.bytesPerRow + crop.x * 4
-        sourcePlanes[0] = UnsafePointer(origin.assumingMemoryBound(to: UInt8.self))
-        sourceStrides[0] = Int32(frame.bytesPerRow)
-        _ = sws_scale(context, sourcePlanes, sourceStrides, 0, Int32(sourceSize.height), planes, strides)
+        let origin = UnsafePointer((frame.buffer.bytes + crop.y * frame.bytesPerRow + crop.x * 4).assumingMemoryBound(to: UInt8.self))
+        switch engine {
+        case .swscale(let context):
+            sourcePlanes[0] = origin
+            sourceStrides[0] = Int32(frame.bytesPerRow)
+            _ = sws_scale(context, sourcePlanes, sourceStrides, 0, Int32(source.height), planes, strides)
+        case .libyuv(let mode, let scaled):
+            var picture = origin
+            var stride = Int32(frame.bytesPerRow)
+            let (width, height) = (Int32(output.width), Int32(output.height))
+            if format == AV_PIX_FMT_BGRA {
+                if mode == kFilterNone {
+                    _ = ARGBCopy(picture, stride, planes[0], strides[0], width, height)
+                } else {
+                    _ = ARGBScale(picture, stride, Int32(source.width), Int32(source.height), planes[0], strides[0], width, height, mode)
+                }
+                return
+            }
+            if let scaled {
+                let bytes = scaled.bytes.assumingMemoryBound(to: UInt8.self)
+                _ = ARGBScale(picture, stride, Int32(source.width), Int32(source.height), bytes, width * 4, width, height, mode)
+                (picture, stride) = (UnsafePointer(bytes), width * 4)
+            }
+            let toYUV = format == AV_PIX_FMT_YUVJ420P ? ARGBToJ420 : ARGBToI420
+            _ = toYUV(picture, stride, planes[0], strides[0], planes[1], strides[1], planes[2], strides[2], width, height)
+        }
     }
 }
 
