@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PodiumCore
 import PodiumTestSupport
@@ -10,7 +11,7 @@ import Testing
     /// Grabs `region` once and returns its bytes with the undefined alpha byte cleared.
     func grab(_ connection: XConnection, region: PixelRect, shm: Bool) throws -> (ScreenGrabber.Method, [UInt8]) {
         let capture = ScreenCapture(connection: connection, region: region, allowSharedMemory: shm, drawCursor: false, logger: logger)
-        let frame = try #require(try capture.capture(sequence: 0, time: 0))
+        guard case .frame(let frame) = try capture.capture(sequence: 0, time: 0) else { throw TestFailure("no frame") }
         defer { frame.buffer.share(with: 0) }
         let bytes = UnsafeRawBufferPointer(start: frame.buffer.bytes, count: region.width * region.height * 4)
         return (capture.method, bytes.enumerated().map { $0.offset % 4 == 3 ? 255 : $0.element })
@@ -80,5 +81,40 @@ import Testing
         #expect(CursorOverlay.over(0x8000_0000, 0xFFFF_FFFF) == 0xFF7F_7F7F)
         // Premultiplied half-white (0x80 in each channel) over black stays 0x80.
         #expect(CursorOverlay.over(0x8080_8080, 0xFF00_0000) == 0xFF80_8080)
+    }
+
+    /// With damage tracking: nothing grabbed while nothing changes; after changes, each buffer the
+    /// pool hands out is brought up to date by grabbing only changed rows, and matches the screen exactly.
+    @Test func damageGrabsOnlyWhatChangedAndStaysExact() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let painter = try Painter(display: server.display)
+        try painter.draw(TestPattern(width: 320, height: 240, seed: 5))
+        let connection = try XConnection(display: server.display)
+        let capture = ScreenCapture(connection: connection, region: PixelRect(x: 0, y: 0, width: 320, height: 240), allowSharedMemory: true,
+                                    drawCursor: false, tracksDamage: true, bufferCount: 3, logger: logger)
+        func take(evenIfUnchanged: Bool = false) throws -> [UInt8]? {
+            connection.sync()
+            Thread.sleep(forTimeInterval: 0.05)
+            switch try capture.capture(sequence: 0, time: 0, evenIfUnchanged: evenIfUnchanged) {
+            case .frame(let frame):
+                defer { frame.buffer.share(with: 0) }
+                let bytes = UnsafeRawBufferPointer(start: frame.buffer.bytes, count: 320 * 240 * 4)
+                return bytes.enumerated().map { $0.offset % 4 == 3 ? 255 : $0.element }
+            case .unchanged:
+                return nil
+            case .busy, .waiting:
+                throw TestFailure("no buffer")
+            }
+        }
+        #expect(try take() != nil, "the first frame is grabbed")
+        #expect(try take() == nil, "an unchanged screen is not grabbed")
+        #expect(try take(evenIfUnchanged: true) != nil, "the idle repeat is")
+        // Small changes in different rows; buffers rotate, each must end up exactly the screen.
+        for (step, y) in [10, 200, 57, 123, 10, 230].enumerated() {
+            let patch = TestPattern(width: 40, height: 7, seed: 20 + step)
+            try painter.draw(patch, x: 13 * step, y: y)
+            let shown = try #require(try take(), "a change is grabbed")
+            #expect(difference(shown, try Tools.grabScreen(server.display, width: 320, height: 240)) == nil, "step \(step)")
+        }
     }
 }

@@ -81,11 +81,11 @@ import Testing
         let folder = try Tools.temporaryFolder()
         let existing = folder.appendingPathComponent("keep.mkv")
         try Data("precious".utf8).write(to: existing)
-        let result = try Tools.podium(["stream", "--frames", "5", "--to", existing.path], display: server.display)
+        let result = try Tools.podium(["stream", "--constant-fps", "--frames", "5", "--to", existing.path], display: server.display)
         #expect(result.status == 73)
         #expect(result.stderr.contains("--overwrite"))
         #expect(try String(contentsOf: existing, encoding: .utf8) == "precious")
-        let replaced = try Tools.podium(["stream", "--frames", "5", "--overwrite", "--to", existing.path], display: server.display)
+        let replaced = try Tools.podium(["stream", "--constant-fps", "--frames", "5", "--overwrite", "--to", existing.path], display: server.display)
         #expect(replaced.status == 0)
         #expect(try Tools.probe(existing.path).frames == 5)
     }

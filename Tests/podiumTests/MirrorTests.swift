@@ -78,7 +78,7 @@ import Testing
         let output = folder.appendingPathComponent("talk.mkv").path
         let stats = folder.appendingPathComponent("stats.jsonl").path
         let result = try Tools.podium(["mirror", "--display", source.display, "--on-display", screen.display, "--no-cursor",
-                                       "--frames", "45", "--stats-json", stats, "--to", output])
+                                       "--constant-fps", "--frames", "45", "--stats-json", stats, "--to", output])
         #expect(result.status == 0, "\(result.stderr)")
         let summary = try #require(try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n").last)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])
@@ -287,7 +287,7 @@ extension MirrorFollowsTests {
         try Tools.xrandr(server.display, "--setmonitor", "LEFT", "320/85x240/64+0+0", "none")
         try Tools.xrandr(server.display, "--setmonitor", "RIGHT", "320/85x240/64+320+0", "none")
         let recording = try Tools.temporaryFolder().appendingPathComponent("left.mkv").path
-        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--monitor", "LEFT", "--no-cursor",
+        let run = try Tools.start(Tools.podium.path, ["stream", "--constant-fps", "--display", server.display, "--monitor", "LEFT", "--no-cursor",
                                                      "--duration", "30s", "--to", "window:RIGHT", "--to", recording], environment: [:])
         try run.waitForStderr(containing: "showing on RIGHT")
         Thread.sleep(forTimeInterval: 0.7)

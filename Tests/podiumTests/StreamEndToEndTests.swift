@@ -20,7 +20,7 @@ import Testing
 
     @Test func sixtyFramesToMatroskaDecodeToThePicture() throws {
         let output = path("out.mkv")
-        let result = try Tools.podium(["stream", "--frames", "60", "--no-cursor", "--to", output], display: server.display)
+        let result = try Tools.podium(["stream", "--constant-fps", "--frames", "60", "--no-cursor", "--to", output], display: server.display)
         #expect(result.status == 0, "\(result.stderr)")
         let probe = try Tools.probe(output)
         #expect(probe.frames == 60)
@@ -32,7 +32,7 @@ import Testing
 
     @Test func scaledAndRoundedToEvenSides() throws {
         let output = path("small.mp4")
-        let result = try Tools.podium(["stream", "--frames", "10", "--scale", "0.33", "--to", output], display: server.display)
+        let result = try Tools.podium(["stream", "--constant-fps", "--frames", "10", "--scale", "0.33", "--to", output], display: server.display)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("106x79 rounded to 106x78"), "320x240 × 0.33 is 106x79")
         let probe = try Tools.probe(output)
@@ -48,7 +48,7 @@ import Testing
         let received = path("udp.ts")
         let receiver = try Tools.start("ffmpeg", ["-v", "error", "-y", "-i", "udp://127.0.0.1:\(port)?timeout=3000000", "-c", "copy", received])
         Thread.sleep(forTimeInterval: 1)
-        let sent = try Tools.podium(["stream", "--frames", "90", "--no-cursor", "--to", "udp://127.0.0.1:\(port)"], display: server.display)
+        let sent = try Tools.podium(["stream", "--constant-fps", "--frames", "90", "--no-cursor", "--to", "udp://127.0.0.1:\(port)"], display: server.display)
         #expect(sent.status == 0, "\(sent.stderr)")
         _ = try receiver.wait(timeout: 30)
         let probe = try Tools.probe(received)
@@ -59,7 +59,7 @@ import Testing
 
     @Test func tcpListenerServesFFmpeg() throws {
         let port = Tools.freePort()
-        let sender = try Tools.start(Tools.podium.path, ["stream", "--duration", "4s", "--no-cursor", "--to", "tcp://127.0.0.1:\(port)?listen"],
+        let sender = try Tools.start(Tools.podium.path, ["stream", "--constant-fps", "--duration", "4s", "--no-cursor", "--to", "tcp://127.0.0.1:\(port)?listen"],
                                      environment: ["DISPLAY": server.display])
         try sender.waitForStderr(containing: "capturing")
         Thread.sleep(forTimeInterval: 0.5)
@@ -76,21 +76,21 @@ import Testing
     @Test func aSinkThatCannotConnectLeavesTheOthersRunning() throws {
         let output = path("kept.mkv")
         // Port 1 on loopback: nothing listens there, so the connection is refused at once.
-        let result = try Tools.podium(["stream", "--frames", "30", "--to", output, "--to", "tcp://127.0.0.1:1"], display: server.display)
+        let result = try Tools.podium(["stream", "--constant-fps", "--frames", "30", "--to", output, "--to", "tcp://127.0.0.1:1"], display: server.display)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("tcp://127.0.0.1:1"))
         #expect(try Tools.probe(output).frames == 30)
     }
 
     @Test func everySinkGoneExits74() throws {
-        let result = try Tools.podium(["stream", "--frames", "30", "--to", "tcp://127.0.0.1:1"], display: server.display)
+        let result = try Tools.podium(["stream", "--constant-fps", "--frames", "30", "--to", "tcp://127.0.0.1:1"], display: server.display)
         #expect(result.status == 74, "\(result.stderr)")
         #expect(result.stderr.contains("every output failed"))
     }
 
     @Test func interruptLeavesAPlayableMP4OfTheRightLength() throws {
         let output = path("talk.mp4")
-        let run = try Tools.start(Tools.podium.path, ["stream", "--to", output], environment: ["DISPLAY": server.display])
+        let run = try Tools.start(Tools.podium.path, ["stream", "--constant-fps", "--to", output], environment: ["DISPLAY": server.display])
         try run.waitForStderr(containing: "capturing")
         Thread.sleep(forTimeInterval: 2)
         run.signal(SIGINT)
@@ -105,7 +105,7 @@ import Testing
     @Test func losingTheXServerFinalizesTheRecording() throws {
         let own = try XvfbServer(width: 320, height: 240)
         let output = path("lost.mkv")
-        let run = try Tools.start(Tools.podium.path, ["stream", "--to", output], environment: ["DISPLAY": own.display])
+        let run = try Tools.start(Tools.podium.path, ["stream", "--constant-fps", "--to", output], environment: ["DISPLAY": own.display])
         try run.waitForStderr(containing: "capturing")
         Thread.sleep(forTimeInterval: 1.5)
         own.stop()
@@ -117,7 +117,7 @@ import Testing
 
     @Test func statsJSONHasOneObjectASecondAndASummary() throws {
         let stats = path("stats.jsonl")
-        let result = try Tools.podium(["stream", "--duration", "2500ms", "--quiet", "--stats-json", stats, "--to", path("s.ts")], display: server.display)
+        let result = try Tools.podium(["stream", "--constant-fps", "--duration", "2500ms", "--quiet", "--stats-json", stats, "--to", path("s.ts")], display: server.display)
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty, "--quiet prints nothing: \(result.stderr)")
         let lines = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n")
@@ -142,5 +142,25 @@ import Testing
         #expect(monitors.count == 1)
         let text = try Tools.podium(["displays"], display: server.display)
         #expect(text.stdout.contains("800x600+0+0"))
+    }
+}
+
+extension StreamEndToEndTests {
+    /// Damage-driven capture: a screen that does not change costs only the idle repeats, and a
+    /// change is picked up at once.
+    @Test func aStaticScreenSendsOnlyIdleRepeatsAndChangesGetThrough() throws {
+        let output = path("static.mkv")
+        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--no-cursor", "--fps", "30",
+                                                     "--duration", "3s", "--to", output], environment: [:])
+        Thread.sleep(forTimeInterval: 2)
+        let changed = TestPattern(width: 320, height: 240, seed: 12)
+        try Painter(display: server.display).draw(changed)
+        let result = try run.wait(timeout: 20)
+        #expect(result.status == 0, "\(result.stderr)")
+        // The first frame, one repeat a second, and the frame of the change (90 at a constant 30 fps).
+        let frames = try Tools.probe(output).frames
+        #expect((3...6).contains(frames), "\(frames) frames")
+        #expect(psnr(try Tools.decodeFrame(output, index: frames - 1), try Tools.reference(changed)) >= 40, "the change got through")
+        #expect(result.stderr.contains("unchanged"))
     }
 }

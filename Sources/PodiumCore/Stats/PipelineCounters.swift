@@ -23,6 +23,8 @@ public final class PipelineCounters: Sendable {
     public let captured = Atomic<Int>(0)
     /// Pacing slots missed because the loop fell behind.
     public let skipped = Atomic<Int>(0)
+    /// Slots with nothing new on screen (damage tracking): nothing was grabbed.
+    public let unchanged = Atomic<Int>(0)
     /// Slots lost because every frame buffer was still in use downstream.
     public let noBuffer = Atomic<Int>(0)
     /// Frames replaced in the encode slot before the encoder took them.

@@ -46,6 +46,8 @@ public struct StatsSample: Sendable, Codable, Equatable {
     public var elapsed: Double
     public var targetFPS: Int
     public var capturedFPS: Double
+    /// Slots per second with nothing new on screen, which cost no grab.
+    public var unchangedFPS: Double
     public var encodedFPS: Double
     /// Frames drawn in the window per second; `nil` without a window.
     public var presentedFPS: Double?
@@ -63,7 +65,7 @@ public struct StatsSampler {
     private struct Totals {
         var time: UInt64
         var cpu: UInt64
-        var captured = 0, encoded = 0, bytes = 0, skipped = 0, noBuffer = 0, encodeDropped = 0, presented = 0, windowDropped = 0
+        var captured = 0, unchanged = 0, encoded = 0, bytes = 0, skipped = 0, noBuffer = 0, encodeDropped = 0, presented = 0, windowDropped = 0
         var sinkBytes: [Int] = []
         var sinkDropped: [Int] = []
     }
@@ -120,6 +122,7 @@ public struct StatsSampler {
             elapsed: Double(new.time - start.time) / 1e9,
             targetFPS: counters.targetFPS,
             capturedFPS: Double(new.captured - old.captured) / seconds,
+            unchangedFPS: Double(new.unchanged - old.unchanged) / seconds,
             encodedFPS: Double(new.encoded - old.encoded) / seconds,
             presentedFPS: counters.hasWindow ? Double(new.presented - old.presented) / seconds : nil,
             frames: new.encoded - old.encoded,
@@ -142,6 +145,7 @@ public struct StatsSampler {
             time: time,
             cpu: cpu,
             captured: counters.captured.load(ordering: .relaxed),
+            unchanged: counters.unchanged.load(ordering: .relaxed),
             encoded: counters.encoded.load(ordering: .relaxed),
             bytes: counters.encodedBytes.load(ordering: .relaxed),
             skipped: counters.skipped.load(ordering: .relaxed),
@@ -179,6 +183,7 @@ extension StatsSample {
         var parts = ["\(fixed(elapsed))s"]
         if let presentedFPS { parts.append("shown \(fixed(presentedFPS))/\(targetFPS)") }
         if !sinks.isEmpty { parts.append("fps \(fixed(encodedFPS))/\(targetFPS)") }
+        if unchangedFPS > 0 { parts.append("unchanged \(fixed(unchangedFPS))/s") }
         parts.append("drop \(drops.total) (late \(drops.skipped) busy \(drops.noBuffer + drops.encoder + drops.window) sink \(drops.sinks))")
         var times = [stage("grab", stages.grab)]
         if presentedFPS != nil { times.append(stage("show", stages.present)) }

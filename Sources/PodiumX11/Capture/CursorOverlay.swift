@@ -30,23 +30,36 @@ public final class CursorOverlay: @unchecked Sendable {
         connection.flush()
     }
 
-    /// Asks where the pointer is; send before the grab, collect with `draw` after it.
+    /// Where the pointer is on the screen, and whether on this screen at all.
+    struct Position: Equatable {
+        var x: Int
+        var y: Int
+        var onScreen: Bool
+    }
+
+    /// Asks where the pointer is; send before the grab, collect with `position` after it.
     func requestPosition() -> xcb_query_pointer_cookie_t {
         xcb_query_pointer(connection.raw, connection.root)
     }
 
-    /// Blends the cursor into `frame`, which shows `region` of the root window.
-    func draw(into frame: CapturedFrame, region: PixelRect, position cookie: xcb_query_pointer_cookie_t) {
-        let pointer = try? connection.withReply({ xcb_query_pointer_reply($0, cookie, $1) }) { reply in
-            (x: Int(reply.pointee.root_x), y: Int(reply.pointee.root_y), sameScreen: reply.pointee.same_screen != 0)
+    /// The answer to `requestPosition`.
+    func position(_ cookie: xcb_query_pointer_cookie_t) -> Position? {
+        try? connection.withReply({ xcb_query_pointer_reply($0, cookie, $1) }) { reply in
+            Position(x: Int(reply.pointee.root_x), y: Int(reply.pointee.root_y), onScreen: reply.pointee.same_screen != 0)
         }
+    }
+
+    /// Blends the cursor into `frame`, which shows `region` of the root window.
+    /// - Returns: the frame's rows it drew on (they no longer match the screen).
+    @discardableResult
+    func draw(into frame: CapturedFrame, region: PixelRect, at pointer: Position?) -> Range<Int>? {
         refreshImageIfChanged()
-        guard let pointer, pointer.sameScreen, !pixels.isEmpty else { return }
+        guard let pointer, pointer.onScreen, !pixels.isEmpty else { return nil }
         let left = pointer.x - hotspot.x - region.x
         let top = pointer.y - hotspot.y - region.y
         let columns = max(0, -left)..<min(size.width, region.width - left)
         let rows = max(0, -top)..<min(size.height, region.height - top)
-        guard !columns.isEmpty, !rows.isEmpty else { return }
+        guard !columns.isEmpty, !rows.isEmpty else { return nil }
         pixels.withUnsafeBufferPointer { source in
             for row in rows {
                 let line = (frame.buffer.bytes + (top + row) * frame.bytesPerRow + left * 4).assumingMemoryBound(to: UInt32.self)
@@ -55,6 +68,7 @@ public final class CursorOverlay: @unchecked Sendable {
                 }
             }
         }
+        return (top + rows.lowerBound)..<(top + rows.upperBound)
     }
 
     /// `source` over `destination`, with `source` premultiplied: each channel `s + d × (255 − α) / 255`.

@@ -6,11 +6,28 @@ import Glibc
 #endif
 
 /// Takes frames of one screen region: the grab, then the cursor drawn in. Follows the captured
-/// monitor when the screen's layout changes (a new resolution), without a restart.
+/// monitor when the screen's layout changes (a new resolution), without a restart. With damage
+/// tracking, a screen that did not change is not grabbed at all, and a change only in its rows.
 ///
 /// Not thread-safe: confine to the capture thread, which owns the connection.
 public final class ScreenCapture: @unchecked Sendable {
+    /// What one capture slot gave.
+    public enum Outcome {
+        case frame(CapturedFrame)
+        /// Nothing changed on screen (with damage tracking): nothing was grabbed.
+        case unchanged
+        /// Every buffer is still in use downstream.
+        case busy
+        /// The captured monitor is gone for now.
+        case waiting
+    }
+
     public private(set) var grabber: ScreenGrabber
+    /// `nil` when every frame is grabbed whole (`--constant-fps`, or a server without Damage).
+    private var damage: DamageTracker?
+    private let tracksDamage: Bool
+    /// Where the cursor was drawn last, to see that it moved.
+    private var lastPointer: CursorOverlay.Position?
     /// The RandR monitor being captured, followed through layout changes; `nil` for a fixed region.
     public let monitorName: String?
     private let cursor: CursorOverlay?
@@ -26,9 +43,10 @@ public final class ScreenCapture: @unchecked Sendable {
 
     /// - Parameter monitorName: the captured monitor's name, to follow it when the layout changes.
     /// - Parameter drawCursor: `--cursor`; ignored (with a notice) when the server lacks XFixes.
+    /// - Parameter tracksDamage: grab only what changed; `false` grabs every frame whole (`--constant-fps`).
     /// - Parameter bufferCount: frames that may be in flight at once across every branch.
     public init(connection: XConnection, region: PixelRect, monitorName: String? = nil, allowSharedMemory: Bool, drawCursor: Bool,
-                bufferCount: Int = 4, logger: Logger) {
+                tracksDamage: Bool = false, bufferCount: Int = 4, logger: Logger) {
         self.connection = connection
         self.monitorName = monitorName
         self.allowSharedMemory = allowSharedMemory
@@ -40,37 +58,50 @@ public final class ScreenCapture: @unchecked Sendable {
             logger.notice("the X server has no XFixes extension; capturing without the cursor")
         }
         layoutEvents = connection.watchLayout()
+        self.tracksDamage = tracksDamage
+        damage = tracksDamage ? DamageTracker(connection: connection, region: region, bufferCount: bufferCount) : nil
+        if tracksDamage && damage == nil {
+            logger.notice("the X server has no Damage extension; grabbing every frame whole")
+        }
     }
 
     public var region: PixelRect { grabber.region }
-    /// Whether the captured area is gone for now (frames are not being taken).
-    public var isWaiting: Bool { missing != nil }
     public var method: ScreenGrabber.Method { grabber.method }
 
-    /// Grabs one frame into a free buffer.
-    /// - Returns: `nil` when every buffer is still in use downstream, or the captured area is
-    ///   gone or just changed (the slot is skipped).
+    /// Grabs one frame into a free buffer, when the screen changed or `evenIfUnchanged`.
     /// - Throws: when the X server refused or went away.
-    public func capture(sequence: UInt64, time: UInt64) throws(X11RequestError) -> CapturedFrame? {
+    public func capture(sequence: UInt64, time: UInt64, evenIfUnchanged: Bool = true) throws(X11RequestError) -> Outcome {
         handleEvents()
         if layoutChanged { followLayout() }
-        guard missing == nil, let buffer = grabber.pool.acquire() else { return nil }
-        let position = cursor?.requestPosition()
+        guard missing == nil else { return .waiting }
+        let pointerCookie = cursor?.requestPosition()
+        var changed = damage == nil || evenIfUnchanged
+        if let damage, damage.isPending, damage.collect() { changed = true }
+        let pointer = pointerCookie.flatMap { cursor?.position($0) }
+        if pointer != lastPointer || cursor?.stale == true { changed = true }
+        guard changed else { return .unchanged }
+        guard let buffer = grabber.pool.acquire() else { return .busy }
         do {
-            try grabber.grab(into: buffer)
+            // A buffer from the pool needs only the rows that changed since it was last filled.
+            try grabber.grab(into: buffer, rows: damage.map { $0.takeStaleRows(of: buffer.index) ?? 0..<0 })
         } catch {
             buffer.share(with: 0)
+            damage?.markStale(0..<grabber.region.height, onlyIn: buffer.index)
             // A grab that raced a resolution change fails with BadMatch before the notice arrives.
             guard error.code != 0 else { throw error }
             let before = grabber.region
             followLayout()
-            if grabber.region != before || missing != nil { return nil }
+            if grabber.region != before { return .busy }
+            if missing != nil { return .waiting }
             throw error
         }
         let frame = CapturedFrame(buffer: buffer, size: grabber.region.size, bytesPerRow: grabber.bytesPerRow, captureTime: time, sequence: sequence)
-        handleEvents()
-        if let cursor, let position { cursor.draw(into: frame, region: grabber.region, position: position) }
-        return frame
+        if let cursor {
+            lastPointer = pointer
+            // The cursor's rows in this buffer now differ from the screen: grab them again next time.
+            if let drawn = cursor.draw(into: frame, region: grabber.region, at: pointer) { damage?.markStale(drawn, onlyIn: buffer.index) }
+        }
+        return .frame(frame)
     }
 
     /// Reads what the server reported: cursor changes and layout changes.
@@ -78,6 +109,7 @@ public final class ScreenCapture: @unchecked Sendable {
         while let event = xcb_poll_for_event(connection.raw) {
             let type = event.pointee.response_type & 0x7F
             if let cursor, type == cursor.cursorNotifyEvent { cursor.stale = true }
+            if let damage, type == damage.notifyEvent { damage.isPending = true }
             if let base = layoutEvents, type == base + UInt8(XCB_RANDR_SCREEN_CHANGE_NOTIFY) || type == base + UInt8(XCB_RANDR_NOTIFY) {
                 layoutChanged = true
             }
@@ -106,6 +138,7 @@ public final class ScreenCapture: @unchecked Sendable {
         guard area != grabber.region else { return }
         logger.notice("\(monitorName.map { "monitor \($0)" } ?? "the screen") is now \(area); capturing that")
         grabber = ScreenGrabber(connection: connection, region: area, allowSharedMemory: allowSharedMemory, bufferCount: bufferCount, logger: logger)
+        damage = tracksDamage ? DamageTracker(connection: connection, region: area, bufferCount: bufferCount) : nil
     }
 
     private func wait(_ reason: String) {

@@ -63,23 +63,27 @@ public final class ScreenGrabber: @unchecked Sendable {
         self.pool = FrameBufferPool(buffers)
     }
 
-    /// Fills `buffer` with the region's current pixels, `bytesPerRow` bytes a row.
+    /// Fills `rows` of `buffer` (all of them by default) with the region's current pixels,
+    /// `bytesPerRow` bytes a row; the other rows are left as they are.
     ///
     /// The corresponding C functions are `xcb_shm_get_image` and `xcb_get_image`.
     /// - Throws: when the server refuses or the connection broke.
-    public func grab(into buffer: FrameBuffer) throws(X11RequestError) {
-        let (x, y) = (Int16(region.x), Int16(region.y))
-        let (width, height) = (UInt16(region.width), UInt16(region.height))
+    public func grab(into buffer: FrameBuffer, rows: Range<Int>? = nil) throws(X11RequestError) {
+        let rows = rows ?? 0..<region.height
+        guard !rows.isEmpty else { return }
+        let (x, y) = (Int16(region.x), Int16(region.y + rows.lowerBound))
+        let (width, height) = (UInt16(region.width), UInt16(rows.count))
+        let offset = rows.lowerBound * bytesPerRow
         let format = UInt8(XCB_IMAGE_FORMAT_Z_PIXMAP.rawValue)
         let root = connection.root
         switch method {
         case .sharedMemory:
             let segment = segments[buffer.index]
-            try connection.withReply({ xcb_shm_get_image_reply($0, xcb_shm_get_image($0, root, x, y, width, height, ~0, format, segment, 0), $1) }) { _ in }
+            try connection.withReply({ xcb_shm_get_image_reply($0, xcb_shm_get_image($0, root, x, y, width, height, ~0, format, segment, UInt32(offset)), $1) }) { _ in }
         case .getImage:
             try connection.withReply({ xcb_get_image_reply($0, xcb_get_image($0, format, root, x, y, width, height, ~0), $1) }) { reply in
-                let length = min(Int(xcb_get_image_data_length(reply)), buffer.capacity)
-                memcpy(buffer.bytes, xcb_get_image_data(reply), length)
+                let length = min(Int(xcb_get_image_data_length(reply)), buffer.capacity - offset)
+                memcpy(buffer.bytes + offset, xcb_get_image_data(reply), length)
             }
         }
     }

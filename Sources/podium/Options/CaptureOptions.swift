@@ -25,6 +25,13 @@ struct CaptureOptions: ParsableArguments {
     @Flag(name: .customLong("no-shm"), help: "Grab with plain GetImage instead of MIT-SHM shared memory.")
     var noSharedMemory = false
 
+    @Flag(name: .customLong("constant-fps"), help: "Grab every frame at --fps, changed or not (by default only what changed is grabbed).")
+    var constantFPS = false
+
+    @Option(name: .customLong("idle-fps"), help: ArgumentHelp("How often an unchanged screen is still sent on (default: 1).", valueName: "N"),
+            transform: parsed(FrameRate.init(parsing:)))
+    var idleFPS = FrameRate(1)
+
     func validate() throws {
         if monitor != nil && region != nil {
             throw ValidationError("--monitor and --region cannot be combined: --region is in screen coordinates")

@@ -40,7 +40,12 @@ final class EncodeBranch: FrameBranch {
     func run(_ pipeline: Pipeline) {
         var encoded = 0
         var firstCapture: UInt64?
+        // Keyframes go by time, not frame count: with damage tracking an idle screen sends a frame a second.
+        let keyframeInterval = UInt64(encoder.settings.keyframeInterval.nanoseconds)
+        var lastKeyframe: UInt64?
+        var sawKeyframe = false
         let emit: (EncodedPacket) -> Void = { packet in
+            if packet.isKeyframe { sawKeyframe = true }
             self.counters.encodedBytes.add(packet.size, ordering: .relaxed)
             for sink in self.sinks { sink.offer(packet) }
         }
@@ -51,8 +56,9 @@ final class EncodeBranch: FrameBranch {
             let origin = firstCapture ?? frame.captureTime
             firstCapture = origin
             // Every sink's request is read (and cleared), even once one has asked.
-            var keyframe = false
+            var keyframe = lastKeyframe.map { frame.captureTime >= $0 + keyframeInterval } ?? false
             for sink in sinks where sink.takeKeyframeRequest() { keyframe = true }
+            sawKeyframe = false
             do {
                 let convertStart = clock.now()
                 try encoder.convert(frame)
@@ -60,6 +66,7 @@ final class EncodeBranch: FrameBranch {
                 counters.convert.record(nanoseconds: encodeStart - convertStart)
                 try encoder.encodeConverted(time: Int64((frame.captureTime - origin) / 1_000), keyframe: keyframe, emit: emit)
                 counters.encode.record(nanoseconds: clock.now() - encodeStart)
+                if sawKeyframe || lastKeyframe == nil { lastKeyframe = frame.captureTime }
             } catch {
                 pipeline.fail(.software("encoding with \(encoder.name) failed: \(error)"))
                 break

@@ -45,17 +45,20 @@ final class Pipeline: Sendable {
     private let capture: ScreenCapture
     private let branches: [any FrameBranch]
     private let interval: UInt64
+    /// How often an unchanged screen is still grabbed and sent on.
+    private let idleInterval: UInt64
     private let stopFlag = StopFlag()
     private let failure = Mutex<PodiumError?>(nil)
     private let stopHandlers = Mutex<[@Sendable () -> Void]>([])
     /// Set while the presenter froze the picture: capture grabs nothing.
     let paused = Atomic<Bool>(false)
 
-    init(capture: ScreenCapture, branches: [any FrameBranch], counters: PipelineCounters, fps: FrameRate, limits: Limits, logger: Logger) {
+    init(capture: ScreenCapture, branches: [any FrameBranch], counters: PipelineCounters, fps: FrameRate, idleFPS: FrameRate, limits: Limits, logger: Logger) {
         self.capture = capture
         self.branches = branches
         self.counters = counters
         self.interval = fps.intervalNanoseconds
+        self.idleInterval = idleFPS.intervalNanoseconds
         self.limits = limits
         self.logger = logger
     }
@@ -97,6 +100,8 @@ final class Pipeline: Sendable {
     private func captureLoop() {
         var pacer = FramePacer(interval: interval)
         var sequence: UInt64 = 0
+        var lastFrame: UInt64 = 0
+        var previousReaders: UInt64 = 0
         let start = clock.now()
         let end = limits.duration.map { start + UInt64($0.nanoseconds) }
         while !stopFlag.isRaised {
@@ -112,18 +117,32 @@ final class Pipeline: Sendable {
             var readers: UInt64 = 0
             for (index, branch) in branches.enumerated() where branch.wantsFrames { readers |= 1 << index }
             if readers == 0 { continue }
+            // A branch that just started taking frames (a window that appeared) needs a picture now.
+            let newReader = readers & ~previousReaders != 0
+            previousReaders = readers
             let grabStart = clock.now()
-            let captured: CapturedFrame?
+            let outcome: ScreenCapture.Outcome
             do {
-                captured = try capture.capture(sequence: sequence, time: grabStart)
+                // An unchanged screen is grabbed again only at the idle rate, so players and late joiners keep going.
+                outcome = try capture.capture(sequence: sequence, time: grabStart, evenIfUnchanged: newReader || grabStart >= lastFrame + idleInterval)
             } catch {
                 fail(.unavailable("lost the X display: \(error)"))
                 break
             }
-            guard let frame = captured else {
-                if !capture.isWaiting { counters.noBuffer.add(1, ordering: .relaxed) }
+            let frame: CapturedFrame
+            switch outcome {
+            case .frame(let captured):
+                frame = captured
+            case .unchanged:
+                counters.unchanged.add(1, ordering: .relaxed)
+                continue
+            case .busy:
+                counters.noBuffer.add(1, ordering: .relaxed)
+                continue
+            case .waiting:
                 continue
             }
+            lastFrame = grabStart
             counters.grab.record(nanoseconds: clock.now() - grabStart)
             counters.captured.add(1, ordering: .relaxed)
             sequence += 1

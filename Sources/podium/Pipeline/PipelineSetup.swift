@@ -72,8 +72,9 @@ enum PipelineSetup {
     ) -> (Pipeline, ScreenGrabber.Method) {
         // Each branch holds up to two frames (one pending, one in use), and a window one more on screen.
         let screen = ScreenCapture(connection: connection, region: region, monitorName: captured?.name, allowSharedMemory: !capture.noSharedMemory,
-                                   drawCursor: capture.cursor, bufferCount: 2 + 2 * branches.count + (counters.hasWindow ? 1 : 0), logger: logger)
-        let pipeline = Pipeline(capture: screen, branches: branches, counters: counters, fps: capture.fps,
+                                   drawCursor: capture.cursor, tracksDamage: !capture.constantFPS,
+                                   bufferCount: 2 + 2 * branches.count + (counters.hasWindow ? 1 : 0), logger: logger)
+        let pipeline = Pipeline(capture: screen, branches: branches, counters: counters, fps: capture.fps, idleFPS: capture.idleFPS,
                                 limits: .init(duration: run.duration, frames: run.frames), logger: logger)
         return (pipeline, screen.method)
     }
