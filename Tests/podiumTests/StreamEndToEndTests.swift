@@ -151,7 +151,7 @@ extension StreamEndToEndTests {
     @Test func aStaticScreenSendsOnlyIdleRepeatsAndChangesGetThrough() throws {
         let output = path("static.mkv")
         let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--no-cursor", "--fps", "30",
-                                                     "--duration", "3s", "--to", output], environment: [:])
+                                                     "--keyint", "1s", "--duration", "3s", "--to", output], environment: [:])
         Thread.sleep(forTimeInterval: 2)
         let changed = TestPattern(width: 320, height: 240, seed: 12)
         try Painter(display: server.display).draw(changed)
@@ -162,5 +162,9 @@ extension StreamEndToEndTests {
         #expect((3...6).contains(frames), "\(frames) frames")
         #expect(psnr(try Tools.decodeFrame(output, index: frames - 1), try Tools.reference(changed)) >= 40, "the change got through")
         #expect(result.stderr.contains("unchanged"))
+        // Keyframes come by time even when frames are sparse: one at the start and one a second after.
+        let packets = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-of", "csv=p=0", output])
+        let keyframes = packets.stdout.split(separator: "\n").filter { $0.hasPrefix("K") }.count
+        #expect(keyframes >= 2, "\(keyframes) keyframes in 3 s with --keyint 1s")
     }
 }
