@@ -59,6 +59,17 @@ public enum Tools {
         return [UInt8](try Data(contentsOf: output))
     }
 
+    /// Every frame of `path`, decoded by `ffmpeg` to raw pixels of `pixelFormat` (one byte a pixel, such as `gray`).
+    public static func decodeFrames(_ path: String, width: Int, height: Int, pixelFormat: String) throws -> [[UInt8]] {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("podium-frames-\(UUID().uuidString).raw")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try run("ffmpeg", ["-v", "error", "-y", "-i", path, "-f", "rawvideo", "-pix_fmt", pixelFormat, output.path])
+        guard result.status == 0 else { throw TestFailure("ffmpeg cannot decode \(path): \(result.stderr)") }
+        let bytes = [UInt8](try Data(contentsOf: output))
+        let frameBytes = width * height
+        return stride(from: 0, to: bytes.count - frameBytes + 1, by: frameBytes).map { Array(bytes[$0..<$0 + frameBytes]) }
+    }
+
     /// `pattern` converted by `ffmpeg` to planar YUV 4:2:0 at `width`×`height` (its own size by
     /// default): the reference a lossy output is measured against.
     public static func reference(_ pattern: TestPattern, width: Int? = nil, height: Int? = nil) throws -> [UInt8] {

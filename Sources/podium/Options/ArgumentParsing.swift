@@ -19,6 +19,7 @@ extension VideoCodec: ExpressibleByArgument {}
 extension ScaleFilter: ExpressibleByArgument {}
 extension FitMode: ExpressibleByArgument {}
 extension PictureInPicture.Corner: ExpressibleByArgument {}
+extension SceneKind: ExpressibleByArgument {}
 
 /// Options whose value may be left out, and the value they then take: `--pip` alone is
 /// `--pip bottom-right`. ArgumentParser has no optional option values, so the words are

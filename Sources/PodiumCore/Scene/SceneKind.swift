@@ -1,0 +1,9 @@
+/// The test content `podium scene` draws and `podium bench` measures with.
+public enum SceneKind: String, CaseIterable, Sendable {
+    /// Every pixel changes every frame: a textured picture sliding under the screen.
+    case video
+    /// A text slide with a cursor-sized object moving over it, and the next slide every 5 s.
+    case slides
+    /// One slide that never changes.
+    case `static`
+}

@@ -1,0 +1,56 @@
+import Foundation
+import PodiumCore
+import PodiumTestSupport
+import Testing
+
+/// `podium scene` drawing on a private Xvfb, recorded by `podium stream` and decoded by FFmpeg.
+@Suite(.serialized) struct SceneTests {
+    /// Every frame of an H.264 recording of a video scene carries a stamp that reads back; the
+    /// sequence numbers only go up, and almost every drawn frame is there.
+    @Test func stampsSurviveAnH264RoundTrip() throws {
+        let server = try XvfbServer(width: 640, height: 480)
+        let folder = try Tools.temporaryFolder()
+        let scene = try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", "video", "--fps", "30"])
+        try scene.waitForStderr(containing: "drawing the video scene")
+        Thread.sleep(forTimeInterval: 0.5)
+        let output = folder.appendingPathComponent("scene.mkv").path
+        let result = try Tools.podium(["stream", "--fps", "30", "--frames", "45", "--no-cursor", "--to", output], display: server.display)
+        #expect(result.status == 0, "\(result.stderr)")
+        let ended = try scene.interrupt()
+        #expect(ended.status == 0, "\(ended.stderr)")
+        #expect(ended.stderr.contains("drew "))
+
+        let frames = try Tools.decodeFrames(output, width: 640, height: 480, pixelFormat: "gray")
+        #expect(frames.count == 45)
+        let stamps = frames.map { frame in SceneStrip.read { x, y in Int(frame[y * 640 + x]) } }
+        #expect(stamps.allSatisfy { $0 != nil }, "unreadable stamps at \(stamps.indices.filter { stamps[$0] == nil })")
+        let sequences = stamps.compactMap { $0?.sequence }
+        #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $0 < $1 }, "sequences \(sequences)")
+        // Damage-driven capture at the scene's own rate: a few frames may come two at a time.
+        let span = Int(sequences.last! - sequences.first!) + 1
+        #expect(span <= 45 + 10, "sequences \(sequences)")
+        // Draw times follow the sequence: about 33 ms a frame.
+        let times = stamps.compactMap { $0?.milliseconds }
+        let perFrame = Double(times.last! &- times.first!) / Double(span - 1)
+        #expect(abs(perFrame - 33.3) < 5, "\(perFrame) ms a frame")
+    }
+
+    /// A slides scene, scaled to 2/3 on the way: the stamp still reads, and the moving object is drawn.
+    @Test func slidesStampReadsThroughScaling() throws {
+        let server = try XvfbServer(width: 960, height: 540)
+        let folder = try Tools.temporaryFolder()
+        let scene = try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", "slides", "--fps", "30"])
+        try scene.waitForStderr(containing: "drawing the slides scene")
+        Thread.sleep(forTimeInterval: 0.5)
+        let output = folder.appendingPathComponent("slides.mkv").path
+        let result = try Tools.podium(["stream", "--fps", "30", "--frames", "20", "--size", "640x360", "--no-cursor", "--to", output], display: server.display)
+        #expect(result.status == 0, "\(result.stderr)")
+        _ = try scene.interrupt()
+        let frames = try Tools.decodeFrames(output, width: 640, height: 360, pixelFormat: "gray")
+        let stamps = frames.map { frame in SceneStrip.read(scale: 2.0 / 3) { x, y in Int(frame[y * 640 + x]) } }
+        #expect(stamps.count == 20 && stamps.allSatisfy { $0 != nil }, "unreadable stamps at \(stamps.indices.filter { stamps[$0] == nil })")
+        // Between the first and last frame only the object (and the stamp) moved: a small part of the picture.
+        let changed = zip(frames.first!, frames.last!).count { abs(Int($0) - Int($1)) > 40 }
+        #expect(changed > 100 && changed < 640 * 360 / 20, "\(changed) pixels changed")
+    }
+}
