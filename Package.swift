@@ -50,7 +50,7 @@ let package = Package(
             ]
         ),
         // Fixtures shared by the test targets: a private Xvfb, drawing known pixels, running podium, decoding with ffmpeg.
-        .target(name: "PodiumTestSupport", dependencies: ["PodiumCore", "CXCB"], path: "Tests/PodiumTestSupport"),
+        .target(name: "PodiumTestSupport", dependencies: ["PodiumCore", "PodiumX11", "CXCB"], path: "Tests/PodiumTestSupport"),
         .testTarget(name: "PodiumCoreTests", dependencies: ["PodiumCore"]),
         .testTarget(name: "PodiumX11Tests", dependencies: ["PodiumX11", "PodiumTestSupport"]),
         .testTarget(name: "PodiumMediaTests", dependencies: ["PodiumMedia", "PodiumTestSupport"]),

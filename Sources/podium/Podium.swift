@@ -20,7 +20,7 @@ struct Podium: AsyncParsableCommand {
               podium encoders
             """,
         version: "0.1.0",
-        subcommands: [Stream.self, Mirror.self, Displays.self, Encoders.self, Latency.self, Scene.self]
+        subcommands: [Stream.self, Mirror.self, Displays.self, Encoders.self, Latency.self, Scene.self, Bench.self]
     )
 }
 

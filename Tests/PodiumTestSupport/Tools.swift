@@ -1,4 +1,5 @@
 public import Foundation
+import PodiumCore
 
 /// What a finished command left behind.
 public struct CommandResult: Sendable {

@@ -104,6 +104,29 @@ import Testing
         try expectRefusal(result, status: 73, mentions: target, folder: folder)
     }
 
+    /// Bench and scene refuse bad values before any server starts or any file is written.
+    @Test(arguments: [
+        (["bench", "--fps", "0,30"], "'0'"), (["bench", "--fps", "30,max,30"], "30 is given twice"), (["bench", "--fps", "fast"], "'fast'"),
+        (["bench", "--seconds", "0"], "--seconds '0'"), (["bench", "--scene", "video", "--display", ":0"], "--display ':0'"),
+        (["bench", "--scene-size", "640x480"], "--scene-size needs --scene"), (["bench", "--format", "xml"], "'xml'"),
+        (["bench", "--scene", "video", "--scene-size", "100x100"], "--scene-size '100x100'"),
+        (["scene", "--kind", "movie"], "'movie'"), (["scene", "--fps", "500"], "'500'"),
+    ])
+    func benchAndSceneRefuse(_ arguments: [String], mentions: String) throws {
+        let folder = try Tools.temporaryFolder()
+        let result = try Tools.podium(arguments + (arguments[0] == "bench" ? ["--plot", folder.appendingPathComponent("p.svg").path] : []), display: ":0")
+        try expectRefusal(result, status: 64, mentions: mentions, folder: folder)
+    }
+
+    @Test func benchKeepsAnExistingPlot() throws {
+        let folder = try Tools.temporaryFolder()
+        let plot = folder.appendingPathComponent("keep.svg")
+        try Data("precious".utf8).write(to: plot)
+        let result = try Tools.podium(["bench", "--scene", "static", "--fps", "5", "--seconds", "1", "--plot", plot.path])
+        #expect(result.status == 73 && result.stderr.contains("--plot"), "\(result.stderr)")
+        #expect(try String(contentsOf: plot, encoding: .utf8) == "precious")
+    }
+
     func expectRefusal(_ result: CommandResult, status: Int32, mentions: String, folder: URL) throws {
         #expect(result.status == status, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n")

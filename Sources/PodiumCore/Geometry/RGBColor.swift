@@ -31,6 +31,9 @@ public struct RGBColor: Hashable, Sendable, CustomStringConvertible {
     /// The colour as one 32-bit BGRA pixel (as X stores 24-bit TrueColor).
     public var pixel: UInt32 { UInt32(red) << 16 | UInt32(green) << 8 | UInt32(blue) }
 
+    /// Perceived lightness from 0 to 255 (BT.601 weights).
+    public var brightness: Int { (77 * Int(red) + 150 * Int(green) + 29 * Int(blue)) >> 8 }
+
     /// Reads a 32-bit BGRA pixel; the top byte is ignored.
     public init(pixel: UInt32) {
         self.init(red: UInt8(pixel >> 16 & 0xFF), green: UInt8(pixel >> 8 & 0xFF), blue: UInt8(pixel & 0xFF))

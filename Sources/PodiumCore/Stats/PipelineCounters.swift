@@ -36,6 +36,8 @@ public final class PipelineCounters: Sendable {
     public let grab = StageTimer("grab")
     public let convert = StageTimer("convert")
     public let encode = StageTimer("encode")
+    /// From a frame's grab to its packet leaving the encoder.
+    public let latency = StageTimer("latency")
     public let sinks: [SinkCounters]
     /// Whether a window shows the frames (`podium mirror`).
     public let hasWindow: Bool

@@ -31,6 +31,8 @@ public struct StatsSample: Sendable, Codable, Equatable {
         public var encode: StageTimes
         public var send: StageTimes
         public var present: StageTimes
+        /// From a frame's grab to its packet leaving the encoder.
+        public var latency: StageTimes
     }
 
     public struct Sink: Sendable, Codable, Equatable {
@@ -89,7 +91,8 @@ public struct StatsSampler {
             convert: counters.convert.takeInterval(),
             encode: counters.encode.takeInterval(),
             send: Self.merged(counters.sinks.map { $0.send.takeInterval() }),
-            present: counters.present.takeInterval()
+            present: counters.present.takeInterval(),
+            latency: counters.latency.takeInterval()
         )
         return sample(kind: "interval", from: previous, to: now, stages: stages)
     }
@@ -102,7 +105,8 @@ public struct StatsSampler {
             convert: counters.convert.run,
             encode: counters.encode.run,
             send: Self.merged(counters.sinks.map { $0.send.run }),
-            present: counters.present.run
+            present: counters.present.run,
+            latency: counters.latency.run
         )
         return sample(kind: "summary", from: start, to: now, stages: stages)
     }

@@ -85,7 +85,7 @@ extension Podium {
                 throw PodiumError.usage("--to '\(window)': mirror shows its window already; place it with --on or --on-display")
             }
             try PipelineSetup.validateOutputs(streams, encode: encode, run: runOptions)
-            let (connection, region, captured) = try PipelineSetup.openCapture(capture)
+            let (connection, region, captured) = try PipelineSetup.openCapture(capture.source)
             let counters = PipelineCounters(targetFPS: capture.fps.framesPerSecond, sinkURLs: streams.map(\.description), hasWindow: true)
             let request = WindowRequest(monitor: on, display: onDisplay, windowed: windowed, pictureInPicture: pictureInPicture, fit: fit, background: background)
             let (window, targetDisplay) = try request.branch(capturing: connection, region: region, captured: captured, filter: scale.scaleFilter, counters: counters)
@@ -93,14 +93,14 @@ extension Podium {
             var encoding = ""
             if !streams.isEmpty {
                 let (branch, encoder) = try PipelineSetup.encodeBranch(
-                    outputs: streams, region: region, capture: capture, scale: scale, encode: encode, counters: counters, logger: logger
+                    outputs: streams, region: region, fps: capture.fps, scale: scale, encode: encode, counters: counters, logger: logger
                 )
                 branches.append(branch)
                 encoding = "; " + PipelineSetup.describe(encoder, outputs: streams)
             }
-            let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture,
-                                                            branches: branches, counters: counters, run: runOptions, logger: logger)
-            logger.notice("\(capture.describe(region: region, on: connection, method: method)); mirroring to \(targetDisplay)\(encoding)")
+            let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture.source, fps: capture.fps,
+                                                            branches: branches, counters: counters, limits: runOptions.limits, logger: logger)
+            logger.notice("\(capture.source.describe(region: region, on: connection, method: method, fps: capture.fps)); mirroring to \(targetDisplay)\(encoding)")
             try await PipelineSetup.run(pipeline, run: runOptions, logger: logger)
         }
     }

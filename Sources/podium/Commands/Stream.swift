@@ -48,7 +48,7 @@ extension Podium {
             let logger = PipelineSetup.logger(runOptions)
             let streams = outputs.compactMap(\.sinkURL)
             try PipelineSetup.validateOutputs(streams, encode: encode, run: runOptions)
-            let (connection, region, captured) = try PipelineSetup.openCapture(capture)
+            let (connection, region, captured) = try PipelineSetup.openCapture(capture.source)
             let windowMonitor = outputs.lazy.compactMap(\.windowMonitor).first
             let counters = PipelineCounters(targetFPS: capture.fps.framesPerSecond, sinkURLs: streams.map(\.description), hasWindow: windowMonitor != nil)
             var branches: [any FrameBranch] = []
@@ -61,14 +61,14 @@ extension Podium {
             }
             if !streams.isEmpty {
                 let (branch, encoder) = try PipelineSetup.encodeBranch(
-                    outputs: streams, region: region, capture: capture, scale: scale, encode: encode, counters: counters, logger: logger
+                    outputs: streams, region: region, fps: capture.fps, scale: scale, encode: encode, counters: counters, logger: logger
                 )
                 branches.append(branch)
                 parts.append(PipelineSetup.describe(encoder, outputs: streams))
             }
-            let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture,
-                                                            branches: branches, counters: counters, run: runOptions, logger: logger)
-            logger.notice("\(capture.describe(region: region, on: connection, method: method)); \(parts.joined(separator: "; "))")
+            let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture.source, fps: capture.fps,
+                                                            branches: branches, counters: counters, limits: runOptions.limits, logger: logger)
+            logger.notice("\(capture.source.describe(region: region, on: connection, method: method, fps: capture.fps)); \(parts.joined(separator: "; "))")
             try await PipelineSetup.run(pipeline, run: runOptions, logger: logger)
         }
     }

@@ -2,8 +2,8 @@ import ArgumentParser
 import PodiumCore
 import PodiumX11
 
-/// What to capture, and how often.
-struct CaptureOptions: ParsableArguments {
+/// What to capture, and how: everything about capture but its rate, which `bench` sweeps.
+struct CaptureSource: ParsableArguments {
     @Option(help: ArgumentHelp("The X display to capture (default: $DISPLAY).", valueName: ":N"))
     var display: String?
 
@@ -14,10 +14,6 @@ struct CaptureOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Capture this rectangle of the screen instead of a monitor.", valueName: "WxH+X+Y"),
             transform: parsed(PixelRect.init(parsing:)))
     var region: PixelRect?
-
-    @Option(help: ArgumentHelp("Frames per second to capture, 1 to 240 (default: 30).", valueName: "N"),
-            transform: parsed(FrameRate.init(parsing:)))
-    var fps = FrameRate(30)
 
     @Flag(inversion: .prefixedNo, help: "Draw the mouse cursor into the picture.")
     var cursor = true
@@ -37,11 +33,18 @@ struct CaptureOptions: ParsableArguments {
             throw ValidationError("--monitor and --region cannot be combined: --region is in screen coordinates")
         }
     }
-}
 
-extension CaptureOptions {
     /// The start message's first part.
-    func describe(region: PixelRect, on connection: XConnection, method: ScreenGrabber.Method) -> String {
+    func describe(region: PixelRect, on connection: XConnection, method: ScreenGrabber.Method, fps: FrameRate) -> String {
         "capturing \(region) of \(connection.displayName) with \(method.rawValue) at \(fps) fps" + (cursor ? "" : ", no cursor")
     }
+}
+
+/// What to capture, and how often.
+struct CaptureOptions: ParsableArguments {
+    @OptionGroup var source: CaptureSource
+
+    @Option(help: ArgumentHelp("Frames per second to capture, 1 to 240 (default: 30).", valueName: "N"),
+            transform: parsed(FrameRate.init(parsing:)))
+    var fps = FrameRate(30)
 }

@@ -27,3 +27,8 @@ struct RunOptions: ParsableArguments {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be combined") }
     }
 }
+
+extension RunOptions {
+    /// When the pipeline ends by itself.
+    var limits: Pipeline.Limits { .init(duration: duration, frames: frames) }
+}

@@ -44,12 +44,14 @@ final class EncodeBranch: FrameBranch {
         let keyframeInterval = UInt64(encoder.settings.keyframeInterval.nanoseconds)
         var lastKeyframe: UInt64?
         var sawKeyframe = false
+        let clock = pipeline.clock
         let emit: (EncodedPacket) -> Void = { packet in
             if packet.isKeyframe { sawKeyframe = true }
+            // Packets carry their frame's grab time, in microseconds since the first frame.
+            if let firstCapture { self.counters.latency.record(nanoseconds: clock.now() - (firstCapture + UInt64(packet.presentationTime) * 1_000)) }
             self.counters.encodedBytes.add(packet.size, ordering: .relaxed)
             for sink in self.sinks { sink.offer(packet) }
         }
-        let clock = pipeline.clock
         while let frame = slot.take() {
             defer { frame.buffer.release() }
             if let limit = pipeline.limits.frames, encoded >= limit { continue }

@@ -20,7 +20,7 @@ enum PipelineSetup {
     }
 
     /// The captured display, the rectangle to capture on it, and the monitor it is (if any).
-    static func openCapture(_ capture: CaptureOptions) throws(PodiumError) -> (XConnection, PixelRect, Monitor?) {
+    static func openCapture(_ capture: CaptureSource) throws(PodiumError) -> (XConnection, PixelRect, Monitor?) {
         let connection = try XConnection(display: capture.display)
         let layout = connection.layout()
         let screen = PixelRect(x: 0, y: 0, size: layout.size)
@@ -46,18 +46,18 @@ enum PipelineSetup {
 
     /// The encoder and its sinks, for `--to` outputs (already validated).
     static func encodeBranch(
-        outputs: [SinkURL], region: PixelRect, capture: CaptureOptions, scale: ScaleOptions, encode: EncodeOptions,
+        outputs: [SinkURL], region: PixelRect, fps: FrameRate, scale: ScaleOptions, encode: EncodeOptions,
         counters: PipelineCounters, logger: Logger
     ) throws(PodiumError) -> (EncodeBranch, VideoEncoder) {
         let (size, rounded) = scale.request.outputSize(for: region.size)
         if rounded { logger.notice("output size \(scale.request.exactSize(for: region.size)) rounded to \(size): 4:2:0 video needs even sides") }
         let settings = EncoderSettings(
-            codec: encode.codec, encoderName: encode.encoder, size: size, framesPerSecond: capture.fps.framesPerSecond,
+            codec: encode.codec, encoderName: encode.encoder, size: size, framesPerSecond: fps.framesPerSecond,
             bitrate: encode.bitrate, keyframeInterval: encode.keyint, preset: encode.preset, scaleFilter: scale.scaleFilter
         )
         let encoder = try VideoEncoder(settings: settings, sourceSize: region.size, globalHeader: outputs.contains(where: MuxerSink.needsGlobalHeader))
         // About two seconds of packets may wait for a slow output before it starts dropping.
-        let capacity = max(8, 2 * capture.fps.framesPerSecond)
+        let capacity = max(8, 2 * fps.framesPerSecond)
         let sinks = zip(outputs, counters.sinks).map { url, sinkCounters in
             PacketSink(url: url, encoder: encoder, counters: sinkCounters, capacity: capacity, logger: logger)
         }
@@ -67,15 +67,15 @@ enum PipelineSetup {
     /// The capture and the pipeline over `branches`.
     /// - Returns: the pipeline, and how it grabs (for the start message).
     static func pipeline(
-        capturing connection: XConnection, region: PixelRect, captured: Monitor?, capture: CaptureOptions, branches: [any FrameBranch],
-        counters: PipelineCounters, run: RunOptions, logger: Logger
+        capturing connection: XConnection, region: PixelRect, captured: Monitor?, capture: CaptureSource, fps: FrameRate, branches: [any FrameBranch],
+        counters: PipelineCounters, limits: Pipeline.Limits, logger: Logger
     ) -> (Pipeline, ScreenGrabber.Method) {
         // Each branch holds up to two frames (one pending, one in use), and a window one more on screen.
         let screen = ScreenCapture(connection: connection, region: region, monitorName: captured?.name, allowSharedMemory: !capture.noSharedMemory,
                                    drawCursor: capture.cursor, tracksDamage: !capture.constantFPS,
                                    bufferCount: 2 + 2 * branches.count + (counters.hasWindow ? 1 : 0), logger: logger)
-        let pipeline = Pipeline(capture: screen, branches: branches, counters: counters, fps: capture.fps, idleFPS: capture.idleFPS,
-                                limits: .init(duration: run.duration, frames: run.frames), logger: logger)
+        let pipeline = Pipeline(capture: screen, branches: branches, counters: counters, fps: fps, idleFPS: capture.idleFPS,
+                                limits: limits, logger: logger)
         return (pipeline, screen.method)
     }
 
@@ -109,8 +109,12 @@ enum PipelineSetup {
     }
 
     static func logger(_ run: RunOptions) -> Logger {
-        let level: Logger.Level = run.quiet ? .error : (run.verbose ? .debug : .notice)
-        FFmpegLog.bridge(to: Logger(label: "ffmpeg") { _ in ConsoleLogHandler(logLevel: level) }, level: run.verbose ? .info : .error)
+        logger(quiet: run.quiet, verbose: run.verbose)
+    }
+
+    static func logger(quiet: Bool, verbose: Bool) -> Logger {
+        let level: Logger.Level = quiet ? .error : (verbose ? .debug : .notice)
+        FFmpegLog.bridge(to: Logger(label: "ffmpeg") { _ in ConsoleLogHandler(logLevel: level) }, level: verbose ? .info : .error)
         return Logger(label: "podium") { _ in ConsoleLogHandler(logLevel: level) }
     }
 }

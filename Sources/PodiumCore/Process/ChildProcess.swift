@@ -1,12 +1,12 @@
 public import Foundation
 #if canImport(Glibc)
-public import Glibc
+import Glibc
 #endif
 
 /// A child process started with `posix_spawn`, with a clean signal mask and default handlers.
 ///
-/// Test threads block signals, and a spawned child inherits that mask: an Xvfb or a `podium`
-/// started by Foundation's `Process` from a test would ignore SIGTERM and SIGINT.
+/// A thread that blocks signals (test threads do) passes that mask on: an Xvfb or a `podium`
+/// started by Foundation's `Process` from one would ignore SIGTERM and SIGINT.
 public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
     private var status: Int32?
@@ -14,7 +14,8 @@ public final class ChildProcess: @unchecked Sendable {
     /// - Parameters:
     ///   - arguments: the program (looked up in PATH) and its arguments.
     ///   - files: file descriptors of the child to open on paths (write-only, created), such as 1, 2 or 3.
-    public init(_ arguments: [String], environment: [String: String], files: [Int32: String]) throws {
+    /// - Throws: `.unavailable` when the program cannot be started.
+    public init(_ arguments: [String], environment: [String: String], files: [Int32: String]) throws(PodiumError) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -42,7 +43,7 @@ public final class ChildProcess: @unchecked Sendable {
         }
         var pid: pid_t = 0
         let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
-        guard result == 0 else { throw TestFailure("cannot start \(arguments[0]): \(String(cString: strerror(result)))") }
+        guard result == 0 else { throw .unavailable("cannot start \(arguments[0]): \(String(cString: strerror(result)))") }
         self.pid = pid
     }
 

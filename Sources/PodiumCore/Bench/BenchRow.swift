@@ -1,0 +1,57 @@
+/// What one step of a benchmark measured.
+public struct BenchRow: Sendable, Codable, Equatable {
+    /// The target rate: a number, or `max`.
+    public var target: String
+    /// Frames encoded per second.
+    public var achievedFPS: Double
+    /// Frames grabbed per second; more than encoded when the encoder could not keep up.
+    public var capturedFPS: Double
+    /// Slots a second with nothing new on screen, which cost nothing.
+    public var unchangedFPS: Double
+    /// Frames lost: slots missed, no free buffer, replaced before the encoder took them.
+    public var dropped: Int
+    /// Podium's CPU, in cores (1.0 = one core busy all the time).
+    public var cpuCores: Double
+    /// The X server's CPU, when it is Podium's private one.
+    public var xServerCores: Double?
+    public var grab: StageTimes
+    public var convert: StageTimes
+    public var encode: StageTimes
+    /// From a frame's grab to its packet leaving the encoder.
+    public var latency: StageTimes
+    public var mbps: Double
+
+    public init(target: BenchRate, sample: StatsSample, xServerCores: Double?) {
+        self.target = target.description
+        achievedFPS = sample.encodedFPS
+        capturedFPS = sample.capturedFPS
+        unchangedFPS = sample.unchangedFPS
+        // Running flat out, every slot is "missed": those are not losses.
+        dropped = sample.drops.total - (target == .max ? sample.drops.skipped : 0)
+        cpuCores = sample.cpuCores
+        self.xServerCores = xServerCores
+        grab = sample.stages.grab
+        convert = sample.stages.convert
+        encode = sample.stages.encode
+        latency = sample.stages.latency
+        mbps = sample.mbps
+    }
+}
+
+/// A whole benchmark: what was measured, how, and one row per rate.
+public struct BenchReport: Sendable, Codable, Equatable {
+    /// The display, the captured area and the content, such as `:1 1920x1080 (scene video)`.
+    public var source: String
+    /// Output size, codec, encoder and preset, such as `1920x1080 h264 libx264 ultrafast`.
+    public var encoding: String
+    /// Seconds measured per rate.
+    public var seconds: Double
+    public var rows: [BenchRow]
+
+    public init(source: String, encoding: String, seconds: Double, rows: [BenchRow]) {
+        self.source = source
+        self.encoding = encoding
+        self.seconds = seconds
+        self.rows = rows
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Logging
+import PodiumCore
+import PodiumMedia
+import PodiumX11
+import Synchronization
+
+/// Runs the real pipeline (capture, convert, encode; packets counted, not sent) once per rate of a
+/// sweep, each time with a scene drawing at that rate when the display is a private one.
+final class BenchRunner: Sendable {
+    struct Plan: Sendable {
+        var source: CaptureSource
+        var scale: ScaleOptions
+        var encode: EncodeOptions
+        var rates: [BenchRate]
+        var seconds: Int
+        var scene: SceneKind?
+        /// The private X server's process, whose CPU is reported too.
+        var xServer: pid_t?
+    }
+
+    /// What runs `podium scene`: this very program.
+    private static let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    /// How fast the scene draws for `max`: a video's usual top rate.
+    private static let sceneRateForMax = 60
+
+    private let plan: Plan
+    private let logger: Logger
+    private let stopFlag = StopFlag()
+    private let current = Mutex<Pipeline?>(nil)
+
+    init(plan: Plan, logger: Logger) {
+        self.plan = plan
+        self.logger = logger
+    }
+
+    /// Ends the sweep: the rate being measured stops now and is not reported.
+    func stop() {
+        stopFlag.raise()
+        current.withLock { $0 }?.stop()
+    }
+
+    /// Measures every rate in turn, reporting progress as it goes.
+    /// - Returns: the rows measured (fewer than the rates when stopped early), and how it captured and encoded.
+    func run(progress: @escaping @Sendable (String) -> Void) async throws(PodiumError) -> (rows: [BenchRow], source: String, encoding: String) {
+        var rows: [BenchRow] = []
+        var source = "", encoding = ""
+        for (index, rate) in plan.rates.enumerated() where !stopFlag.isRaised {
+            let scene = try plan.scene.map { kind throws(PodiumError) in try startScene(kind, rate: rate) }
+            defer {
+                scene?.signal(SIGTERM)
+                _ = scene?.waitForExit()
+            }
+            let step = "\(rate.framesPerSecond.map { "\($0) fps" } ?? "max") (\(index + 1) of \(plan.rates.count))"
+            let measured = try await measure(rate) { second in progress("bench: \(step), \(second) of \(self.plan.seconds) s") }
+            guard let measured, !stopFlag.isRaised else { break }
+            rows.append(measured.row)
+            (source, encoding) = (measured.source, measured.encoding)
+        }
+        return (rows, source, encoding)
+    }
+
+    /// One rate: a short warm-up (the encoder's first keyframe, the scene settling), then `seconds` measured.
+    private func measure(_ rate: BenchRate, tick: @escaping @Sendable (Int) -> Void) async throws(PodiumError) -> (row: BenchRow, source: String, encoding: String)? {
+        var source = plan.source
+        // Flat out means every slot grabbed, changed or not.
+        if rate == .max { source.constantFPS = true }
+        let fps = FrameRate(rate.framesPerSecond ?? FrameRate.range.upperBound)
+        let (connection, region, captured) = try PipelineSetup.openCapture(source)
+        let counters = PipelineCounters(targetFPS: fps.framesPerSecond, sinkURLs: [])
+        let (branch, encoder) = try PipelineSetup.encodeBranch(outputs: [], region: region, fps: fps, scale: plan.scale, encode: plan.encode,
+                                                               counters: counters, logger: logger)
+        let warmUp: Duration = plan.seconds >= 3 ? .seconds(1) : .milliseconds(500)
+        let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: source, fps: fps,
+                                                        branches: [branch], counters: counters,
+                                                        limits: .init(duration: warmUp + .seconds(plan.seconds)), logger: logger)
+        current.withLock { $0 = pipeline }
+        defer { current.withLock { $0 = nil } }
+        if stopFlag.isRaised { return nil }
+
+        let clock = MonotonicClock()
+        var sampler = StatsSampler(counters: counters, time: clock.now(), cpu: processCPUNanoseconds())
+        let running = Task { await pipeline.run() }
+        try? await Task.sleep(for: warmUp)
+        _ = sampler.interval(time: clock.now(), cpu: processCPUNanoseconds())
+        let serverStart = plan.xServer.flatMap(processCPUNanoseconds(pid:))
+        let measuredStart = clock.now()
+        let ticking = Task {
+            for second in 1...plan.seconds {
+                guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
+                tick(second)
+            }
+        }
+        tick(0)
+        let failure = await running.value
+        ticking.cancel()
+        let sample = sampler.interval(time: clock.now(), cpu: processCPUNanoseconds())
+        let elapsed = Double(clock.now() - measuredStart) / 1e9
+        var serverCores: Double?
+        if let serverStart, let serverEnd = plan.xServer.flatMap(processCPUNanoseconds(pid:)) {
+            serverCores = Double(serverEnd - serverStart) / 1e9 / elapsed
+        }
+        if let failure { throw failure }
+        let content = plan.scene.map { " (scene \($0))" } ?? ""
+        return (BenchRow(target: rate, sample: sample, xServerCores: serverCores),
+                "\(connection.displayName) \(region) with \(method.rawValue)\(content)",
+                "\(encoder.settings.size) \(encoder.settings.codec) \(encoder.name)" + (encoder.preset.map { " \($0)" } ?? ""))
+    }
+
+    /// `podium scene` on the private display, drawing at `rate`; returns once its frames show.
+    private func startScene(_ kind: SceneKind, rate: BenchRate) throws(PodiumError) -> ChildProcess {
+        guard let display = plan.source.display else { throw .software("a scene needs the private display") }
+        let fps = rate.framesPerSecond ?? Self.sceneRateForMax
+        let scene = try ChildProcess([Self.executable, "scene", "--display", display, "--kind", kind.rawValue, "--fps", "\(fps)", "--quiet"],
+                                     environment: ChildProcess.environment([:]), files: [1: "/dev/null", 2: "/dev/null"])
+        let connection = try XConnection(display: display)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline && scene.isRunning {
+            let strip = PixelRect(x: 0, y: 0, size: SceneStrip.size)
+            if let colors = try? connection.colors(in: strip),
+               SceneStrip.read(brightness: { x, y in colors[y * strip.width + x].brightness }) != nil {
+                return scene
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        scene.signal(SIGKILL)
+        throw .unavailable("the \(kind) scene did not start drawing on \(display)")
+    }
+}

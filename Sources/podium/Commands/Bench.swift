@@ -1,0 +1,117 @@
+import ArgumentParser
+import Foundation
+import PodiumCore
+import PodiumMedia
+import PodiumX11
+
+extension Podium {
+    /// `podium bench`: what each frame rate costs, measured on the real pipeline.
+    struct Bench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Measure throughput against frame rate: the real pipeline at a sweep of rates.",
+            discussion: """
+                For each rate of --fps, Podium captures, converts and encodes for --seconds (after a \
+                short warm-up that is not counted) and counts the packets without sending them. Each \
+                row gives the rate achieved, frames dropped, Podium's CPU in cores (and the X server's \
+                when it is Podium's own), each stage's time per frame (p50/p95/p99), the time from a \
+                frame's grab to its packet (p50/p99) and the output bitrate. 'max' grabs every slot \
+                back to back (--constant-fps at 240 fps) to find the ceiling.
+
+                With --scene, Podium starts a private X server of --scene-size and draws the scene on \
+                it (see 'podium scene') at each row's rate (60 fps for max); otherwise it measures \
+                whatever --display shows. Capture is damage-driven as in 'podium stream': a screen \
+                that does not change costs little; --constant-fps grabs every slot.
+
+                Examples:
+                  podium bench --scene video
+                  podium bench --scene slides --fps 15,30,60 --seconds 10 --format csv > slides.csv
+                  podium bench --display :0 --max-size 1280 --plot cost.svg
+                """
+        )
+
+        @OptionGroup(title: "Capture") var source: CaptureSource
+        @OptionGroup(title: "Scale") var scale: ScaleOptions
+        @OptionGroup(title: "Encode") var encode: EncodeOptions
+
+        @Option(name: .customLong("fps"), help: ArgumentHelp("The rates to measure, comma-separated, each 1 to 240 or max (default: 5,10,15,30,60,120,max).", valueName: "LIST"),
+                transform: parsed(BenchRate.sweep(parsing:)))
+        var rates: [BenchRate] = BenchRate.defaultSweep
+
+        @Option(help: ArgumentHelp("Seconds to measure each rate, 1 to 600.", valueName: "N"))
+        var seconds = 5
+
+        @Option(help: ArgumentHelp("Draw this scene on a private X server and measure that.", valueName: "video|slides|static"))
+        var scene: SceneKind?
+
+        @Option(name: .customLong("scene-size"), help: ArgumentHelp("The private X server's screen (default: 1920x1080).", valueName: "WxH"),
+                transform: parsed(PixelSize.init(parsing:)))
+        var sceneSize: PixelSize?
+
+        @Option(help: "How to print the results.")
+        var format: BenchFormat = .table
+
+        @Option(help: ArgumentHelp("Also draw achieved fps, CPU and bitrate against the target rate in an SVG file.", valueName: "FILE.svg"))
+        var plot: String?
+
+        @Flag(help: "Replace the --plot file if it exists.")
+        var overwrite = false
+
+        @Flag(help: "Print nothing but the results and errors.")
+        var quiet = false
+
+        func validate() throws {
+            if rates.isEmpty { throw ValidationError("--fps needs at least one rate") }
+            guard (1...600).contains(seconds) else { throw ValidationError("--seconds '\(seconds)' must be from 1 to 600") }
+            if scene != nil && source.display != nil {
+                throw ValidationError("--scene draws on a private X server of its own: leave out --display '\(source.display!)'")
+            }
+            if sceneSize != nil && scene == nil { throw ValidationError("--scene-size needs --scene") }
+            if let sceneSize, sceneSize.width < SceneStrip.size.width || sceneSize.height < SceneStrip.size.height {
+                throw ValidationError("--scene-size '\(sceneSize)' is smaller than the scene's stamp (\(SceneStrip.size))")
+            }
+        }
+
+        func run() async throws {
+            if let plot { try OutputCheck.creatable(plot, flag: "--plot", overwrite: overwrite) }
+            if let name = encode.encoder { try EncoderCatalog.validate(name: name, codec: encode.codec) }
+            if let preset = encode.preset { try EncoderCatalog.validate(preset: preset, encoderName: encode.encoder, codec: encode.codec) }
+            let logger = PipelineSetup.logger(quiet: true, verbose: false)
+
+            let server = try scene.map { _ throws(PodiumError) in try VirtualDisplay(size: sceneSize ?? PixelSize(width: 1920, height: 1080)) }
+            var capture = source
+            if let server { capture.display = server.display }
+            let runner = BenchRunner(plan: .init(source: capture, scale: scale, encode: encode, rates: rates, seconds: seconds, scene: scene, xServer: server?.pid),
+                                     logger: logger)
+            let signals = SignalTrap { signal in
+                StatsLine.clear()
+                Console.say("\(signal): stopping; the rates measured so far follow")
+                runner.stop()
+            }
+            defer { signals.cancel() }
+            let showProgress = !quiet
+            let (rows, sourceText, encoding) = try await runner.run { line in if showProgress { StatsLine.show(line) } }
+            StatsLine.clear()
+            guard !rows.isEmpty else { return }
+            let report = BenchReport(source: sourceText, encoding: encoding, seconds: Double(seconds), rows: rows)
+            switch format {
+            case .table: print(report.table, terminator: "")
+            case .csv: print(report.csv, terminator: "")
+            case .json:
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            }
+            if let plot {
+                guard FileManager.default.createFile(atPath: plot, contents: Data(report.svg.utf8)) else {
+                    throw PodiumError.cannotCreate("--plot '\(plot)' cannot be written")
+                }
+                if !quiet { Console.say("wrote the chart to \(plot)") }
+            }
+        }
+    }
+}
+
+/// How `podium bench` prints its results.
+enum BenchFormat: String, CaseIterable, ExpressibleByArgument {
+    case table, json, csv
+}

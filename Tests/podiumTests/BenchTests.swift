@@ -1,0 +1,54 @@
+import Foundation
+import PodiumCore
+import PodiumTestSupport
+import Testing
+
+/// `podium bench` on its own private display with a scene, read back as JSON and SVG by other parsers.
+@Suite(.serialized) struct BenchTests {
+    @Test func jsonRowsHaveEveryFieldAndThePlotParses() throws {
+        let folder = try Tools.temporaryFolder()
+        let plot = folder.appendingPathComponent("bench.svg").path
+        let result = try Tools.podium(["bench", "--scene", "video", "--scene-size", "640x480", "--fps", "10,30", "--seconds", "1",
+                                       "--format", "json", "--plot", plot], timeout: 120)
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        #expect((json["source"] as? String)?.contains("640x480") == true && (json["source"] as? String)?.contains("scene video") == true)
+        #expect((json["encoding"] as? String)?.contains("h264") == true)
+        let rows = try #require(json["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["target"] as? String } == ["10", "30"])
+        let numbers = ["achievedFPS", "capturedFPS", "unchangedFPS", "dropped", "cpuCores", "xServerCores", "mbps"]
+        let stages = ["grab", "convert", "encode", "latency"]
+        for (row, target) in zip(rows, [10.0, 30.0]) {
+            for key in numbers { #expect(row[key] is NSNumber, "\(key) in \(row)") }
+            for key in stages {
+                let times = row[key] as? [String: Any]
+                #expect(["p50", "p95", "p99", "max", "count"].allSatisfy { times?[$0] is NSNumber }, "\(key) in \(row)")
+            }
+            // The scene draws at the target rate and capture keeps up with it at 640x480.
+            let achieved = (row["achievedFPS"] as? NSNumber)?.doubleValue ?? 0
+            #expect(achieved > target * 0.8 && achieved < target * 1.2, "\(achieved) fps for \(target)")
+            #expect(((row["mbps"] as? NSNumber)?.doubleValue ?? 0) > 0)
+            let latency = row["latency"] as? [String: Any]
+            #expect(((latency?["count"] as? NSNumber)?.intValue ?? 0) > 0)
+        }
+        // A real XML parser reads the chart, which has a line or dot per series.
+        let parsed = try Tools.run("python3", ["-c", "import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); print(len(d.getElementsByTagName('circle')))", plot])
+        #expect(parsed.status == 0, "\(parsed.stderr)")
+        // Two rates × (fps, Podium CPU, X server CPU, bitrate).
+        #expect(parsed.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "8")
+    }
+
+    @Test func tableAndCSVHaveARowPerRate() throws {
+        let result = try Tools.podium(["bench", "--scene", "static", "--scene-size", "320x240", "--fps", "15", "--seconds", "1", "--format", "csv"], timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 2, "\(result.stdout)")
+        let header = lines[0].split(separator: ",", omittingEmptySubsequences: false)
+        let row = lines[1].split(separator: ",", omittingEmptySubsequences: false)
+        #expect(header.count == row.count && header.first == "target_fps" && row.first == "15", "\(result.stdout)")
+        // Nothing changes on a static scene: slots are unchanged, and only the idle repeat is encoded.
+        let unchanged = Double(row[header.firstIndex(of: "unchanged_fps")!]) ?? 0
+        let achieved = Double(row[header.firstIndex(of: "achieved_fps")!]) ?? 99
+        #expect(unchanged > 10 && achieved <= 2, "\(result.stdout)")
+    }
+}
