@@ -224,6 +224,12 @@ public final class VideoEncoder: @unchecked Sendable {
         for (key, value) in lowLatencyOptions[encoder.name] ?? [] {
             av_opt_set(context.pointee.priv_data, key, value, 0)
         }
+        // x264 and x265 cut each frame into slices, one per thread (zerolatency), and by default
+        // start 1.5 threads a core: on two cores the third slice waits for a core, so a frame
+        // takes as long as with two, and the extra thread costs switches. One slice per core.
+        if ["libx264", "libx265"].contains(encoder.name) {
+            context.pointee.thread_count = Int32(max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        }
         if let preset = settings.preset {
             let result = av_opt_set(context.pointee.priv_data, "preset", preset, 0)
             if result == FFmpegError.optionNotFound.code {
