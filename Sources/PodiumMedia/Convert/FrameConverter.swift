@@ -81,6 +81,34 @@ final class FrameConverter {
         }
     }
 
+    /// Whether `convert(_:rows:into:)` can redo parts of a picture: libyuv converting without scaling.
+    var convertsRows: Bool {
+        if case .libyuv(kFilterNone, _) = engine, format != AV_PIX_FMT_BGRA { return true }
+        return false
+    }
+
+    /// Converts only `rows` of `frame` into `target`, whose other rows already hold the picture
+    /// (needs `convertsRows`). Bands widen to even rows, as 4:2:0 chroma pairs them.
+    ///
+    /// The corresponding C functions are libyuv's `ARGBToI420` and `ARGBToJ420`.
+    func convert(_ frame: CapturedFrame, rows: RowBands, into target: UnsafeMutablePointer<AVFrame>) {
+        let toYUV = format == AV_PIX_FMT_YUVJ420P ? ARGBToJ420 : ARGBToI420
+        let planes = withUnsafeBytes(of: target.pointee.data) { ($0.load(as: UnsafeMutablePointer<UInt8>.self),
+                                                                 $0.load(fromByteOffset: 8, as: UnsafeMutablePointer<UInt8>.self),
+                                                                 $0.load(fromByteOffset: 16, as: UnsafeMutablePointer<UInt8>.self)) }
+        let strides = withUnsafeBytes(of: target.pointee.linesize) { ($0.load(as: Int32.self), $0.load(fromByteOffset: 4, as: Int32.self),
+                                                                      $0.load(fromByteOffset: 8, as: Int32.self)) }
+        for index in 0..<rows.count {
+            let top = rows[index].lowerBound & ~1
+            let bottom = min(output.height, (rows[index].upperBound + 1) & ~1)
+            guard top < bottom else { continue }
+            let source = UnsafePointer((frame.buffer.bytes + top * frame.bytesPerRow).assumingMemoryBound(to: UInt8.self))
+            _ = toYUV(source, Int32(frame.bytesPerRow),
+                      planes.0 + top * Int(strides.0), strides.0, planes.1 + top / 2 * Int(strides.1), strides.1,
+                      planes.2 + top / 2 * Int(strides.2), strides.2, Int32(output.width), Int32(bottom - top))
+        }
+    }
+
     /// Writes the `crop` rectangle of `frame` (of the size this converter reads) into `planes`.
     ///
     /// The corresponding C functions are libyuv's `ARGBScale`, `ARGBToI420`, `ARGBToJ420` and

@@ -31,6 +31,8 @@ public final class VideoEncoder: @unchecked Sendable {
     private var destination: PixelRect?
     private var flushed = false
     private var sentFrame = false
+    /// The captured frame the encoder's picture holds; the next one redoes only its changed rows.
+    private var convertedSequence: UInt64?
 
     /// Opens the encoder.
     ///
@@ -87,9 +89,21 @@ public final class VideoEncoder: @unchecked Sendable {
     ///
     /// The corresponding C function is `sws_scale`.
     public func convert(_ captured: CapturedFrame) throws(FFmpegError) {
-        // The encoder may still hold a reference to the previous picture; never write under it.
+        // The encoder may still hold a reference to the previous picture; never write under it
+        // (a copy is made then, so the picture is still there).
         try check(av_frame_make_writable(frame))
-        if captured.size != converter.source { try adapt(to: captured.size) }
+        var rows = captured.changedRows
+        if captured.size != converter.source {
+            try adapt(to: captured.size)
+            rows = nil
+        }
+        // Changed rows are against the frame just before: any other picture is converted whole.
+        if convertedSequence.map({ $0 &+ 1 != captured.sequence }) ?? true { rows = nil }
+        convertedSequence = captured.sequence
+        if let rows, destination == nil, converter.convertsRows {
+            converter.convert(captured, rows: rows, into: frame)
+            return
+        }
         if destination != nil { Self.paintBlack(frame) }
         converter.convert(captured, into: frame, at: destination)
     }

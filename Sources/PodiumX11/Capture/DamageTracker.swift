@@ -22,7 +22,7 @@ final class DamageTracker {
     private let scratch: xcb_xfixes_region_t
     private let region: PixelRect
     /// Per buffer index, the rows (of the captured region) that changed since it was filled.
-    private var stale: [Range<Int>?]
+    private var stale: [RowBands]
 
     /// - Returns: `nil` when the server lacks Damage or XFixes 2 (every frame is then grabbed whole).
     init?(connection: XConnection, region: PixelRect, bufferCount: Int) {
@@ -36,7 +36,7 @@ final class DamageTracker {
         notifyEvent = connection.firstEvent(of: cxcb_damage_id()) + UInt8(XCB_DAMAGE_NOTIFY)
         damage = connection.generateID()
         scratch = connection.generateID()
-        stale = Array(repeating: 0..<region.height, count: bufferCount)
+        stale = Array(repeating: RowBands(0..<region.height), count: bufferCount)
         xcb_damage_create(connection.raw, damage, connection.root, UInt8(XCB_DAMAGE_REPORT_LEVEL_NON_EMPTY.rawValue))
         xcb_xfixes_create_region(connection.raw, scratch, 0, nil)
         connection.flush()
@@ -51,44 +51,38 @@ final class DamageTracker {
     /// Takes the damage the server holds and marks its rows stale in every buffer.
     ///
     /// The corresponding C functions are `xcb_damage_subtract` and `xcb_xfixes_fetch_region`.
-    /// - Returns: whether any of it falls in the captured region.
-    func collect() -> Bool {
+    /// - Returns: the rows of the captured region it touched (empty when none).
+    func collect() -> RowBands {
         isPending = false
         xcb_damage_subtract(connection.raw, damage, 0, scratch)
-        let rows = try? connection.withReply({ xcb_xfixes_fetch_region_reply($0, xcb_xfixes_fetch_region($0, scratch), $1) }) { reply -> Range<Int>? in
+        let rows = (try? connection.withReply({ xcb_xfixes_fetch_region_reply($0, xcb_xfixes_fetch_region($0, scratch), $1) }) { reply in
             let rectangles = UnsafeBufferPointer(start: xcb_xfixes_fetch_region_rectangles(reply), count: Int(xcb_xfixes_fetch_region_rectangles_length(reply)))
-            var band: Range<Int>?
+            var bands = RowBands()
             for rectangle in rectangles {
                 let rect = PixelRect(x: Int(rectangle.x), y: Int(rectangle.y), width: Int(rectangle.width), height: Int(rectangle.height))
                 guard rect.intersects(region) else { continue }
-                band = Self.union(band, max(0, rect.y - region.y)..<min(region.height, rect.maxY - region.y))
+                bands.insert((rect.y - region.y)..<(rect.maxY - region.y))
             }
-            return band
-        }
-        guard let rows else { return false }
+            return bands.clamped(toHeight: region.height)
+        }) ?? RowBands()
         markStale(rows)
-        return true
+        return rows
     }
 
-    /// Marks rows stale in every buffer (say, where a cursor was drawn into one of them).
-    func markStale(_ rows: Range<Int>, onlyIn index: Int? = nil) {
-        let clamped = max(0, rows.lowerBound)..<min(region.height, max(max(0, rows.lowerBound), rows.upperBound))
+    /// Marks rows stale in every buffer, or in one (say, where a cursor was drawn into it).
+    func markStale(_ rows: RowBands, onlyIn index: Int? = nil) {
+        let clamped = rows.clamped(toHeight: region.height)
         guard !clamped.isEmpty else { return }
         if let index {
-            stale[index] = Self.union(stale[index], clamped)
+            stale[index].formUnion(clamped)
         } else {
-            for buffer in stale.indices { stale[buffer] = Self.union(stale[buffer], clamped) }
+            for buffer in stale.indices { stale[buffer].formUnion(clamped) }
         }
     }
 
     /// The rows buffer `index` must grab to show the screen as it is now; they count as fresh after.
-    func takeStaleRows(of index: Int) -> Range<Int>? {
-        defer { stale[index] = nil }
+    func takeStaleRows(of index: Int) -> RowBands {
+        defer { stale[index] = RowBands() }
         return stale[index]
-    }
-
-    private static func union(_ band: Range<Int>?, _ rows: Range<Int>) -> Range<Int> {
-        guard let band else { return rows }
-        return min(band.lowerBound, rows.lowerBound)..<max(band.upperBound, rows.upperBound)
     }
 }

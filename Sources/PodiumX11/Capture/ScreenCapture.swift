@@ -28,6 +28,11 @@ public final class ScreenCapture: @unchecked Sendable {
     private let tracksDamage: Bool
     /// Where the cursor was drawn last, to see that it moved.
     private var lastPointer: CursorOverlay.Position?
+    /// The rows the cursor covered in the last frame handed out.
+    private var lastCursorRows: Range<Int>?
+    /// Rows that changed on screen since the last frame handed out; damage seen in a slot that
+    /// gave no frame (no free buffer) carries over to the next.
+    private var changesSinceFrame = RowBands()
     /// The RandR monitor being captured, followed through layout changes; `nil` for a fixed region.
     public let monitorName: String?
     private let cursor: CursorOverlay?
@@ -76,17 +81,21 @@ public final class ScreenCapture: @unchecked Sendable {
         guard missing == nil else { return .waiting }
         let pointerCookie = cursor?.requestPosition()
         var changed = damage == nil || evenIfUnchanged
-        if let damage, damage.isPending, damage.collect() { changed = true }
+        if let damage, damage.isPending {
+            let rows = damage.collect()
+            changesSinceFrame.formUnion(rows)
+            if !rows.isEmpty { changed = true }
+        }
         let pointer = pointerCookie.flatMap { cursor?.position($0) }
         if pointer != lastPointer || cursor?.stale == true { changed = true }
         guard changed else { return .unchanged }
         guard let buffer = grabber.pool.acquire() else { return .busy }
         do {
             // A buffer from the pool needs only the rows that changed since it was last filled.
-            try grabber.grab(into: buffer, rows: damage.map { $0.takeStaleRows(of: buffer.index) ?? 0..<0 })
+            try grabber.grab(into: buffer, rows: damage.map { $0.takeStaleRows(of: buffer.index) })
         } catch {
             buffer.share(with: 0)
-            damage?.markStale(0..<grabber.region.height, onlyIn: buffer.index)
+            damage?.markStale(RowBands(0..<grabber.region.height), onlyIn: buffer.index)
             // A grab that raced a resolution change fails with BadMatch before the notice arrives.
             guard error.code != 0 else { throw error }
             let before = grabber.region
@@ -95,12 +104,22 @@ public final class ScreenCapture: @unchecked Sendable {
             if missing != nil { return .waiting }
             throw error
         }
-        let frame = CapturedFrame(buffer: buffer, size: grabber.region.size, bytesPerRow: grabber.bytesPerRow, captureTime: time, sequence: sequence)
+        var frame = CapturedFrame(buffer: buffer, size: grabber.region.size, bytesPerRow: grabber.bytesPerRow, captureTime: time, sequence: sequence)
+        var cursorRows: Range<Int>?
         if let cursor {
             lastPointer = pointer
+            cursorRows = cursor.draw(into: frame, region: grabber.region, at: pointer)
             // The cursor's rows in this buffer now differ from the screen: grab them again next time.
-            if let drawn = cursor.draw(into: frame, region: grabber.region, at: pointer) { damage?.markStale(drawn, onlyIn: buffer.index) }
+            if let cursorRows { damage?.markStale(RowBands(cursorRows), onlyIn: buffer.index) }
         }
+        if damage != nil {
+            // Against the frame before: what the screen changed, where the cursor was, where it is.
+            if let lastCursorRows { changesSinceFrame.insert(lastCursorRows) }
+            if let cursorRows { changesSinceFrame.insert(cursorRows) }
+            frame.changedRows = changesSinceFrame
+        }
+        changesSinceFrame = RowBands()
+        lastCursorRows = cursorRows
         return .frame(frame)
     }
 

@@ -64,26 +64,42 @@ public final class ScreenGrabber: @unchecked Sendable {
     }
 
     /// Fills `rows` of `buffer` (all of them by default) with the region's current pixels,
-    /// `bytesPerRow` bytes a row; the other rows are left as they are.
+    /// `bytesPerRow` bytes a row; the other rows are left as they are. Every band is asked for
+    /// before the first answer is awaited: one round trip however many bands.
     ///
     /// The corresponding C functions are `xcb_shm_get_image` and `xcb_get_image`.
     /// - Throws: when the server refuses or the connection broke.
-    public func grab(into buffer: FrameBuffer, rows: Range<Int>? = nil) throws(X11RequestError) {
-        let rows = rows ?? 0..<region.height
-        guard !rows.isEmpty else { return }
-        let (x, y) = (Int16(region.x), Int16(region.y + rows.lowerBound))
-        let (width, height) = (UInt16(region.width), UInt16(rows.count))
-        let offset = rows.lowerBound * bytesPerRow
+    public func grab(into buffer: FrameBuffer, rows: RowBands? = nil) throws(X11RequestError) {
+        let rows = rows ?? RowBands(0..<region.height)
         let format = UInt8(XCB_IMAGE_FORMAT_Z_PIXMAP.rawValue)
         let root = connection.root
+        let (x, width) = (Int16(region.x), UInt16(region.width))
         switch method {
         case .sharedMemory:
             let segment = segments[buffer.index]
-            try connection.withReply({ xcb_shm_get_image_reply($0, xcb_shm_get_image($0, root, x, y, width, height, ~0, format, segment, UInt32(offset)), $1) }) { _ in }
+            var cookies = InlineArray<4, xcb_shm_get_image_cookie_t>(repeating: xcb_shm_get_image_cookie_t())
+            for index in 0..<rows.count {
+                let band = rows[index]
+                cookies[index] = xcb_shm_get_image(connection.raw, root, x, Int16(region.y + band.lowerBound), width, UInt16(band.count), ~0, format,
+                                                   segment, UInt32(band.lowerBound * bytesPerRow))
+            }
+            var failure: X11RequestError?
+            for index in 0..<rows.count {
+                do {
+                    try connection.withReply({ connection, error in xcb_shm_get_image_reply(connection, cookies[index], error) }) { _ in }
+                } catch {
+                    failure = failure ?? error
+                }
+            }
+            if let failure { throw failure }
         case .getImage:
-            try connection.withReply({ xcb_get_image_reply($0, xcb_get_image($0, format, root, x, y, width, height, ~0), $1) }) { reply in
-                let length = min(Int(xcb_get_image_data_length(reply)), buffer.capacity - offset)
-                memcpy(buffer.bytes + offset, xcb_get_image_data(reply), length)
+            for index in 0..<rows.count {
+                let band = rows[index]
+                let offset = band.lowerBound * bytesPerRow
+                try connection.withReply({ xcb_get_image_reply($0, xcb_get_image($0, format, root, x, Int16(region.y + band.lowerBound), width, UInt16(band.count), ~0), $1) }) { reply in
+                    let length = min(Int(xcb_get_image_data_length(reply)), buffer.capacity - offset)
+                    memcpy(buffer.bytes + offset, xcb_get_image_data(reply), length)
+                }
             }
         }
     }

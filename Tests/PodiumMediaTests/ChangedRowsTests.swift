@@ -1,0 +1,74 @@
+import CFFmpeg
+import PodiumCore
+@testable import PodiumMedia
+import PodiumTestSupport
+import Testing
+
+/// Converting only the rows that changed must give exactly the picture a whole conversion gives.
+@Suite struct ChangedRowsTests {
+    static let size = PixelSize(width: 640, height: 480)
+
+    /// A frame of `pattern`, with the rows in `bands` taken from `changes`.
+    func frame(_ pattern: TestPattern, changes: TestPattern? = nil, in bands: [Range<Int>] = [], sequence: UInt64) -> (CapturedFrame, HeapStorage) {
+        var bytes = pattern.bgra
+        if let changes {
+            for band in bands { bytes.replaceSubrange(band.lowerBound * 2560..<band.upperBound * 2560, with: changes.bgra[band.lowerBound * 2560..<band.upperBound * 2560]) }
+        }
+        let storage = HeapStorage(capacity: bytes.count)
+        bytes.withUnsafeBytes { storage.bytes.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        var rows = RowBands()
+        for band in bands { rows.insert(band) }
+        let frame = CapturedFrame(buffer: FrameBuffer(bytes: storage.bytes, capacity: bytes.count, index: 0, storage: storage),
+                                  size: Self.size, bytesPerRow: 2560, captureTime: 0, sequence: sequence, changedRows: rows)
+        return (frame, storage)
+    }
+
+    func planes(_ frame: UnsafeMutablePointer<AVFrame>) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for plane in 0..<3 {
+            let (width, height) = plane == 0 ? (640, 480) : (320, 240)
+            let stride = Int(withUnsafeBytes(of: frame.pointee.linesize) { $0.load(fromByteOffset: plane * 4, as: Int32.self) })
+            let data = withUnsafeBytes(of: frame.pointee.data) { $0.load(fromByteOffset: plane * 8, as: UnsafeMutablePointer<UInt8>.self) }
+            for row in 0..<height { bytes += UnsafeBufferPointer(start: data + row * stride, count: width) }
+        }
+        return bytes
+    }
+
+    func picture() -> UnsafeMutablePointer<AVFrame> {
+        let frame = av_frame_alloc()!
+        frame.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+        frame.pointee.width = 640
+        frame.pointee.height = 480
+        av_frame_get_buffer(frame, 0)
+        return frame
+    }
+
+    @Test(arguments: [[101..<140], [0..<1, 7..<8], [479..<480], [33..<34, 200..<263, 300..<301, 400..<470], [0..<480]])
+    func changedRowsGiveTheWholeConversion(_ bands: [Range<Int>]) throws {
+        let converter = try FrameConverter(source: Self.size, output: Self.size, format: AV_PIX_FMT_YUV420P, filter: .box)
+        #expect(converter.convertsRows)
+        let (before, beforeStorage) = frame(TestPattern(width: 640, height: 480, seed: 3), sequence: 0)
+        let (after, afterStorage) = frame(TestPattern(width: 640, height: 480, seed: 3), changes: TestPattern(width: 640, height: 480, seed: 4), in: bands, sequence: 1)
+        var partial: UnsafeMutablePointer<AVFrame>? = picture()
+        var whole: UnsafeMutablePointer<AVFrame>? = picture()
+        defer {
+            av_frame_free(&partial)
+            av_frame_free(&whole)
+            _ = (beforeStorage, afterStorage)
+        }
+        converter.convert(before, into: partial!)
+        converter.convert(after, rows: after.changedRows!, into: partial!)
+        converter.convert(after, into: whole!)
+        let (got, expected) = (planes(partial!), planes(whole!))
+        #expect(got == expected, "\(zip(got, expected).count { $0 != $1 }) bytes differ")
+        // And the change did reach the picture.
+        converter.convert(before, into: whole!)
+        #expect(planes(whole!) != got)
+    }
+
+    @Test func scalingConvertersRedoWholePictures() throws {
+        let scaling = try FrameConverter(source: Self.size, output: PixelSize(width: 320, height: 240), format: AV_PIX_FMT_YUV420P, filter: .box)
+        let libswscale = try FrameConverter(source: Self.size, output: Self.size, format: AV_PIX_FMT_YUV420P, filter: .bicubic, libswscaleOnly: true)
+        #expect(!scaling.convertsRows && !libswscale.convertsRows)
+    }
+}
