@@ -53,7 +53,9 @@ let package = Package(
         .target(name: "PodiumTestSupport", dependencies: ["PodiumCore", "PodiumX11", "CXCB"], path: "Tests/PodiumTestSupport"),
         .testTarget(name: "PodiumCoreTests", dependencies: ["PodiumCore"]),
         .testTarget(name: "PodiumX11Tests", dependencies: ["PodiumX11", "PodiumTestSupport"]),
-        .testTarget(name: "PodiumMediaTests", dependencies: ["PodiumMedia", "PodiumTestSupport"]),
+        // Counts the heap allocations of a thread, to check that the hot path makes none.
+        .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
+        .testTarget(name: "PodiumMediaTests", dependencies: ["PodiumMedia", "PodiumX11", "PodiumTestSupport", "CAllocationCounter"]),
         .testTarget(name: "podiumTests", dependencies: ["podium", "PodiumTestSupport"], exclude: ["Golden"]),
     ]
 )

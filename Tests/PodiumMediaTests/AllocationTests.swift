@@ -1,0 +1,43 @@
+import CAllocationCounter
+import Logging
+import PodiumCore
+@testable import PodiumMedia
+import PodiumTestSupport
+import PodiumX11
+import Testing
+
+/// The hot path, grab → convert, makes no heap allocation of its own in steady state. libxcb
+/// allocates for every round trip (it reads each reply into memory of its own), so a frame may
+/// cost what one bare round trip costs, and no more.
+@Suite struct AllocationTests {
+    @Test(arguments: [false, true])
+    func grabAndConvertAllocateNothingOfTheirOwn(damageTracking: Bool) throws {
+        let server = try XvfbServer(width: 640, height: 480)
+        try Painter(display: server.display).draw(TestPattern(width: 640, height: 480, seed: 5))
+        let connection = try XConnection(display: server.display)
+        let size = PixelSize(width: 640, height: 480)
+        let capture = ScreenCapture(connection: connection, region: PixelRect(x: 0, y: 0, size: size), allowSharedMemory: true, drawCursor: false,
+                                    tracksDamage: damageTracking, bufferCount: 4, logger: Logger(label: "test"))
+        let encoder = try VideoEncoder(settings: EncoderSettings(codec: .h264, size: size, framesPerSecond: 30), sourceSize: size, globalHeader: false)
+
+        var allocations = 0
+        for sequence in 0..<220 as Range<UInt64> {
+            let start = podium_allocations_on_this_thread()
+            // Every frame is taken, changed or not: with damage tracking an unchanged screen is not grabbed at all.
+            guard case .frame(let frame) = try capture.capture(sequence: sequence, time: sequence * 33_000_000, evenIfUnchanged: true) else {
+                throw TestFailure("no frame at \(sequence)")
+            }
+            frame.buffer.share(with: 1)
+            try encoder.convert(frame)
+            frame.buffer.release()
+            // The first frames fill the pool and set things up.
+            if sequence >= 20 { allocations += podium_allocations_on_this_thread() - start }
+        }
+        let start = podium_allocations_on_this_thread()
+        connection.sync()
+        let roundTrip = podium_allocations_on_this_thread() - start
+        #expect(roundTrip > 0, "the counter sees libxcb's allocations")
+        let perFrame = Double(allocations) / 200
+        #expect(perFrame <= Double(damageTracking ? 0 : roundTrip), "\(perFrame) allocations a frame; a round trip makes \(roundTrip)")
+    }
+}
