@@ -5,23 +5,28 @@ import Testing
 
 /// `podium scene` drawing on a private Xvfb, recorded by `podium stream` and decoded by FFmpeg.
 @Suite(.serialized) struct SceneTests {
+    /// Draws `kind` at 30 fps on a fresh display of `screen`, records `frames` of it with
+    /// `podium stream` (more `arguments` added), stops the scene with Ctrl-C and decodes the
+    /// recording to gray frames of `output` size.
+    func record(_ kind: String, screen: PixelSize, frames: Int, output: PixelSize, arguments: [String] = []) throws -> [[UInt8]] {
+        let server = try XvfbServer(width: screen.width, height: screen.height)
+        let path = try Tools.temporaryFolder().appendingPathComponent("\(kind).mkv").path
+        let scene = try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", kind, "--fps", "30"])
+        try scene.waitForStderr(containing: "drawing the \(kind) scene")
+        Thread.sleep(forTimeInterval: 0.5)
+        let result = try Tools.podium(["stream", "--fps", "30", "--frames", "\(frames)", "--no-cursor", "--to", path] + arguments, display: server.display)
+        #expect(result.status == 0, "\(result.stderr)")
+        let ended = try scene.interrupt()
+        #expect(ended.status == 0 && ended.stderr.contains("drew "), "\(ended.stderr)")
+        return try Tools.decodeFrames(path, width: output.width, height: output.height, pixelFormat: "gray")
+    }
+
     /// Every frame of an H.264 recording of a video scene carries a stamp that reads back; the
     /// sequence numbers only go up, and almost every drawn frame is there.
     @Test func stampsSurviveAnH264RoundTrip() throws {
-        let server = try XvfbServer(width: 640, height: 480)
-        let folder = try Tools.temporaryFolder()
-        let scene = try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", "video", "--fps", "30"])
-        try scene.waitForStderr(containing: "drawing the video scene")
-        Thread.sleep(forTimeInterval: 0.5)
-        let output = folder.appendingPathComponent("scene.mkv").path
-        let result = try Tools.podium(["stream", "--fps", "30", "--frames", "45", "--no-cursor", "--to", output], display: server.display)
-        #expect(result.status == 0, "\(result.stderr)")
-        let ended = try scene.interrupt()
-        #expect(ended.status == 0, "\(ended.stderr)")
-        #expect(ended.stderr.contains("drew "))
-
-        let frames = try Tools.decodeFrames(output, width: 640, height: 480, pixelFormat: "gray")
-        #expect(frames.count == 45)
+        let size = PixelSize(width: 640, height: 480)
+        let frames = try record("video", screen: size, frames: 45, output: size)
+        try #require(frames.count == 45)
         let stamps = frames.map { frame in SceneStrip.read { x, y in Int(frame[y * 640 + x]) } }
         #expect(stamps.allSatisfy { $0 != nil }, "unreadable stamps at \(stamps.indices.filter { stamps[$0] == nil })")
         let sequences = stamps.compactMap { $0?.sequence }
@@ -37,18 +42,11 @@ import Testing
 
     /// A slides scene, scaled to 2/3 on the way: the stamp still reads, and the moving object is drawn.
     @Test func slidesStampReadsThroughScaling() throws {
-        let server = try XvfbServer(width: 960, height: 540)
-        let folder = try Tools.temporaryFolder()
-        let scene = try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", "slides", "--fps", "30"])
-        try scene.waitForStderr(containing: "drawing the slides scene")
-        Thread.sleep(forTimeInterval: 0.5)
-        let output = folder.appendingPathComponent("slides.mkv").path
-        let result = try Tools.podium(["stream", "--fps", "30", "--frames", "20", "--size", "640x360", "--no-cursor", "--to", output], display: server.display)
-        #expect(result.status == 0, "\(result.stderr)")
-        _ = try scene.interrupt()
-        let frames = try Tools.decodeFrames(output, width: 640, height: 360, pixelFormat: "gray")
+        let frames = try record("slides", screen: PixelSize(width: 960, height: 540), frames: 20, output: PixelSize(width: 640, height: 360),
+                                arguments: ["--size", "640x360"])
+        try #require(frames.count == 20)
         let stamps = frames.map { frame in SceneStrip.read(scale: 2.0 / 3) { x, y in Int(frame[y * 640 + x]) } }
-        #expect(stamps.count == 20 && stamps.allSatisfy { $0 != nil }, "unreadable stamps at \(stamps.indices.filter { stamps[$0] == nil })")
+        #expect(stamps.allSatisfy { $0 != nil }, "unreadable stamps at \(stamps.indices.filter { stamps[$0] == nil })")
         // Between the first and last frame only the object (and the stamp) moved: a small part of the picture.
         let changed = zip(frames.first!, frames.last!).count { abs(Int($0) - Int($1)) > 40 }
         #expect(changed > 100 && changed < 640 * 360 / 20, "\(changed) pixels changed")
