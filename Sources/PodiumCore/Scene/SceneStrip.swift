@@ -26,7 +26,8 @@ public enum SceneStrip {
 
     /// Draws `stamp` into BGRA pixels whose first row starts at `pixels`.
     public static func draw(_ stamp: SceneStamp, into pixels: UnsafeMutableRawPointer, rowBytes: Int) {
-        let words = [stamp.sequence, stamp.milliseconds, check(stamp)]
+        // Drawn every frame: the three words stay on the stack.
+        let words: InlineArray<3, UInt32> = [stamp.sequence, stamp.milliseconds, check(stamp)]
         for y in 0..<size.height {
             let row = (pixels + y * rowBytes).assumingMemoryBound(to: UInt32.self)
             let word = words[y / block]
