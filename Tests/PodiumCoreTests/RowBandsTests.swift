@@ -37,4 +37,14 @@ struct RowBandsTests {
         #expect(list(bands) == [0..<15, 40..<50])
         #expect(list(self.bands([-5..<3, 470..<500, 600..<700]).clamped(toHeight: 480)) == [0..<3, 470..<480])
     }
+
+    @Test func scalingMapsRowsIntoTheWindowsPicture() {
+        // Without scaling, rows of the crop map one to one; rows outside it are dropped.
+        #expect(list(bands([5..<10, 100..<120, 700..<710]).scaled(from: 100..<600, toHeight: 500)) == [0..<20])
+        // Halving: 100..<120 is 50..<60, widened by a source row and a window row either side.
+        #expect(list(bands([100..<120]).scaled(from: 0..<480, toHeight: 240)) == [48..<62])
+        // Doubling: 10..<11 covers 20..<22 and 0..<1 covers 0..<2, widened likewise and clipped.
+        #expect(list(bands([10..<11, 0..<1]).scaled(from: 0..<240, toHeight: 480)) == [0..<5, 17..<25])
+        #expect(list(bands([239..<240]).scaled(from: 0..<240, toHeight: 480)) == [475..<480])
+    }
 }

@@ -66,6 +66,38 @@ import Testing
         #expect(planes(whole!) != got)
     }
 
+    /// The window's path: redrawing only the rows that `RowBands.scaled` maps the changed rows
+    /// to gives exactly the picture a whole scaling gives, for crops at odd offsets, shrinking
+    /// (box), growing (bilinear) and copying.
+    @Test(arguments: [
+        (PixelRect(x: 0, y: 0, width: 640, height: 480), PixelSize(width: 427, height: 320), ScaleFilter.box),
+        (PixelRect(x: 13, y: 7, width: 600, height: 451), PixelSize(width: 1000, height: 751), ScaleFilter.bilinear),
+        (PixelRect(x: 0, y: 0, width: 640, height: 480), PixelSize(width: 320, height: 240), ScaleFilter.box),
+        (PixelRect(x: 5, y: 3, width: 630, height: 470), PixelSize(width: 630, height: 470), ScaleFilter.box),
+    ])
+    func windowRowsGiveTheWholeScaling(_ crop: PixelRect, _ output: PixelSize, _ filter: ScaleFilter) throws {
+        let scaler = try PictureScaler(crop: crop.size, output: output, filter: filter)
+        #expect(scaler.scalesRows)
+        for bands in [[101..<140], [0..<1, 7..<8], [479..<480], [33..<34, 200..<263, 300..<301, 400..<470], [0..<5, 470..<480]] {
+            let (before, beforeStorage) = frame(TestPattern(width: 640, height: 480, seed: 3), sequence: 0)
+            let (after, afterStorage) = frame(TestPattern(width: 640, height: 480, seed: 3), changes: TestPattern(width: 640, height: 480, seed: 4), in: bands, sequence: 1)
+            var partial = [UInt8](repeating: 0, count: output.area * 4)
+            var whole = partial
+            partial.withUnsafeMutableBytes { scaler.scale(before, from: crop, into: $0.baseAddress!) }
+            let rows = after.changedRows!.scaled(from: crop.y..<crop.maxY, toHeight: output.height)
+            partial.withUnsafeMutableBytes { scaler.scale(after, from: crop, rows: rows, into: $0.baseAddress!) }
+            whole.withUnsafeMutableBytes { scaler.scale(after, from: crop, into: $0.baseAddress!) }
+            _ = (beforeStorage, afterStorage)
+            let differing = zip(partial, whole).count { $0 != $1 }
+            #expect(differing == 0, "bands \(bands): \(differing) bytes differ")
+        }
+    }
+
+    @Test func libswscaleFiltersRedrawWholeWindowPictures() throws {
+        let scaler = try PictureScaler(crop: Self.size, output: PixelSize(width: 320, height: 240), filter: .lanczos)
+        #expect(!scaler.scalesRows)
+    }
+
     @Test func scalingConvertersRedoWholePictures() throws {
         let scaling = try FrameConverter(source: Self.size, output: PixelSize(width: 320, height: 240), format: AV_PIX_FMT_YUV420P, filter: .box)
         let libswscale = try FrameConverter(source: Self.size, output: Self.size, format: AV_PIX_FMT_YUV420P, filter: .bicubic, libswscaleOnly: true)

@@ -26,6 +26,38 @@ import Testing
         #expect(difference(shown, pattern.bgra) == nil)
     }
 
+    /// After the first picture, a frame redraws only the rows it changed (scaled, or copied 1:1):
+    /// after a few small changes the window holds exactly what a fresh mirror of the final screen
+    /// draws whole.
+    @Test(arguments: [(640, 480), (480, 360)])
+    func changedRowsBuildTheWholePicture(width: Int, height: Int) throws {
+        let source = try XvfbServer(width: 640, height: 480)
+        let screen = try XvfbServer(width: width, height: height)
+        let painter = try Painter(display: source.display)
+        try painter.draw(TestPattern(width: 640, height: 480, seed: 8))
+        func startMirror() throws -> RunningCommand {
+            let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
+                                                         "--no-cursor", "--duration", "20s"], environment: [:])
+            try run.waitForStderr(containing: "showing on")
+            Thread.sleep(forTimeInterval: 1)
+            return run
+        }
+        let changing = try startMirror()
+        let before = try Tools.grabScreen(screen.display, width: width, height: height)
+        for (index, y) in [0, 101, 250, 477].enumerated() {
+            try painter.draw(TestPattern(width: 200, height: 3, seed: 20 + index), x: 37 * index, y: y)
+            Thread.sleep(forTimeInterval: 0.15)
+        }
+        Thread.sleep(forTimeInterval: 1)
+        let changed = try Tools.grabScreen(screen.display, width: width, height: height)
+        #expect(try changing.interrupt().status == 0)
+        let fresh = try startMirror()
+        let whole = try Tools.grabScreen(screen.display, width: width, height: height)
+        #expect(try fresh.interrupt().status == 0)
+        #expect(difference(changed, before) != nil, "the changes reached the window")
+        #expect(difference(changed, whole) == nil)
+    }
+
     @Test func containLeavesBarsOfTheBackground() throws {
         let pattern = TestPattern(width: 320, height: 180, seed: 5)
         let shown = try mirror(pattern, onto: (320, 240), arguments: ["--background", "#0000ff"])

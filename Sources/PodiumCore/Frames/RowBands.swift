@@ -88,6 +88,29 @@ public struct RowBands: Sendable, Equatable, CustomStringConvertible {
         return clipped
     }
 
+    /// The rows of a scaled picture `height` rows high that may change when these rows change
+    /// within `source`, the rows the picture is scaled from. A filter reads a row or so on
+    /// either side of where it samples, so each band grows by one row before and after scaling;
+    /// without scaling (`source.count == height`) rows map one to one.
+    public func scaled(from source: Range<Int>, toHeight height: Int) -> RowBands {
+        var result = RowBands()
+        let sourceHeight = source.count
+        guard sourceHeight > 0 else { return result }
+        for index in 0..<count {
+            let top = max(bands[index].lowerBound, source.lowerBound) - source.lowerBound
+            let bottom = min(bands[index].upperBound, source.upperBound) - source.lowerBound
+            guard top < bottom else { continue }
+            if sourceHeight == height {
+                result.insert(top..<bottom)
+            } else {
+                let first = max(0, (top - 1) * height / sourceHeight - 1)
+                let last = min(height, ((bottom + 1) * height + sourceHeight - 1) / sourceHeight + 1)
+                result.insert(first..<last)
+            }
+        }
+        return result
+    }
+
     public static func == (left: RowBands, right: RowBands) -> Bool {
         guard left.count == right.count else { return false }
         for index in 0..<left.count where left[index] != right[index] { return false }

@@ -109,6 +109,35 @@ final class FrameConverter {
         }
     }
 
+    /// Whether `convert(_:from:rows:into:stride:)` can redo rows of a BGRA picture: libyuv copying or scaling.
+    var redrawsRows: Bool {
+        if case .libyuv = engine, format == AV_PIX_FMT_BGRA { return true }
+        return false
+    }
+
+    /// Redraws only `rows` of the BGRA output picture in `pixels` from the `crop` rectangle of
+    /// `frame`; its other rows already hold the picture (needs `redrawsRows`). Each row comes
+    /// out exactly as a whole conversion makes it.
+    ///
+    /// The corresponding C functions are libyuv's `ARGBCopy` and `ARGBScaleClip`.
+    func convert(_ frame: CapturedFrame, from crop: PixelRect, rows: RowBands, into pixels: UnsafeMutablePointer<UInt8>, stride: Int32) {
+        guard case .libyuv(let mode, _) = engine else { return }
+        let origin = UnsafePointer((frame.buffer.bytes + crop.y * frame.bytesPerRow + crop.x * 4).assumingMemoryBound(to: UInt8.self))
+        let sourceStride = Int32(frame.bytesPerRow)
+        for index in 0..<rows.count {
+            let band = rows[index].clamped(to: 0..<output.height)
+            guard !band.isEmpty else { continue }
+            if mode == kFilterNone {
+                _ = ARGBCopy(origin + band.lowerBound * frame.bytesPerRow, sourceStride, pixels + band.lowerBound * Int(stride), stride,
+                             Int32(output.width), Int32(band.count))
+            } else {
+                _ = ARGBScaleClip(origin, sourceStride, Int32(source.width), Int32(source.height), pixels, stride,
+                                  Int32(output.width), Int32(output.height), 0, Int32(band.lowerBound), Int32(output.width),
+                                  Int32(band.count), mode)
+            }
+        }
+    }
+
     /// Writes the `crop` rectangle of `frame` (of the size this converter reads) into `planes`.
     ///
     /// The corresponding C functions are libyuv's `ARGBScale`, `ARGBToI420`, `ARGBToJ420` and

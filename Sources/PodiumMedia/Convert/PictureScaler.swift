@@ -26,6 +26,14 @@ public final class PictureScaler: @unchecked Sendable {
         strides.deallocate()
     }
 
+    /// Whether `scale(_:from:rows:into:)` works: libyuv's filters (box, bilinear, or no scaling).
+    public var scalesRows: Bool { converter.redrawsRows }
+
+    /// Redraws only `rows` of the output in `pixels`, which holds the output of the frame before.
+    public func scale(_ frame: CapturedFrame, from source: PixelRect, rows: RowBands, into pixels: UnsafeMutableRawPointer) {
+        converter.convert(frame, from: source, rows: rows, into: pixels.assumingMemoryBound(to: UInt8.self), stride: strides[0])
+    }
+
     /// Scales `source` (a rectangle of `frame` of size `crop`) into `pixels`, rows of `output.width * 4` bytes.
     public func scale(_ frame: CapturedFrame, from source: PixelRect, into pixels: UnsafeMutableRawPointer) {
         planes[0] = pixels.assumingMemoryBound(to: UInt8.self)

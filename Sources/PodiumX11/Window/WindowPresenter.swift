@@ -171,12 +171,26 @@ public final class WindowPresenter: @unchecked Sendable {
         return canvas!.bytes
     }
 
-    /// Draws the picture in the canvas at `destination`, and the background around it.
+    /// Draws the picture in the canvas at `destination`, and the background around it; or, given
+    /// `rows` (of the picture), only those rows: the window shows the rest already.
     ///
     /// The corresponding C functions are `xcb_poly_fill_rectangle`, `xcb_shm_put_image` and `xcb_put_image`.
-    public func present(at destination: PixelRect) {
+    public func present(at destination: PixelRect, rows: RowBands? = nil) {
         guard let canvas else { return }
-        // Up to four bars around the picture, on the stack: the hot path allocates nothing.
+        guard let rows else {
+            drawBars(around: destination)
+            put(canvas, rows: 0..<destination.height, at: destination)
+            return connection.flush()
+        }
+        for index in 0..<rows.count {
+            let band = rows[index].clamped(to: 0..<destination.height)
+            if !band.isEmpty { put(canvas, rows: band, at: destination) }
+        }
+        connection.flush()
+    }
+
+    /// Up to four bars around the picture, on the stack: the hot path allocates nothing.
+    private func drawBars(around destination: PixelRect) {
         withUnsafeTemporaryAllocation(of: xcb_rectangle_t.self, capacity: 4) { bars in
             var count = 0
             func bar(_ x: Int, _ y: Int, _ width: Int, _ height: Int) {
@@ -190,25 +204,28 @@ public final class WindowPresenter: @unchecked Sendable {
             bar(destination.maxX, destination.y, size.width - destination.maxX, destination.height)
             if count > 0 { xcb_poly_fill_rectangle(connection.raw, window, context, UInt32(count), bars.baseAddress) }
         }
+    }
+
+    /// Puts `rows` of the canvas's picture (of `destination`'s size) at their place in `destination`.
+    private func put(_ canvas: Canvas, rows: Range<Int>, at destination: PixelRect) {
         let depth = connection.screen.root_depth
         let format = UInt8(XCB_IMAGE_FORMAT_Z_PIXMAP.rawValue)
-        let (width, height) = (UInt16(destination.width), UInt16(destination.height))
+        let width = UInt16(destination.width)
         if let segment = canvas.segment {
-            xcb_shm_put_image(connection.raw, window, context, width, height, 0, 0, width, height,
-                              Int16(destination.x), Int16(destination.y), depth, format, 0, segment.id, 0)
+            xcb_shm_put_image(connection.raw, window, context, width, UInt16(destination.height), 0, UInt16(rows.lowerBound), width,
+                              UInt16(rows.count), Int16(destination.x), Int16(destination.y + rows.lowerBound), depth, format, 0, segment.id, 0)
             canvas.markInUse()
-        } else {
-            let rowBytes = destination.width * 4
-            let rowsPerRequest = max(1, (maximumRequestBytes - 64) / rowBytes)
-            var row = 0
-            while row < destination.height {
-                let rows = min(rowsPerRequest, destination.height - row)
-                xcb_put_image(connection.raw, format, window, context, width, UInt16(rows), Int16(destination.x), Int16(destination.y + row), 0,
-                              depth, UInt32(rows * rowBytes), (canvas.bytes + row * rowBytes).assumingMemoryBound(to: UInt8.self))
-                row += rows
-            }
+            return
         }
-        connection.flush()
+        let rowBytes = destination.width * 4
+        let rowsPerRequest = max(1, (maximumRequestBytes - 64) / rowBytes)
+        var row = rows.lowerBound
+        while row < rows.upperBound {
+            let count = min(rowsPerRequest, rows.upperBound - row)
+            xcb_put_image(connection.raw, format, window, context, width, UInt16(count), Int16(destination.x), Int16(destination.y + row), 0,
+                          depth, UInt32(count * rowBytes), (canvas.bytes + row * rowBytes).assumingMemoryBound(to: UInt8.self))
+            row += count
+        }
     }
 
     /// Whether pictures travel through shared memory.

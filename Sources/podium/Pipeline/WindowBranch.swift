@@ -5,7 +5,8 @@ import PodiumX11
 import Synchronization
 
 /// Shows frames in a window: scaled BGRA to BGRA straight to the window's size (no encoder),
-/// placed by the fit mode, with background bars around. Follows its target: while the display
+/// placed by the fit mode, with background bars around. After the first picture, a frame
+/// redraws and puts only the rows it changed (as the encoder converts only those). Follows its target: while the display
 /// or monitor is absent it waits (and capture need not run for it), opens the window when it
 /// appears, and closes it when it goes. Answers the presenter's keys: space freezes the picture
 /// (capture pauses), `f` toggles fullscreen, `q` or Escape quits.
@@ -37,6 +38,9 @@ final class WindowBranch: FrameBranch {
     private nonisolated(unsafe) var scaler: PictureScaler?
     /// The frame on screen, kept to redraw after an expose, a resize or while frozen.
     private nonisolated(unsafe) var shown: CapturedFrame?
+    /// The frame the canvas holds and where it was placed: the frame after it (`sequence + 1`)
+    /// redraws only the rows it changed.
+    private nonisolated(unsafe) var canvasHolds: (sequence: UInt64, placement: FitMode.Placement)?
     /// The reason last given for waiting, so it is said once.
     private nonisolated(unsafe) var waitingFor: String?
     private nonisolated(unsafe) var nextLook: UInt64 = 0
@@ -79,7 +83,7 @@ final class WindowBranch: FrameBranch {
                 shown?.buffer.release()
                 shown = frame
                 let start = pipeline.clock.now()
-                show(frame, pipeline)
+                show(frame, pipeline, changesOnly: true)
                 counters.present.record(nanoseconds: pipeline.clock.now() - start)
                 counters.presented.add(1, ordering: .relaxed)
             }
@@ -134,6 +138,7 @@ final class WindowBranch: FrameBranch {
 
     private func close() {
         presenter = nil
+        canvasHolds = nil
         monitor = nil
         scaler = nil
         showing.store(false, ordering: .relaxed)
@@ -195,27 +200,34 @@ final class WindowBranch: FrameBranch {
         nextTitle = now + 1_000_000_000
     }
 
-    private func show(_ frame: CapturedFrame, _ pipeline: Pipeline) {
+    /// Draws `frame` in the window; with `changesOnly`, only the rows it changed since the frame
+    /// the canvas holds, when that is the frame just before, placed the same way.
+    private func show(_ frame: CapturedFrame, _ pipeline: Pipeline, changesOnly: Bool = false) {
         guard let presenter else { return }
         let placement = spec.fit.placement(of: frame.size, in: presenter.size)
-        let canvas = presenter.canvas(for: placement.destination.size)
-        if placement.source.size == placement.destination.size {
-            // One picture pixel per window pixel: rows are copied, not scaled.
-            let rowBytes = placement.source.width * 4
-            let origin = frame.buffer.bytes + placement.source.y * frame.bytesPerRow + placement.source.x * 4
-            for row in 0..<placement.source.height {
-                (canvas + row * rowBytes).copyMemory(from: origin + row * frame.bytesPerRow, byteCount: rowBytes)
+        // One picture pixel per window pixel (the same sizes) makes a scaler that copies rows.
+        if scaler?.crop != placement.source.size || scaler?.output != placement.destination.size {
+            do {
+                scaler = try PictureScaler(crop: placement.source.size, output: placement.destination.size, filter: spec.filter)
+            } catch {
+                return pipeline.fail(error)
             }
-        } else {
-            if scaler?.crop != placement.source.size || scaler?.output != placement.destination.size {
-                do {
-                    scaler = try PictureScaler(crop: placement.source.size, output: placement.destination.size, filter: spec.filter)
-                } catch {
-                    return pipeline.fail(error)
-                }
-            }
-            scaler?.scale(frame, from: placement.source, into: canvas)
         }
-        presenter.present(at: placement.destination)
+        guard let scaler else { return }
+        var rows: RowBands?
+        if changesOnly, scaler.scalesRows, let changed = frame.changedRows, let held = canvasHolds,
+           held.sequence &+ 1 == frame.sequence, held.placement == placement {
+            rows = changed.scaled(from: placement.source.y..<placement.source.maxY, toHeight: placement.destination.height)
+        }
+        canvasHolds = (frame.sequence, placement)
+        // An unchanged picture (an idle repeat) is on screen already.
+        if rows?.isEmpty == true { return }
+        let canvas = presenter.canvas(for: placement.destination.size)
+        if let rows {
+            scaler.scale(frame, from: placement.source, rows: rows, into: canvas)
+        } else {
+            scaler.scale(frame, from: placement.source, into: canvas)
+        }
+        presenter.present(at: placement.destination, rows: rows)
     }
 }
