@@ -6,9 +6,9 @@ import Synchronization
 
 /// Shows frames in a window: scaled BGRA to BGRA straight to the window's size (no encoder),
 /// placed by the fit mode, with background bars around. After the first picture, a frame
-/// redraws and puts only the rows it changed (as the encoder converts only those). Follows its target: while the display
-/// or monitor is absent it waits (and capture need not run for it), opens the window when it
-/// appears, and closes it when it goes. Answers the presenter's keys: space freezes the picture
+/// redraws and puts only the rows it changed (as the encoder converts only those). Follows its
+/// target: while the display or monitor is absent it waits (and capture need not run for it),
+/// opens the window when it appears, and closes it when it goes. Answers the presenter's keys: space freezes the picture
 /// (capture pauses), `f` toggles fullscreen, `q` or Escape quits.
 final class WindowBranch: FrameBranch {
     /// Where the window goes and how it looks.
