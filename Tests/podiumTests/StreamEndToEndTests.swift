@@ -30,6 +30,23 @@ import Testing
         #expect(result.stderr.contains("summary:"))
     }
 
+    /// Untagged, a player guesses the colour matrix (BT.709 for HD); tagged, FFmpeg follows the
+    /// tags back to the screen's RGB.
+    @Test func coloursAreTaggedAsMadeAndDecodeToTheScreensRGB() throws {
+        let output = path("colours.mkv")
+        let result = try Tools.podium(["stream", "--constant-fps", "--frames", "10", "--no-cursor", "--to", output], display: server.display)
+        #expect(result.status == 0, "\(result.stderr)")
+        let tags = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                             "stream=color_space,color_range,color_primaries,color_transfer,chroma_location", "-of", "default=nw=1", output])
+        #expect(tags.stdout.split(separator: "\n").sorted() == [
+            "chroma_location=center", "color_primaries=bt709", "color_range=tv", "color_space=smpte170m", "color_transfer=iec61966-2-1",
+        ])
+        // 38.5 dB here (4:2:0 chroma costs this texture most of the rest); decoded with the wrong
+        // matrix, 30.6 dB.
+        let quality = psnr(try Tools.decodeFrame(output, index: 5, pixelFormat: "rgb24"), pattern.rgb)
+        #expect(quality >= 36, "RGB PSNR \(quality) dB")
+    }
+
     @Test func scaledAndRoundedToEvenSides() throws {
         let output = path("small.mp4")
         let result = try Tools.podium(["stream", "--constant-fps", "--frames", "10", "--scale", "0.33", "--to", output], display: server.display)

@@ -227,7 +227,14 @@ public final class VideoEncoder: @unchecked Sendable {
         context.pointee.framerate = AVRational(num: Int32(settings.framesPerSecond), den: 1)
         context.pointee.gop_size = Int32(settings.gopSize)
         context.pointee.max_b_frames = 0
-        if format == AV_PIX_FMT_YUVJ420P { context.pointee.color_range = AVCOL_RANGE_JPEG }
+        // Say how the pictures were made, or players guess: untagged HD is taken for BT.709. They
+        // are BT.601 (libyuv's and libswscale's matrix) of an sRGB screen, each chroma sample the
+        // average of a 2x2 block, so centred between its four luma samples.
+        context.pointee.color_range = format == AV_PIX_FMT_YUVJ420P ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        context.pointee.colorspace = AVCOL_SPC_SMPTE170M
+        context.pointee.color_primaries = AVCOL_PRI_BT709
+        context.pointee.color_trc = AVCOL_TRC_IEC61966_2_1
+        context.pointee.chroma_sample_location = AVCHROMA_LOC_CENTER
         if let bitrate = settings.bitrate {
             context.pointee.bit_rate = Int64(bitrate.bitsPerSecond)
             // A one-second buffer keeps the rate steady enough for a network link.
