@@ -61,10 +61,13 @@ public enum Tools {
     }
 
     /// Every frame of `path`, decoded by `ffmpeg` to raw pixels of `pixelFormat` (one byte a pixel, such as `gray`).
+    /// Each frame once: raw output would otherwise be made constant-rate, a frame repeated where
+    /// damage-driven capture left a gap.
     public static func decodeFrames(_ path: String, width: Int, height: Int, pixelFormat: String) throws -> [[UInt8]] {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("podium-frames-\(UUID().uuidString).raw")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try run("ffmpeg", ["-v", "error", "-y", "-i", path, "-f", "rawvideo", "-pix_fmt", pixelFormat, output.path])
+        let result = try run("ffmpeg", ["-v", "error", "-y", "-i", path, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", pixelFormat,
+                                        output.path])
         guard result.status == 0 else { throw TestFailure("ffmpeg cannot decode \(path): \(result.stderr)") }
         let bytes = [UInt8](try Data(contentsOf: output))
         let frameBytes = width * height
