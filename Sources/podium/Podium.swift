@@ -24,14 +24,18 @@ struct Podium: AsyncParsableCommand {
     )
 }
 
+/// A command that runs until it is stopped, and finalizes what it wrote when a signal asks it to.
+protocol StopsCleanly {}
+
 /// Runs the command, and turns every failure into one `podium: ` line and a sysexits code.
 @main
 enum Main {
     static func main() async {
-        signal(SIGPIPE, SIG_IGN)
+        SignalTrap.install()
         let code: Int32
         do {
             var command = try Podium.parseAsRoot(completingOptionalValues(Array(CommandLine.arguments.dropFirst())))
+            SignalTrap.commandStopsCleanly(type(of: command) is any StopsCleanly.Type)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

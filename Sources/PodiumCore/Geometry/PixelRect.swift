@@ -45,6 +45,15 @@ public struct PixelRect: Hashable, Sendable, Codable, CustomStringConvertible {
         x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
     }
 
+    /// The pixels both rectangles cover; `nil` when they share none. Either may lie partly or
+    /// wholly outside the other, or have negative offsets.
+    public func intersection(_ other: PixelRect) -> PixelRect? {
+        let left = max(x, other.x), top = max(y, other.y)
+        let right = min(maxX, other.maxX), bottom = min(maxY, other.maxY)
+        guard left < right, top < bottom else { return nil }
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
     /// `other`, given in this rectangle's coordinates, moved to the coordinates this rectangle is in.
     public func offsetting(_ other: PixelRect) -> PixelRect {
         PixelRect(x: x + other.x, y: y + other.y, size: other.size)

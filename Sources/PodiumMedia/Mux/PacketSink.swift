@@ -49,9 +49,10 @@ public final class PacketSink: Sendable {
     /// Gives up blocking network I/O, even mid-write; for a destination that stopped taking packets.
     public func abort() { interrupt.raise() }
 
-    /// Gives up only if the destination is not open yet (a TCP listen no client answered).
+    /// Gives up only if a network destination is not open yet (a TCP listen no client answered, a
+    /// connect still trying). A file is never cut off: it opens at once and is finalized.
     public func abortIfOpening() {
-        if !ready.load(ordering: .acquiring) { interrupt.raise() }
+        if url.filePath == nil && !ready.load(ordering: .acquiring) { interrupt.raise() }
     }
 
     /// Whether opening waits for a peer for as long as it takes (`tcp://…?listen`), so the
@@ -61,16 +62,16 @@ public final class PacketSink: Sendable {
         return false
     }
 
-    /// The sink's thread body: opens the destination, writes packets until closed, finalizes.
-    /// - Parameter opened: called once opening succeeded or failed.
-    /// - Throws: when the destination cannot be opened or writing fails; the output is still
-    ///   finalized as far as it can be.
-    public func run(clock: some PacingClock, opened: () -> Void) throws(PodiumError) {
-        defer { queue.close() }
+    /// Opens the destination; blocks while a TCP listener waits for its client.
+    /// - Returns: `false` when the run was stopped before the destination opened (a listener
+    ///   nobody joined): nothing failed, there is just nothing to write.
+    /// - Throws: when the destination cannot be opened.
+    public func open() throws(PodiumError) -> Bool {
         do {
-            defer { opened() }
             try muxer.open()
         } catch {
+            queue.close()
+            if interrupt.isRaised { return false }
             counters.failed.store(true, ordering: .relaxed)
             throw error
         }
@@ -79,6 +80,13 @@ public final class PacketSink: Sendable {
         wantsKeyframe.store(true, ordering: .relaxed)
         ready.store(true, ordering: .releasing)
         logger.info("sink open")
+        return true
+    }
+
+    /// The sink's thread body once it is open: writes packets until closed, then finalizes.
+    /// - Throws: when writing fails; the output is still finalized as far as it can be.
+    public func drain(clock: some PacingClock) throws(PodiumError) {
+        defer { queue.close() }
         var failure: PodiumError?
         while let packet = queue.pop() {
             let start = clock.now()

@@ -55,20 +55,20 @@ public final class CursorOverlay: @unchecked Sendable {
     func draw(into frame: CapturedFrame, region: PixelRect, at pointer: Position?) -> Range<Int>? {
         refreshImageIfChanged()
         guard let pointer, pointer.onScreen, !pixels.isEmpty else { return nil }
-        let left = pointer.x - hotspot.x - region.x
-        let top = pointer.y - hotspot.y - region.y
-        let columns = max(0, -left)..<min(size.width, region.width - left)
-        let rows = max(0, -top)..<min(size.height, region.height - top)
-        guard !columns.isEmpty, !rows.isEmpty else { return nil }
+        // The cursor's picture in the frame's coordinates; only the part inside the frame is drawn.
+        let picture = PixelRect(x: pointer.x - hotspot.x - region.x, y: pointer.y - hotspot.y - region.y, size: size)
+        let frameSize = PixelSize(width: min(region.width, frame.size.width), height: min(region.height, frame.size.height))
+        guard let visible = picture.intersection(PixelRect(x: 0, y: 0, size: frameSize)) else { return nil }
         pixels.withUnsafeBufferPointer { source in
-            for row in rows {
-                let line = (frame.buffer.bytes + (top + row) * frame.bytesPerRow + left * 4).assumingMemoryBound(to: UInt32.self)
-                for column in columns {
-                    line[column] = Self.over(source[row * size.width + column], line[column])
+            for y in visible.y..<visible.maxY {
+                let line = (frame.buffer.bytes + y * frame.bytesPerRow).assumingMemoryBound(to: UInt32.self)
+                let sourceRow = (y - picture.y) * size.width - picture.x
+                for x in visible.x..<visible.maxX {
+                    line[x] = Self.over(source[sourceRow + x], line[x])
                 }
             }
         }
-        return (top + rows.lowerBound)..<(top + rows.upperBound)
+        return visible.y..<visible.maxY
     }
 
     /// `source` over `destination`, with `source` premultiplied: each channel `s + d × (255 − α) / 255`.

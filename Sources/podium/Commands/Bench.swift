@@ -6,7 +6,7 @@ import PodiumX11
 
 extension Podium {
     /// `podium bench`: what each frame rate costs, measured on the real pipeline.
-    struct Bench: AsyncParsableCommand {
+    struct Bench: AsyncParsableCommand, StopsCleanly {
         static let configuration = CommandConfiguration(
             abstract: "Measure throughput against frame rate: the real pipeline at a sweep of rates.",
             discussion: """
@@ -82,12 +82,7 @@ extension Podium {
             if let server { capture.display = server.display }
             let runner = BenchRunner(plan: .init(source: capture, scale: scale, encode: encode, rates: rates, seconds: seconds, scene: scene, xServer: server?.pid),
                                      logger: logger)
-            let signals = SignalTrap { signal in
-                StatsLine.clear()
-                Console.say("\(signal): stopping; the rates measured so far follow")
-                runner.stop()
-            }
-            defer { signals.cancel() }
+            SignalTrap.onStop { runner.stop() }
             let showProgress = !quiet
             let (rows, sourceText, encoding) = try await runner.run { line in if showProgress { StatsLine.show(line) } }
             StatsLine.clear()
@@ -102,8 +97,9 @@ extension Podium {
                 print(String(decoding: try encoder.encode(report), as: UTF8.self))
             }
             if let plot {
-                guard FileManager.default.createFile(atPath: plot, contents: Data(report.svg.utf8)) else {
-                    throw PodiumError.cannotCreate("--plot '\(plot)' cannot be written")
+                let file = try TextOutput.open(plot, flag: "--plot")
+                if let code = file.write(report.svg) {
+                    throw PodiumError.io("\(file.name) cannot be written: \(String(cString: strerror(code)))")
                 }
                 if !quiet { Console.say("wrote the chart to \(plot)") }
             }

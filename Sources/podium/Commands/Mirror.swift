@@ -7,7 +7,7 @@ import PodiumX11
 
 extension Podium {
     /// `podium mirror`: the captured screen in a window on the external display.
-    struct Mirror: AsyncParsableCommand {
+    struct Mirror: AsyncParsableCommand, StopsCleanly {
         static let configuration = CommandConfiguration(
             abstract: "Show the screen on the external display: a fullscreen window, scaled to fit.",
             discussion: """

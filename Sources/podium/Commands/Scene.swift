@@ -4,7 +4,7 @@ import PodiumX11
 
 extension Podium {
     /// `podium scene`: known, cheaply drawn content to capture, for benchmarks and tests.
-    struct Scene: ParsableCommand {
+    struct Scene: ParsableCommand, StopsCleanly {
         static let configuration = CommandConfiguration(
             abstract: "Draw test content over a whole X display, for benchmarks and tests.",
             discussion: """
@@ -46,8 +46,7 @@ extension Podium {
             let connection = try XConnection(display: display)
             let player = try ScenePlayer(connection: connection, kind: kind)
             let stop = StopFlag()
-            let signals = SignalTrap { _ in _ = stop.raise() }
-            defer { signals.cancel() }
+            SignalTrap.onStop { stop.raise() }
             if !quiet { Console.say("drawing the \(kind) scene on \(connection.displayName) (\(player.screen)) at \(fps) fps; Ctrl-C to stop") }
 
             let clock = MonotonicClock()

@@ -7,7 +7,7 @@ import PodiumX11
 
 extension Podium {
     /// `podium stream`: capture, encode, and send to every `--to`.
-    struct Stream: AsyncParsableCommand {
+    struct Stream: AsyncParsableCommand, StopsCleanly {
         static let configuration = CommandConfiguration(
             abstract: "Capture the screen, encode it, and write it to files and network outputs.",
             discussion: """

@@ -6,9 +6,10 @@ enum Console {
     /// Whether stderr is a terminal, where the stats line is rewritten in place.
     static let isTerminal = isatty(STDERR_FILENO) != 0
 
-    /// Writes `text` to stderr as is.
+    /// Writes `text` to stderr as is. When stderr is gone (a closed pipe, a full disk), Podium
+    /// goes on silently: the recording matters more than the messages.
     static func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        TextOutput.standardError.write(text)
     }
 
     /// Writes one message line.

@@ -1,26 +1,73 @@
 import Foundation
 import PodiumCore
 
-/// Checks that an output file may be created, before anything is opened or written.
+/// Checks on the files Podium writes (`--to FILE`, `--stats-json`, `--plot`), before anything is
+/// opened or written.
 enum OutputCheck {
-    /// - Throws: 73 when the file exists (and `overwrite` is off), its folder is missing, or it
-    ///   cannot be written there.
+    /// Whether `path` may be written: `-` (stdout) always; an existing regular file only with
+    /// `overwrite`; an existing FIFO, terminal or other device always (it is written, never
+    /// replaced); a new file where its folder exists and can hold it.
+    /// - Throws: 73 when the file exists (and `overwrite` is off), is a folder, or its folder is
+    ///   missing or read-only. (A folder that refuses files all the same, such as `/proc`, is
+    ///   found when the output is opened, still before capture starts.)
     static func creatable(_ path: String, flag: String, overwrite: Bool) throws(PodiumError) {
-        let manager = FileManager.default
-        var isFolder: ObjCBool = false
-        if manager.fileExists(atPath: path, isDirectory: &isFolder) {
-            if isFolder.boolValue { throw .cannotCreate("\(flag) '\(path)' is a folder") }
-            guard overwrite else { throw .cannotCreate("\(flag) '\(path)' exists; pass --overwrite to replace it") }
-            guard manager.isWritableFile(atPath: path) else { throw .cannotCreate("\(flag) '\(path)' is not writable") }
+        if path == "-" { return }
+        var status = stat()
+        if stat(path, &status) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFDIR:
+                throw .cannotCreate("\(flag) '\(path)' is a folder")
+            case S_IFREG:
+                guard overwrite else { throw .cannotCreate("\(flag) '\(path)' exists; pass --overwrite to replace it") }
+                guard access(path, W_OK) == 0 else { throw .cannotCreate("\(flag) '\(path)' is not writable") }
+            default:
+                break
+            }
             return
         }
-        let folder = (path as NSString).deletingLastPathComponent
-        let parent = folder.isEmpty ? "." : folder
-        guard manager.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue else {
-            throw .cannotCreate("\(flag) '\(path)': folder '\(parent)' does not exist")
+        let folder = folder(of: path)
+        guard stat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            throw .cannotCreate("\(flag) '\(path)': folder '\(folder)' does not exist")
         }
-        guard manager.isWritableFile(atPath: parent) else {
-            throw .cannotCreate("\(flag) '\(path)': folder '\(parent)' is not writable")
+        var volume = statvfs()
+        if statvfs(folder, &volume) == 0, volume.f_flag & UInt(ST_RDONLY) != 0 {
+            throw .cannotCreate("\(flag) '\(path)': folder '\(folder)' is on a read-only file system")
         }
+        guard access(folder, W_OK) == 0 else {
+            throw .cannotCreate("\(flag) '\(path)': folder '\(folder)' is not writable")
+        }
+    }
+
+    /// Refuses two outputs that name one file, however spelled (`a.mkv`, `./a.mkv`, a symlink to it).
+    /// - Parameter files: each output's flag and path.
+    /// - Throws: 64 naming both.
+    static func distinct(_ files: [(flag: String, path: String)]) throws(PodiumError) {
+        var seen: [String: (flag: String, path: String)] = [:]
+        for file in files {
+            let key = identity(of: file.path)
+            if let first = seen[key] {
+                throw .usage("\(first.flag) '\(first.path)' and \(file.flag) '\(file.path)' name the same file; give each output a file of its own")
+            }
+            seen[key] = file
+        }
+    }
+
+    /// What makes two spellings of a path the same file: the device and inode of one that exists,
+    /// otherwise the real path of its folder and its name.
+    static func identity(of path: String) -> String {
+        if path == "-" { return "stdout" }
+        var status = stat()
+        if stat(path, &status) == 0 { return "inode \(status.st_dev):\(status.st_ino)" }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let real = realpath(folder(of: path), nil) else { return "path \(path)" }
+        defer { free(real) }
+        return "path " + String(cString: real) + "/" + name
+    }
+
+    /// The folder `path` is in: `.` for a bare name, `/` for a name at the root.
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let folder = path[..<slash]
+        return folder.isEmpty ? "/" : String(folder)
     }
 }

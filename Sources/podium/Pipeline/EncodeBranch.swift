@@ -22,19 +22,25 @@ final class EncodeBranch: FrameBranch {
     func countDrop() { counters.encodeDropped.add(1, ordering: .relaxed) }
 
     /// Starts the sink threads. Files and datagrams open at once, and capture waits for them so a
-    /// file gets the first frame; a TCP listener waits for its client as long as it takes.
+    /// file gets the first frame; a TCP listener waits for its client as long as it takes. A file
+    /// that cannot be opened ends the run before capture starts.
     func prepare(_ pipeline: Pipeline) async {
         let opening = DispatchGroup()
+        let startFailure = Mutex<PodiumError?>(nil)
         for sink in sinks {
             let waitForIt = !sink.opensLate
             if waitForIt { opening.enter() }
             pipeline.spawn("podium-sink", group: sinkThreads) {
-                self.runSink(sink, pipeline) { if waitForIt { opening.leave() } }
+                self.runSink(sink, pipeline) { error in
+                    if let error, sink.url.filePath != nil { startFailure.withLock { $0 = $0 ?? error } }
+                    if waitForIt { opening.leave() }
+                }
             }
         }
         // A sink still waiting for its peer would wait forever.
         pipeline.onStop { [sinks] in sinks.forEach { $0.abortIfOpening() } }
         await opening.wait()
+        if let failure = startFailure.withLock({ $0 }) { pipeline.fail(failure) }
     }
 
     func run(_ pipeline: Pipeline) {
@@ -95,15 +101,33 @@ final class EncodeBranch: FrameBranch {
         }
     }
 
-    private func runSink(_ sink: PacketSink, _ pipeline: Pipeline, opened: () -> Void) {
+    /// The sink's thread: opens it, tells `opened` how that went, then writes until the end.
+    private func runSink(_ sink: PacketSink, _ pipeline: Pipeline, opened: (PodiumError?) -> Void) {
+        let isOpen: Bool
         do {
-            try sink.run(clock: pipeline.clock, opened: opened)
+            isOpen = try sink.open()
         } catch {
-            if pipeline.isStopping && !sink.counters.failed.load(ordering: .relaxed) { return }
-            pipeline.logger.error("\(error.message)")
-            if failedSinks.add(1, ordering: .relaxed).newValue == sinks.count {
-                pipeline.fail(.io("every output failed; stopping"))
-            }
+            opened(error)
+            // A file that cannot be opened ends the run before it starts (`prepare`), with its own message.
+            if sink.url.filePath == nil { report(error, of: sink, pipeline) }
+            return
+        }
+        opened(nil)
+        guard isOpen else { return }
+        do {
+            try sink.drain(clock: pipeline.clock)
+        } catch {
+            report(error, of: sink, pipeline)
+        }
+    }
+
+    /// Reports a sink's failure; the run ends when every sink has failed.
+    private func report(_ error: PodiumError, of sink: PacketSink, _ pipeline: Pipeline) {
+        // Failing to finish while stopping on purpose (a peer cut off after the grace period) is no news.
+        if pipeline.isStopping && !sink.counters.failed.load(ordering: .relaxed) { return }
+        pipeline.logger.error("\(error.message)")
+        if failedSinks.add(1, ordering: .relaxed).newValue == sinks.count {
+            pipeline.fail(.io("every output failed; stopping"))
         }
     }
 }

@@ -82,13 +82,20 @@ final class Pipeline: Sendable {
 
     /// Asks the run to end: capture stops, every branch drains, every output is finalized.
     func stop() {
-        guard stopFlag.raise() else { return }
-        for handler in stopHandlers.withLock({ $0 }) { handler() }
+        let handlers = stopHandlers.withLock { handlers in
+            defer { handlers = [] }
+            return stopFlag.raise() ? handlers : []
+        }
+        for handler in handlers { handler() }
     }
 
-    /// Runs `handler` when the run is asked to stop (to abort blocking I/O, say).
+    /// Runs `handler` when the run is asked to stop (to abort blocking I/O, say), or now if it was.
     func onStop(_ handler: @escaping @Sendable () -> Void) {
-        stopHandlers.withLock { $0.append(handler) }
+        let stopped = stopHandlers.withLock { handlers in
+            if !stopFlag.isRaised { handlers.append(handler) }
+            return stopFlag.isRaised
+        }
+        if stopped { handler() }
     }
 
     /// Ends the run with `error` (the first one reported wins).

@@ -10,13 +10,19 @@ enum PipelineSetup {
     /// Everything about the outputs (`--to`, `--stats-json`) that can be checked without touching
     /// the outside world, so a bad one is refused before anything is opened.
     static func validateOutputs(_ outputs: [SinkURL], encode: EncodeOptions, run: RunOptions) throws(PodiumError) {
-        if let path = run.statsJSON { try OutputCheck.creatable(path, flag: "--stats-json", overwrite: run.overwrite) }
-        guard !outputs.isEmpty else { return }
-        if Set(outputs).count != outputs.count { throw .usage("--to names the same output twice") }
-        if let name = encode.encoder { try EncoderCatalog.validate(name: name, codec: encode.codec) }
-        if let preset = encode.preset { try EncoderCatalog.validate(preset: preset, encoderName: encode.encoder, codec: encode.codec) }
-        for url in outputs { try MuxerSink.validate(url, codec: encode.codec) }
-        for path in outputs.compactMap(\.filePath) { try OutputCheck.creatable(path, flag: "--to", overwrite: run.overwrite) }
+        let files = outputs.compactMap(\.filePath).map { (flag: "--to", path: $0) }
+        let written = files + (run.statsJSON.map { [(flag: "--stats-json", path: $0)] } ?? [])
+        if !outputs.isEmpty {
+            if Set(outputs).count != outputs.count { throw .usage("--to names the same output twice") }
+            if let name = encode.encoder { try EncoderCatalog.validate(name: name, codec: encode.codec) }
+            if let preset = encode.preset {
+                try EncoderCatalog.validate(preset: preset, encoderName: encode.encoder, codec: encode.codec)
+            }
+            for url in outputs { try MuxerSink.validate(url, codec: encode.codec) }
+        }
+        try OutputCheck.distinct(written)
+        for url in outputs { try NetworkAddress.resolve(url) }
+        for file in written { try OutputCheck.creatable(file.path, flag: file.flag, overwrite: run.overwrite) }
     }
 
     /// The captured display, the rectangle to capture on it, and the monitor it is (if any).
@@ -90,16 +96,12 @@ enum PipelineSetup {
 
     /// Runs `pipeline` with Ctrl-C handling and statistics, prints the summary, and throws what ended it.
     static func run(_ pipeline: Pipeline, run: RunOptions, logger: Logger) async throws {
-        let reporter = try StatsReporter(counters: pipeline.counters, jsonPath: run.statsJSON, live: !run.quiet)
-        let signals = SignalTrap { signal in
-            logger.notice("\(signal): stopping; Ctrl-C again to quit at once")
-            pipeline.stop()
-        }
+        let reporter = try StatsReporter(counters: pipeline.counters, jsonPath: run.statsJSON, live: !run.quiet, logger: logger)
+        SignalTrap.onStop { pipeline.stop() }
         let reporting = Task { await reporter.run() }
         let failure = await pipeline.run()
         reporting.cancel()
         await reporting.value
-        signals.cancel()
         let summary = reporter.finish()
         if !run.quiet {
             StatsLine.clear()

@@ -1,44 +1,136 @@
-import Dispatch
 import Foundation
+import PodiumCore
+import Synchronization
 
-/// SIGINT and SIGTERM while a run is going: the first asks for a clean stop, a second SIGINT
-/// exits at once (status 130, as a shell reports an interrupted command).
-final class SignalTrap: Sendable {
-    private nonisolated(unsafe) let sources: [any DispatchSourceSignal]
+/// SIGINT, SIGTERM, SIGHUP (a terminal or SSH session closed) and SIGQUIT, for the whole process.
+///
+/// Installed first thing in `main`, before anything is opened, so a signal that comes while Podium
+/// is still starting is kept, not lost: the run that starts later stops at once. The first signal
+/// asks for a clean stop (every output finalized, exit 0); a second one within a second of it is
+/// the same request (terminals and `timeout` often deliver two); a later one quits at once
+/// (128 + the signal's number: 130 for Ctrl-C). A command that cannot stop cleanly quits at the
+/// first.
+///
+/// The handler only writes the signal's number to a pipe (what a handler may safely do); a thread
+/// of the trap's own reads it and acts.
+enum SignalTrap {
+    private static let signals: [(number: Int32, name: String)] = [
+        (SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT"),
+    ]
+    /// A second signal this soon after the first is taken for the same request.
+    private static let repeatWindow: UInt64 = 1_000_000_000
 
-    init(onFirst: @escaping @Sendable (String) -> Void) {
-        let queue = DispatchQueue(label: "podium.signals")
-        let received = Counter()
-        sources = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")].map { number, name in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                if received.increment() == 1 {
-                    onFirst(name)
-                } else if number == SIGINT {
-                    StatsLine.clear()
-                    Console.say("interrupted again: quitting without finalizing outputs")
-                    _exit(130)
-                }
+    private struct State {
+        /// Run on the first stop request; empty until a command that stops cleanly registers.
+        var handlers: [@Sendable () -> Void] = []
+        /// Whether the command stops cleanly; until it says, a request is kept for it.
+        var stopsCleanly: Bool?
+        /// When the first request came, on the monotonic clock.
+        var requested: UInt64?
+        /// The first signal, while it waits for the command to say how it stops.
+        var pending: Int32?
+    }
+
+    private static let state = Mutex(State())
+    private static let clock = MonotonicClock()
+
+    /// Starts trapping. Call once, first thing in `main`.
+    static func install() {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let readEnd = ends[0]
+        signalPipeWriteEnd.store(ends[1], ordering: .relaxed)
+        let reader = Thread { readSignals(from: readEnd) }
+        reader.name = "podium-signals"
+        reader.start()
+        for (number, _) in signals {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                let saved = errno
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(signalPipeWriteEnd.load(ordering: .relaxed), &byte, 1)
+                errno = saved
             }
-            source.resume()
-            return source
+            action.sa_flags = SA_RESTART
+            sigemptyset(&action.sa_mask)
+            sigaction(number, &action, nil)
+        }
+        // A reader that went away (`| head`) is a failed write to handle, not a reason to die.
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Says whether the running command stops cleanly on a signal (a pipeline) or should simply
+    /// quit (a query such as `podium displays`). A request that came before is acted on now.
+    static func commandStopsCleanly(_ stopsCleanly: Bool) {
+        let pending = state.withLock { state in
+            state.stopsCleanly = stopsCleanly
+            defer { state.pending = nil }
+            return state.pending
+        }
+        guard let pending else { return }
+        if stopsCleanly { announceStop(pending) } else { _exit(128 + pending) }
+    }
+
+    /// Runs `handler` on the first stop request, or now when one came already (while starting).
+    static func onStop(_ handler: @escaping @Sendable () -> Void) {
+        let already = state.withLock { state in
+            if state.requested == nil { state.handlers.append(handler) }
+            return state.requested != nil
+        }
+        if already { handler() }
+    }
+
+    private static func readSignals(from descriptor: Int32) {
+        var byte: UInt8 = 0
+        while true {
+            let count = read(descriptor, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { return }
+            received(Int32(byte))
         }
     }
 
-    /// Restores the default handling.
-    func cancel() {
-        sources.forEach { $0.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+    private static func name(_ number: Int32) -> String {
+        signals.first { $0.number == number }?.name ?? "signal \(number)"
     }
 
-    /// Touched only on the signal queue.
-    private final class Counter: @unchecked Sendable {
-        private var count = 0
-        func increment() -> Int {
-            count += 1
-            return count
+    private static func announceStop(_ number: Int32) {
+        let again = number == SIGINT ? "press Ctrl-C again" : "send it again"
+        StatsLine.clear()
+        Console.say("\(name(number)): stopping; \(again) to quit at once")
+    }
+
+    private static func received(_ number: Int32) {
+        let now = clock.now()
+        enum Action { case stop([@Sendable () -> Void], cleanly: Bool), keep, ignore, quit }
+        let action = state.withLock { state -> Action in
+            guard let first = state.requested else {
+                state.requested = now
+                defer { state.handlers = [] }
+                guard let stopsCleanly = state.stopsCleanly else {
+                    state.pending = number
+                    return .keep
+                }
+                return .stop(state.handlers, cleanly: stopsCleanly)
+            }
+            return now - first < repeatWindow ? .ignore : .quit
+        }
+        switch action {
+        case .stop(let handlers, cleanly: true):
+            announceStop(number)
+            handlers.forEach { $0() }
+        case .stop(_, cleanly: false):
+            _exit(128 + number)
+        case .keep, .ignore:
+            break
+        case .quit:
+            StatsLine.clear()
+            Console.say("\(name(number)) again: quitting without finalizing outputs")
+            _exit(128 + number)
         }
     }
 }
+
+/// Where the signal handler writes; a global, as a C signal handler can capture nothing.
+private let signalPipeWriteEnd = Atomic<Int32>(-1)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PodiumCore
 import Synchronization
 
@@ -6,22 +7,17 @@ import Synchronization
 /// closing summary.
 final class StatsReporter: Sendable {
     private let sampler: Mutex<StatsSampler>
-    private let json: FileHandle?
+    private let json: TextOutput?
     private let live: Bool
     private let clock = MonotonicClock()
+    private let logger: Logger
 
-    /// Creates the JSON file (its path was checked before anything was opened).
-    init(counters: PipelineCounters, jsonPath: String?, live: Bool) throws(PodiumError) {
+    /// Opens the JSON file (its path was checked before anything was opened).
+    init(counters: PipelineCounters, jsonPath: String?, live: Bool, logger: Logger) throws(PodiumError) {
         sampler = Mutex(StatsSampler(counters: counters, time: clock.now(), cpu: processCPUNanoseconds()))
         self.live = live
-        if let jsonPath {
-            guard FileManager.default.createFile(atPath: jsonPath, contents: nil), let handle = FileHandle(forWritingAtPath: jsonPath) else {
-                throw .cannotCreate("--stats-json '\(jsonPath)' cannot be created")
-            }
-            json = handle
-        } else {
-            json = nil
-        }
+        self.logger = logger
+        json = try jsonPath.map { path throws(PodiumError) in try TextOutput.open(path, flag: "--stats-json") }
     }
 
     /// Reports once a second until cancelled.
@@ -37,12 +33,15 @@ final class StatsReporter: Sendable {
     func finish() -> StatsSample {
         let summary = sampler.withLock { $0.summary(time: clock.now(), cpu: processCPUNanoseconds()) }
         write(summary)
-        try? json?.close()
         return summary
     }
 
+    /// Appends `sample` as a JSON line. A file that cannot take it (a full disk, a reader gone) is
+    /// reported once and abandoned; the outputs go on by their own rules.
     private func write(_ sample: StatsSample) {
         guard let json, let data = try? JSONEncoder().encode(sample) else { return }
-        json.write(data + Data("\n".utf8))
+        if let code = json.write(String(decoding: data, as: UTF8.self) + "\n") {
+            logger.error("\(json.name): writing failed (\(String(cString: strerror(code)))); no more statistics are written there")
+        }
     }
 }

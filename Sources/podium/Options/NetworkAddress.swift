@@ -1,0 +1,31 @@
+import Foundation
+import PodiumCore
+
+/// Checks a network output's host before anything is opened, so a typo is a usage error naming
+/// `--to` and the host rather than FFmpeg's own words after capture started.
+enum NetworkAddress {
+    /// - Throws: 64 when the host is not a valid address and does not resolve.
+    static func resolve(_ url: SinkURL) throws(PodiumError) {
+        let host: String
+        switch url {
+        case .udp(let name, _), .tcp(let name, _, _): host = name
+        case .file: return
+        }
+        // Digits and dots are an IPv4 address or nothing: 256.1.1.1 must not go to DNS as a name.
+        if host.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
+            var address = in_addr()
+            guard inet_pton(AF_INET, host, &address) == 1 else {
+                throw .usage("--to '\(url)': '\(host)' is not a valid IPv4 address")
+            }
+            return
+        }
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        var found: UnsafeMutablePointer<addrinfo>?
+        let code = getaddrinfo(host, nil, &hints, &found)
+        guard code == 0 else {
+            throw .usage("--to '\(url)': host '\(host)' does not resolve (\(String(cString: gai_strerror(code))))")
+        }
+        freeaddrinfo(found)
+    }
+}
