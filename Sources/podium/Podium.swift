@@ -34,7 +34,7 @@ enum Main {
         SignalTrap.install()
         let code: Int32
         do {
-            var command = try Podium.parseAsRoot(completingOptionalValues(Array(CommandLine.arguments.dropFirst())))
+            var command = try Podium.parseAsRoot(preparedArguments(Array(CommandLine.arguments.dropFirst())))
             SignalTrap.commandStopsCleanly(type(of: command) is any StopsCleanly.Type)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

@@ -10,6 +10,8 @@ public final class MuxerSink: @unchecked Sendable {
     private let parameters: UnsafeMutablePointer<AVCodecParameters>
     private let encoderTimeBase = VideoEncoder.timeBase
     private let interrupt: StopFlag
+    /// How much a recording may lose when the process is killed: its muxer hands complete pieces to the OS this often.
+    private let flushInterval: Duration
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var streamTimeBase = AVRational(num: 1, den: 1)
     private var headerWritten = false
@@ -21,6 +23,7 @@ public final class MuxerSink: @unchecked Sendable {
     public init(url: SinkURL, encoder: VideoEncoder, interrupt: StopFlag) {
         self.url = url
         self.interrupt = interrupt
+        flushInterval = min(.seconds(1), encoder.settings.keyframeInterval)
         parameters = avcodec_parameters_alloc()
         avcodec_parameters_from_context(parameters, encoder.context)
     }
@@ -69,8 +72,10 @@ public final class MuxerSink: @unchecked Sendable {
 
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        for (key, value) in url.muxerOptions { av_dict_set(&options, key, value, 0) }
-        if url.isNetwork { context.pointee.flags |= AVFMT_FLAG_FLUSH_PACKETS }
+        for (key, value) in url.muxerOptions(flushInterval: flushInterval) { av_dict_set(&options, key, value, 0) }
+        // Each packet, fragment or cluster goes to the OS as soon as the muxer completes it, so a
+        // killed run leaves all but the last moments readable (libavformat would keep 32 KiB).
+        context.pointee.flags |= AVFMT_FLAG_FLUSH_PACKETS
 
         var callback = AVIOInterruptCB()
         callback.callback = { opaque in
@@ -144,18 +149,25 @@ extension SinkURL {
     }
 
     /// Options for the protocol and the muxer.
-    var muxerOptions: [(String, String)] {
+    /// - Parameter flushInterval: the longest a complete piece of the recording (an MP4 fragment,
+    ///   a Matroska cluster) may wait in the muxer: what a killed run loses at most.
+    func muxerOptions(flushInterval: Duration) -> [(String, String)] {
+        let microseconds = flushInterval.nanoseconds / 1_000
         switch self {
         case .file(_, .mp4):
             // Fragmented, so a run that is killed still leaves a playable file.
-            [("movflags", "frag_keyframe+empty_moov+default_base_moof"), ("frag_duration", "1000000")]
+            return [("movflags", "frag_keyframe+empty_moov+default_base_moof"), ("frag_duration", "\(microseconds)")]
+        case .file(_, .matroska):
+            // A cluster starts at each keyframe, and between them when the cluster grows longer than
+            // this; it reaches the file when the next one starts, so half the interval keeps within it.
+            return [("cluster_time_limit", "\(microseconds / 2_000)")]
         case .file:
-            []
+            return []
         case .udp:
             // Seven 188-byte TS packets a datagram: the usual size that fits any Ethernet MTU.
-            [("pkt_size", "1316")]
+            return [("pkt_size", "1316")]
         case .tcp(_, _, let listen):
-            listen ? [("listen", "1")] : [("timeout", "5000000")]
+            return listen ? [("listen", "1")] : [("timeout", "5000000")]
         }
     }
 }

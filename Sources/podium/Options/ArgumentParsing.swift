@@ -21,19 +21,31 @@ extension FitMode: ExpressibleByArgument {}
 extension PictureInPicture.Corner: ExpressibleByArgument {}
 extension SceneKind: ExpressibleByArgument {}
 
-/// Options whose value may be left out, and the value they then take: `--pip` alone is
-/// `--pip bottom-right`. ArgumentParser has no optional option values, so the words are
-/// completed before it reads them.
-func completingOptionalValues(_ arguments: [String]) -> [String] {
+/// The words as ArgumentParser should read them:
+/// - options whose value may be left out get the value they then take: `--pip` alone is
+///   `--pip bottom-right` (ArgumentParser has no optional option values);
+/// - a negative number is joined to its option (`--fps -1` becomes `--fps=-1`): ArgumentParser
+///   would take `-1` for a flag and report a missing value, instead of the option's own parser
+///   naming the value it refuses.
+func preparedArguments(_ arguments: [String]) -> [String] {
     let defaults = ["--pip": PictureInPicture.Corner.bottomRight.rawValue]
-    var completed: [String] = []
-    for (index, argument) in arguments.enumerated() {
+    func isNegativeNumber(_ word: String) -> Bool {
+        word.count > 1 && word.hasPrefix("-") && word.dropFirst().first.map { $0.isNumber || $0 == "." } == true
+    }
+    var prepared: [String] = []
+    var index = arguments.startIndex
+    while index < arguments.endIndex {
+        let argument = arguments[index]
         let next = arguments.indices.contains(index + 1) ? arguments[index + 1] : nil
-        if let value = defaults[argument], next == nil || next!.hasPrefix("-") {
-            completed.append("\(argument)=\(value)")
+        index += 1
+        if let value = defaults[argument], next?.hasPrefix("-") ?? true {
+            prepared.append("\(argument)=\(value)")
+        } else if argument.hasPrefix("--"), !argument.contains("="), let next, isNegativeNumber(next) {
+            prepared.append("\(argument)=\(next)")
+            index += 1
         } else {
-            completed.append(argument)
+            prepared.append(argument)
         }
     }
-    return completed
+    return prepared
 }
