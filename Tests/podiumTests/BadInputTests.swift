@@ -15,7 +15,14 @@ import Testing
         Case(arguments: ["--region", "5000x5000+0+0"], status: 64, mentions: "--region '5000x5000+0+0'"),
         Case(arguments: ["--region", "100x100+300+200"], status: 64, mentions: "not inside"),
         Case(arguments: ["--fps", "0"], status: 64, mentions: "'0'"),
-        Case(arguments: ["--fps", "-1"], status: 64, mentions: "--fps"),
+        Case(arguments: ["--fps", "-1"], status: 64, mentions: "The value '-1' is invalid for '--fps"),
+        Case(arguments: ["--bitrate", "-5M"], status: 64, mentions: "The value '-5M' is invalid for '--bitrate"),
+        Case(arguments: ["--keyint", "-1s"], status: 64, mentions: "The value '-1s' is invalid for '--keyint"),
+        Case(arguments: ["--duration", "-1s"], status: 64, mentions: "The value '-1s' is invalid for '--duration"),
+        Case(arguments: ["--frames", "-5"], status: 64, mentions: "--frames '-5'"),
+        Case(arguments: ["--scale", "-1"], status: 64, mentions: "--scale '-1"),
+        Case(arguments: ["--region", "-10x10+0+0"], status: 64, mentions: "The value '-10x10+0+0' is invalid for '--region"),
+        Case(arguments: ["--size", "16384x16384"], status: 64, mentions: "--size 16384x16384"),
         Case(arguments: ["--fps", "abc"], status: 64, mentions: "'abc'"),
         Case(arguments: ["--fps", "1000"], status: 64, mentions: "'1000'"),
         Case(arguments: ["--size", "0x0"], status: 64, mentions: "'0x0'"),
@@ -43,11 +50,61 @@ import Testing
         try expectRefusal(result, status: bad.status, mentions: bad.mentions, folder: folder)
     }
 
-    @Test(arguments: ["ftp://host:1", "udp://host", "udp://host:99999", "rtmp://host/live", "out.avi", "out"])
+    @Test(arguments: ["ftp://host:1", "udp://host", "udp://host:99999", "rtmp://host/live", "out.avi", "out", "udp://256.1.1.1:5000",
+                      "udp://no-such-host.invalid:5000", "tcp://999.0.0.1:9000"])
     func unusableOutputs(_ url: String) throws {
         let folder = try Tools.temporaryFolder()
         let result = try Tools.podium(["stream", "--to", url], display: ":0")
         try expectRefusal(result, status: 64, mentions: url, folder: folder)
+    }
+
+    /// One file, one writer: the same file under another spelling, through a symlink, or as `--stats-json`.
+    @Test(arguments: [("a.mkv", "./a.mkv"), ("a.mkv", "sub/../a.mkv"), ("a.mkv", "link.mkv")])
+    func sameFileUnderTwoNames(first: String, second: String) throws {
+        let folder = try Tools.temporaryFolder()
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("sub"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("link.mkv").path, withDestinationPath: "a.mkv")
+        let before = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        let command = "cd '\(folder.path)' && exec '\(Tools.podium.path)' stream --to \(first) --to \(second)"
+        let result = try Tools.run("/bin/bash", ["-c", command])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("name the same file"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == before, "nothing created")
+    }
+
+    @Test func statisticsIntoARecording() throws {
+        let folder = try Tools.temporaryFolder()
+        let output = folder.appendingPathComponent("a.mkv").path
+        let result = try Tools.podium(["stream", "--stats-json", output, "--to", output], display: ":0")
+        try expectRefusal(result, status: 64, mentions: "--stats-json '\(output)' name the same file", folder: folder)
+    }
+
+    /// Folders no file can be created in are refused before capture starts, in one line.
+    @Test(arguments: ["/sys/podium.mkv", "/proc/podium.mkv"])
+    func kernelFolders(_ target: String) throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let folder = try Tools.temporaryFolder()
+        let result = try Tools.podium(["stream", "--to", target], display: server.display)
+        try expectRefusal(result, status: 73, mentions: "--to '\(target)'", folder: folder)
+    }
+
+    @Test(.enabled(if: TemporaryMount.permitted, "mounting a tmpfs is not permitted here"))
+    func readOnlyFolder() throws {
+        let mount = try TemporaryMount(megabytes: 1)
+        #expect(try Tools.run("/bin/mount", ["-o", "remount,ro", mount.path]).status == 0)
+        let folder = try Tools.temporaryFolder()
+        let result = try Tools.podium(["stream", "--to", mount.path + "/out.mkv"], display: ":0")
+        try expectRefusal(result, status: 73, mentions: "read-only", folder: folder)
+    }
+
+    /// The tiniest regions are recorded (as 2x2, the smallest 4:2:0 picture), not a crash.
+    @Test(arguments: ["1x1+0+0", "1x1+319+239", "2x2+5+5", "3x1+0+0"])
+    func tinyRegions(_ region: String) throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let output = try Tools.temporaryFolder().appendingPathComponent("tiny.mkv").path
+        let result = try Tools.podium(["stream", "--region", region, "--frames", "3", "--constant-fps", "--to", output], display: server.display)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Tools.probe(output).frames == 3)
     }
 
     @Test func codecTheContainerCannotCarry() throws {

@@ -88,8 +88,8 @@ public final class MuxerSink: @unchecked Sendable {
         let opened = avio_open2(&io, url.libavformatURL, AVIO_FLAG_WRITE, &context.pointee.interrupt_callback, &options)
         guard opened >= 0 else {
             if opened == FFmpegError.exit.code { throw .io("\(url): stopped before it was opened") }
-            let code: PodiumError.ExitCode = url.filePath == nil ? .io : .cannotCreate
-            throw PodiumError(code, "cannot open \(url): \(FFmpegError(code: opened))")
+            if let path = url.filePath { throw .cannotCreate("--to '\(path)' cannot be created: \(FFmpegError(code: opened))") }
+            throw .io("cannot open \(url): \(FFmpegError(code: opened))")
         }
         context.pointee.pb = io
         let header = avformat_write_header(context, &options)
@@ -152,15 +152,16 @@ extension SinkURL {
     /// - Parameter flushInterval: the longest a complete piece of the recording (an MP4 fragment,
     ///   a Matroska cluster) may wait in the muxer: what a killed run loses at most.
     func muxerOptions(flushInterval: Duration) -> [(String, String)] {
-        let microseconds = flushInterval.nanoseconds / 1_000
+        // A fragment or cluster is cut once it grows longer than this, and reaches the file with the
+        // packet after: half the interval keeps what a kill loses within it.
+        let microseconds = flushInterval.nanoseconds / 2_000
         switch self {
         case .file(_, .mp4):
             // Fragmented, so a run that is killed still leaves a playable file.
             return [("movflags", "frag_keyframe+empty_moov+default_base_moof"), ("frag_duration", "\(microseconds)")]
         case .file(_, .matroska):
-            // A cluster starts at each keyframe, and between them when the cluster grows longer than
-            // this; it reaches the file when the next one starts, so half the interval keeps within it.
-            return [("cluster_time_limit", "\(microseconds / 2_000)")]
+            // A cluster starts at each keyframe too.
+            return [("cluster_time_limit", "\(microseconds / 1_000)")]
         case .file:
             return []
         case .udp:

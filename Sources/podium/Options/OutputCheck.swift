@@ -54,10 +54,14 @@ enum OutputCheck {
 
     /// What makes two spellings of a path the same file: the device and inode of one that exists,
     /// otherwise the real path of its folder and its name.
-    static func identity(of path: String) -> String {
+    static func identity(of path: String, links: Int = 0) -> String {
         if path == "-" { return "stdout" }
         var status = stat()
         if stat(path, &status) == 0 { return "inode \(status.st_dev):\(status.st_ino)" }
+        // A symlink to a file not made yet names that file.
+        if links < 8, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
+            return identity(of: target.hasPrefix("/") ? target : folder(of: path) + "/" + target, links: links + 1)
+        }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         guard let real = realpath(folder(of: path), nil) else { return "path \(path)" }
         defer { free(real) }

@@ -52,6 +52,8 @@ final class Pipeline: Sendable {
     private let stopHandlers = Mutex<[@Sendable () -> Void]>([])
     /// Set while the presenter froze the picture: capture grabs nothing.
     let paused = Atomic<Bool>(false)
+    /// Set once every branch was prepared and capture began.
+    let started = Atomic<Bool>(false)
 
     init(capture: ScreenCapture, branches: [any FrameBranch], counters: PipelineCounters, fps: FrameRate, idleFPS: FrameRate, limits: Limits, logger: Logger) {
         self.capture = capture
@@ -68,8 +70,14 @@ final class Pipeline: Sendable {
     /// Runs every stage to the end, which comes with the limits, `stop()`, a lost X display or
     /// a branch's failure.
     /// - Returns: the error that ended the run, or `nil` for a clean end.
-    func run() async -> PodiumError? {
+    /// - Parameter onStart: called once every branch is ready, as capture starts; not called when
+    ///   preparing failed (an output that cannot be created), so nothing claims a start that never came.
+    func run(onStart: () -> Void = {}) async -> PodiumError? {
         for branch in branches { await branch.prepare(self) }
+        if failure.withLock({ $0 }) == nil {
+            started.store(true, ordering: .relaxed)
+            onStart()
+        }
         let threads = DispatchGroup()
         spawn("podium-capture", group: threads) { self.captureLoop() }
         for branch in branches {

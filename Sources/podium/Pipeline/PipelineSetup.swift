@@ -3,6 +3,7 @@ import Logging
 import PodiumCore
 import PodiumMedia
 import PodiumX11
+import Synchronization
 
 /// The steps `stream` and `mirror` share: checks before anything is opened, opening the capture,
 /// building the encode branch, and running with signals and statistics.
@@ -95,15 +96,16 @@ enum PipelineSetup {
     }
 
     /// Runs `pipeline` with Ctrl-C handling and statistics, prints the summary, and throws what ended it.
-    static func run(_ pipeline: Pipeline, run: RunOptions, logger: Logger) async throws {
+    /// - Parameter startLine: what is captured and where it goes, said as capture starts.
+    static func run(_ pipeline: Pipeline, startLine: String, run: RunOptions, logger: Logger) async throws {
         let reporter = try StatsReporter(counters: pipeline.counters, jsonPath: run.statsJSON, live: !run.quiet, logger: logger)
         SignalTrap.onStop { pipeline.stop() }
         let reporting = Task { await reporter.run() }
-        let failure = await pipeline.run()
+        let failure = await pipeline.run { logger.notice("\(startLine)") }
         reporting.cancel()
         await reporting.value
         let summary = reporter.finish()
-        if !run.quiet {
+        if !run.quiet && pipeline.started.load(ordering: .relaxed) {
             StatsLine.clear()
             Console.say("summary: " + summary.line)
         }
