@@ -12,14 +12,14 @@ extension Podium {
             abstract: "Capture the screen, encode it, and write it to files and network outputs.",
             discussion: """
                 Outputs (--to, as many as you like, all fed from one encoder):
-                  FILE.mkv FILE.mp4 FILE.ts FILE.flv   a recording (MP4 is fragmented: playable even if killed)
+                  FILE.mkv FILE.mp4 FILE.ts FILE.flv   a recording, written as it goes: plays even if killed
                   udp://HOST:PORT                      MPEG-TS datagrams of 1316 bytes
                   tcp://HOST:PORT                      MPEG-TS to a listening peer
                   tcp://HOST:PORT?listen               MPEG-TS to the one client that connects
                   window[:MONITOR]                     a fullscreen window, as 'podium mirror' shows
 
-                Ctrl-C (or SIGTERM) stops capture, flushes the encoder and finalizes every output; \
-                a second Ctrl-C exits at once.
+                Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops capture, flushes the encoder and \
+                finalizes every output; a second one more than a second later exits at once.
 
                 Examples:
                   podium stream --to talk.mkv
