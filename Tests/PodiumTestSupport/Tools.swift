@@ -110,6 +110,15 @@ public enum Tools {
         guard result.status == 0 else { throw TestFailure("xrandr \(arguments.joined(separator: " ")): \(result.stderr)") }
     }
 
+    /// A 640x240 display split into two 320x240 RandR monitors side by side: LEFT, the laptop's
+    /// screen, and RIGHT, the projector.
+    public static func laptopAndProjector() throws -> XvfbServer {
+        let server = try XvfbServer(width: 640, height: 240)
+        try xrandr(server.display, "--setmonitor", "LEFT", "320/85x240/64+0+0", "none")
+        try xrandr(server.display, "--setmonitor", "RIGHT", "320/85x240/64+320+0", "none")
+        return server
+    }
+
     /// A fresh empty folder for one test's files.
     public static func temporaryFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("podium-test-\(UUID().uuidString)")

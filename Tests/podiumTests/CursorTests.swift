@@ -77,10 +77,8 @@ import Testing
     /// A laptop and a projector on one X screen: the left monitor is captured and shown on the
     /// right one, and the pointer goes onto the projector, across the edge, and back.
     @Test func pointerOnTheProjector() throws {
-        let server = try XvfbServer(width: 640, height: 240)
+        let server = try Tools.laptopAndProjector()
         try Painter(display: server.display).fill(x: 0, y: 0, width: 640, height: 240, bgra: Self.green)
-        try Tools.xrandr(server.display, "--setmonitor", "LEFT", "320/85x240/64+0+0", "none")
-        try Tools.xrandr(server.display, "--setmonitor", "RIGHT", "320/85x240/64+320+0", "none")
         let recording = try Tools.temporaryFolder().appendingPathComponent("laptop.mkv").path
         let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--monitor", "LEFT", "--duration", "60s",
                                                      "--to", "window:RIGHT", "--to", recording])

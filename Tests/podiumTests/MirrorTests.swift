@@ -314,10 +314,8 @@ extension MirrorFollowsTests {
 extension MirrorFollowsTests {
     /// `podium stream --to window:MONITOR` is the same window as a branch beside the encoder.
     @Test func streamShowsAWindowBesideARecording() throws {
-        let server = try XvfbServer(width: 640, height: 240)
+        let server = try Tools.laptopAndProjector()
         try Painter(display: server.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.red)
-        try Tools.xrandr(server.display, "--setmonitor", "LEFT", "320/85x240/64+0+0", "none")
-        try Tools.xrandr(server.display, "--setmonitor", "RIGHT", "320/85x240/64+320+0", "none")
         let recording = try Tools.temporaryFolder().appendingPathComponent("left.mkv").path
         let run = try Tools.start(Tools.podium.path, ["stream", "--constant-fps", "--display", server.display, "--monitor", "LEFT", "--no-cursor",
                                                      "--duration", "30s", "--to", "window:RIGHT", "--to", recording], environment: [:])
