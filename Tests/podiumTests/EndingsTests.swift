@@ -146,9 +146,10 @@ import Testing
     }
 
     /// `/dev/stdout` is written through, never replaced, even with `--overwrite`.
-    @Test func statisticsThroughDevStdoutKeepTheSymlink() throws {
-        let result = try Tools.podium(["stream", "--duration", "1500ms", "--stats-json", "/dev/stdout", "--overwrite",
-                                       "--to", path("devstdout.mkv")], display: server.display)
+    @Test(arguments: [["--overwrite"], []])
+    func statisticsThroughDevStdoutKeepTheSymlink(_ overwrite: [String]) throws {
+        let result = try Tools.podium(["stream", "--duration", "1500ms", "--stats-json", "/dev/stdout", "--to", path("devstdout.mkv")] + overwrite,
+                                      display: server.display)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("\"kind\":\"summary\""))
         let type = try FileManager.default.attributesOfItem(atPath: "/dev/stdout")[.type] as? FileAttributeType

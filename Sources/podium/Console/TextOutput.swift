@@ -27,18 +27,16 @@ final class TextOutput: Sendable {
         if ownsDescriptor { Glibc.close(descriptor) }
     }
 
-    /// Opens `path` for writing: `-` is stdout; a new file is created; an existing regular file is
-    /// truncated (the caller checked `--overwrite`); anything else that exists (a FIFO, a terminal,
-    /// `/dev/stdout`) is opened as it is, never deleted or replaced.
+    /// Opens `path` for writing: `-` is stdout; a stream (`OutputCheck.isStream`: a FIFO, a
+    /// terminal, `/dev/stdout`) is appended to as it is, never created, truncated or replaced; an
+    /// existing regular file is truncated (the caller checked `--overwrite`); a new file is created.
     /// - Throws: 73 naming `flag` when it cannot be opened.
     static func open(_ path: String, flag: String) throws(PodiumError) -> TextOutput {
         if path == "-" { return TextOutput(descriptor: STDOUT_FILENO, name: "\(flag) -", owns: false) }
         let name = "\(flag) '\(path)'"
-        var status = stat()
-        let exists = stat(path, &status) == 0
-        let isRegular = status.st_mode & S_IFMT == S_IFREG
         // A FIFO nobody reads would block the open forever; without a reader it fails with ENXIO instead.
-        let flags = exists ? (isRegular ? O_WRONLY | O_TRUNC : O_WRONLY | O_NONBLOCK) : O_WRONLY | O_CREAT | O_EXCL
+        let flags = OutputCheck.isStream(path) ? O_WRONLY | O_APPEND | O_NONBLOCK
+            : access(path, F_OK) == 0 ? O_WRONLY | O_TRUNC : O_WRONLY | O_CREAT | O_EXCL
         let descriptor = Glibc.open(path, flags | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             let reason = errno == ENXIO ? "nothing reads from it" : String(cString: strerror(errno))

@@ -4,25 +4,30 @@ import PodiumCore
 /// Checks on the files Podium writes (`--to FILE`, `--stats-json`, `--plot`), before anything is
 /// opened or written.
 enum OutputCheck {
-    /// Whether `path` may be written: `-` (stdout) always; an existing regular file only with
-    /// `overwrite`; an existing FIFO, terminal or other device always (it is written, never
-    /// replaced); a new file where its folder exists and can hold it.
+    /// Whether `path` names a stream to write into rather than a file to make: `-` (stdout), a
+    /// FIFO, a terminal or another device, or anything under `/dev/` or `/proc/self/fd/` (so
+    /// `/dev/stdout` is Podium's stdout even when the shell sent that to a file). A stream is
+    /// written as it is: never created, truncated or replaced.
+    static func isStream(_ path: String) -> Bool {
+        if path == "-" || path.hasPrefix("/dev/") || path.hasPrefix("/proc/self/fd/") { return true }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        let type = status.st_mode & S_IFMT
+        return type != S_IFREG && type != S_IFDIR
+    }
+
+    /// Whether `path` may be written: a stream always (see `isStream`); an existing regular file
+    /// only with `overwrite`; a new file where its folder exists and can hold it.
     /// - Throws: 73 when the file exists (and `overwrite` is off), is a folder, or its folder is
     ///   missing or read-only. (A folder that refuses files all the same, such as `/proc`, is
     ///   found when the output is opened, still before capture starts.)
     static func creatable(_ path: String, flag: String, overwrite: Bool) throws(PodiumError) {
-        if path == "-" { return }
+        if isStream(path) { return }
         var status = stat()
         if stat(path, &status) == 0 {
-            switch status.st_mode & S_IFMT {
-            case S_IFDIR:
-                throw .cannotCreate("\(flag) '\(path)' is a folder")
-            case S_IFREG:
-                guard overwrite else { throw .cannotCreate("\(flag) '\(path)' exists; pass --overwrite to replace it") }
-                guard access(path, W_OK) == 0 else { throw .cannotCreate("\(flag) '\(path)' is not writable") }
-            default:
-                break
-            }
+            if status.st_mode & S_IFMT == S_IFDIR { throw .cannotCreate("\(flag) '\(path)' is a folder") }
+            guard overwrite else { throw .cannotCreate("\(flag) '\(path)' exists; pass --overwrite to replace it") }
+            guard access(path, W_OK) == 0 else { throw .cannotCreate("\(flag) '\(path)' is not writable") }
             return
         }
         let folder = folder(of: path)
