@@ -2,7 +2,8 @@ import Foundation
 import PodiumTestSupport
 import Testing
 
-/// Random command lines of valid and invalid flags and values, seeded and reproducible: Podium
+/// Random command lines of `stream` and `mirror`, of valid and invalid flags and values, seeded
+/// and reproducible: Podium
 /// never crashes (no exit above 128 but 130, no "Fatal error"), and a refusal (64, 69, 73)
 /// creates nothing. `PODIUM_FUZZ_SEED=N` replays one batch.
 @Suite struct CommandLineFuzzTests {
@@ -39,6 +40,17 @@ import Testing
         ("--bogus", [], []), ("-o", [], ["x.mkv"]),
     ]
 
+    /// Options of `podium mirror` alone; `TARGET` stands for a second display it can show on.
+    static let mirrorOptions: [(name: String, valid: [String], invalid: [String])] = [
+        ("--on-display", ["TARGET"], [":9999", "nonsense"]),
+        ("--fit", ["contain", "cover", "stretch"], ["bogus"]),
+        ("--background", ["#202020", "white"], ["#12", "red!"]),
+        ("--pip", ["top-right"], ["middle"]),
+        ("--pip-size", ["64x64", "160x90"], ["10x10", "0x0", "-64x64"]),
+        ("--windowed", [], []),
+        ("--on", ["0"], ["HDMI-9"]),
+    ]
+
     static let outputs = (
         valid: ["out.mkv", "out.mp4", "out.ts", "udp://127.0.0.1:45999", "sub.mkv"],
         invalid: ["./out.mkv", "udp://256.1.1.1:5000", "out.avi", "out", "tcp://127.0.0.1:1", "/sys/x.mkv", "nofolder/x.mkv",
@@ -52,14 +64,17 @@ import Testing
         func pick(_ valid: [String], _ invalid: [String]) -> String? {
             (onlyValid ? valid : valid + invalid).randomElement(using: &generator)
         }
-        var arguments = ["stream", "--duration", "700ms"]
+        let mirror = Int.random(in: 0..<4, using: &generator) == 0
+        var arguments = [mirror ? "mirror" : "stream", "--duration", "700ms"]
         for _ in 0..<Int.random(in: 0...3, using: &generator) {
-            guard let option = options.randomElement(using: &generator) else { continue }
+            guard let option = (mirror && Bool.random(using: &generator) ? mirrorOptions : options).randomElement(using: &generator) else {
+                continue
+            }
             if onlyValid && (option.name == "--bogus" || option.name == "-o") { continue }
             arguments.append(option.name)
             if let value = pick(option.valid, option.invalid) { arguments.append(value) }
         }
-        for _ in 0..<([0, 1, 1, 1, 1, 1, 2, 2].randomElement(using: &generator) ?? 1) {
+        for _ in 0..<((mirror ? [0, 0, 1] : [0, 1, 1, 1, 1, 1, 2, 2]).randomElement(using: &generator) ?? 1) {
             arguments += ["--to", pick(outputs.valid, outputs.invalid) ?? "out.mkv"]
         }
         return arguments
@@ -70,9 +85,10 @@ import Testing
         let seed = ProcessInfo.processInfo.environment["PODIUM_FUZZ_SEED"].flatMap(UInt64.init) ?? 2026_1123 + batch
         var generator = SeededGenerator(state: seed)
         let server = try XvfbServer(width: 320, height: 240)
+        let target = try XvfbServer(width: 320, height: 240)
         var codes: [Int32: Int] = [:]
         for run in 0..<60 {
-            let arguments = Self.commandLine(using: &generator)
+            let arguments = Self.commandLine(using: &generator).map { $0 == "TARGET" ? target.display : $0 }
             let folder = try Tools.temporaryFolder()
             let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
             let command = "cd '\(folder.path)' && exec '\(Tools.podium.path)' \(quoted) >/dev/null"

@@ -18,9 +18,8 @@ enum OutputCheck {
 
     /// Whether `path` may be written: a stream always (see `isStream`); an existing regular file
     /// only with `overwrite`; a new file where its folder exists and can hold it.
-    /// - Throws: 73 when the file exists (and `overwrite` is off), is a folder, or its folder is
-    ///   missing or read-only. (A folder that refuses files all the same, such as `/proc`, is
-    ///   found when the output is opened, still before capture starts.)
+    /// - Throws: 73 when the file exists (and `overwrite` is off), is a folder, or cannot be
+    ///   created: its folder is missing, read-only, not writable or a kernel interface (`/sys`).
     static func creatable(_ path: String, flag: String, overwrite: Bool) throws(PodiumError) {
         if isStream(path) { return }
         var status = stat()
@@ -38,9 +37,14 @@ enum OutputCheck {
         if statvfs(folder, &volume) == 0, volume.f_flag & UInt(ST_RDONLY) != 0 {
             throw .cannotCreate("\(flag) '\(path)': folder '\(folder)' is on a read-only file system")
         }
-        guard access(folder, W_OK) == 0 else {
-            throw .cannotCreate("\(flag) '\(path)': folder '\(folder)' is not writable")
+        // The one sure test (permissions, quotas, kernel folders such as /sys): make the file and
+        // remove it at once. Nothing is left, and an existing file is never touched (O_EXCL).
+        let probe = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard probe >= 0 else {
+            throw .cannotCreate("\(flag) '\(path)' cannot be created: \(String(cString: strerror(errno)))")
         }
+        close(probe)
+        unlink(path)
     }
 
     /// Refuses two outputs that name one file, however spelled (`a.mkv`, `./a.mkv`, a symlink to it).
