@@ -59,14 +59,16 @@ public final class VideoEncoder: @unchecked Sendable {
         } catch {
             var owned: UnsafeMutablePointer<AVCodecContext>? = context
             avcodec_free_context(&owned)
-            if let preset = settings.preset, Self.opens(encoder, codec: settings.codec, settings: settings, ignoringPreset: true) {
+            if let preset = settings.preset,
+               Self.opens(encoder, codec: settings.codec, settings: settings, ignoringPreset: true) {
                 throw .usage("--preset '\(preset)' is not a preset of \(encoder.name)")
             }
             // An encoder that opens at a common size was refused this one.
             var common = settings
             common.size = PixelSize(width: 640, height: 360)
             if settings.size != common.size, Self.opens(encoder, codec: settings.codec, settings: common) {
-                throw .usage("--size \(settings.size): \(encoder.name) cannot encode pictures of this size; choose another with --size or --max-size")
+                throw .usage("--size \(settings.size): \(encoder.name) cannot encode pictures of this size; "
+                             + "choose another with --size or --max-size")
             }
             throw error
         }

@@ -10,7 +10,8 @@ public final class MuxerSink: @unchecked Sendable {
     private let parameters: UnsafeMutablePointer<AVCodecParameters>
     private let encoderTimeBase = VideoEncoder.timeBase
     private let interrupt: StopFlag
-    /// How much a recording may lose when the process is killed: its muxer hands complete pieces to the OS this often.
+    /// How much a recording may lose when the process is killed: its muxer hands complete pieces
+    /// to the OS this often.
     private let flushInterval: Duration
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var streamTimeBase = AVRational(num: 1, den: 1)
@@ -88,7 +89,9 @@ public final class MuxerSink: @unchecked Sendable {
         let opened = avio_open2(&io, url.libavformatURL, AVIO_FLAG_WRITE, &context.pointee.interrupt_callback, &options)
         guard opened >= 0 else {
             if opened == FFmpegError.exit.code { throw .io("\(url): stopped before it was opened") }
-            if let path = url.filePath { throw .cannotCreate("--to '\(path)' cannot be created: \(FFmpegError(code: opened))") }
+            if let path = url.filePath {
+                throw .cannotCreate("--to '\(path)' cannot be created: \(FFmpegError(code: opened))")
+            }
             throw .io("cannot open \(url): \(FFmpegError(code: opened))")
         }
         context.pointee.pb = io

@@ -57,8 +57,9 @@ public final class CursorOverlay: @unchecked Sendable {
         guard let pointer, pointer.onScreen, !pixels.isEmpty else { return nil }
         // The cursor's picture in the frame's coordinates; only the part inside the frame is drawn.
         let picture = PixelRect(x: pointer.x - hotspot.x - region.x, y: pointer.y - hotspot.y - region.y, size: size)
-        let frameSize = PixelSize(width: min(region.width, frame.size.width), height: min(region.height, frame.size.height))
-        guard let visible = picture.intersection(PixelRect(x: 0, y: 0, size: frameSize)) else { return nil }
+        let frameRect = PixelRect(x: 0, y: 0, width: min(region.width, frame.size.width),
+                                  height: min(region.height, frame.size.height))
+        guard let visible = picture.intersection(frameRect) else { return nil }
         pixels.withUnsafeBufferPointer { source in
             for y in visible.y..<visible.maxY {
                 let line = (frame.buffer.bytes + y * frame.bytesPerRow).assumingMemoryBound(to: UInt32.self)

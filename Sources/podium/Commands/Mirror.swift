@@ -100,7 +100,8 @@ extension Podium {
             }
             let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture.source, fps: capture.fps,
                                                             branches: branches, counters: counters, limits: runOptions.limits, logger: logger)
-            let startLine = "\(capture.source.describe(region: region, on: connection, method: method, fps: capture.fps)); mirroring to \(targetDisplay)\(encoding)"
+            let source = capture.source.describe(region: region, on: connection, method: method, fps: capture.fps)
+            let startLine = "\(source); mirroring to \(targetDisplay)\(encoding)"
             try await PipelineSetup.run(pipeline, startLine: startLine, run: runOptions, logger: logger)
         }
     }

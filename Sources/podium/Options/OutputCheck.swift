@@ -5,11 +5,12 @@ import PodiumCore
 /// opened or written.
 enum OutputCheck {
     /// Whether `path` names a stream to write into rather than a file to make: `-` (stdout), a
-    /// FIFO, a terminal or another device, or anything under `/dev/` or `/proc/self/fd/` (so
-    /// `/dev/stdout` is Podium's stdout even when the shell sent that to a file). A stream is
-    /// written as it is: never created, truncated or replaced.
+    /// FIFO, a terminal or another device, or one of Podium's own descriptors (`/dev/stdout`,
+    /// `/dev/fd/N`, `/proc/self/fd/N`: stdout even when the shell sent that to a file). A stream
+    /// is written as it is: never created, truncated or replaced.
     static func isStream(_ path: String) -> Bool {
-        if path == "-" || path.hasPrefix("/dev/") || path.hasPrefix("/proc/self/fd/") { return true }
+        let descriptors = ["-", "/dev/stdout", "/dev/stderr"]
+        if descriptors.contains(path) || path.hasPrefix("/dev/fd/") || path.hasPrefix("/proc/self/fd/") { return true }
         var status = stat()
         guard stat(path, &status) == 0 else { return false }
         let type = status.st_mode & S_IFMT
@@ -55,7 +56,8 @@ enum OutputCheck {
         for file in files {
             let key = identity(of: file.path)
             if let first = seen[key] {
-                throw .usage("\(first.flag) '\(first.path)' and \(file.flag) '\(file.path)' name the same file; give each output a file of its own")
+                throw .usage("\(first.flag) '\(first.path)' and \(file.flag) '\(file.path)' name the same file; "
+                             + "give each output a file of its own")
             }
             seen[key] = file
         }

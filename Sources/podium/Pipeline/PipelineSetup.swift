@@ -98,7 +98,8 @@ enum PipelineSetup {
     /// Runs `pipeline` with Ctrl-C handling and statistics, prints the summary, and throws what ended it.
     /// - Parameter startLine: what is captured and where it goes, said as capture starts.
     static func run(_ pipeline: Pipeline, startLine: String, run: RunOptions, logger: Logger) async throws {
-        let reporter = try StatsReporter(counters: pipeline.counters, jsonPath: run.statsJSON, live: !run.quiet, logger: logger)
+        let reporter = try StatsReporter(counters: pipeline.counters, jsonPath: run.statsJSON, live: !run.quiet,
+                                         logger: logger)
         SignalTrap.onStop { pipeline.stop() }
         let reporting = Task { await reporter.run() }
         let failure = await pipeline.run { logger.notice("\(startLine)") }

@@ -41,7 +41,8 @@ final class StatsReporter: Sendable {
     private func write(_ sample: StatsSample) {
         guard let json, let data = try? JSONEncoder().encode(sample) else { return }
         if let code = json.write(String(decoding: data, as: UTF8.self) + "\n") {
-            logger.error("\(json.name): writing failed (\(String(cString: strerror(code)))); no more statistics are written there")
+            let reason = String(cString: strerror(code))
+            logger.error("\(json.name): writing failed (\(reason)); no more statistics are written there")
         }
     }
 }
