@@ -21,7 +21,8 @@ import Testing
         Case(arguments: ["--duration", "-1s"], status: 64, mentions: "The value '-1s' is invalid for '--duration"),
         Case(arguments: ["--frames", "-5"], status: 64, mentions: "--frames '-5'"),
         Case(arguments: ["--scale", "-1"], status: 64, mentions: "--scale '-1"),
-        Case(arguments: ["--region", "-10x10+0+0"], status: 64, mentions: "The value '-10x10+0+0' is invalid for '--region"),
+        Case(arguments: ["--region", "-10x10+0+0"], status: 64,
+             mentions: "The value '-10x10+0+0' is invalid for '--region"),
         Case(arguments: ["--size", "16384x16384"], status: 64, mentions: "--size 16384x16384"),
         Case(arguments: ["--fps", "abc"], status: 64, mentions: "'abc'"),
         Case(arguments: ["--fps", "1000"], status: 64, mentions: "'1000'"),
@@ -50,8 +51,8 @@ import Testing
         try expectRefusal(result, status: bad.status, mentions: bad.mentions, folder: folder)
     }
 
-    @Test(arguments: ["ftp://host:1", "udp://host", "udp://host:99999", "rtmp://host/live", "out.avi", "out", "udp://256.1.1.1:5000",
-                      "udp://no-such-host.invalid:5000", "tcp://999.0.0.1:9000"])
+    @Test(arguments: ["ftp://host:1", "udp://host", "udp://host:99999", "rtmp://host/live", "out.avi", "out",
+                      "udp://256.1.1.1:5000", "udp://no-such-host.invalid:5000", "tcp://999.0.0.1:9000"])
     func unusableOutputs(_ url: String) throws {
         let folder = try Tools.temporaryFolder()
         let result = try Tools.podium(["stream", "--to", url], display: ":0")
@@ -62,8 +63,10 @@ import Testing
     @Test(arguments: [("a.mkv", "./a.mkv"), ("a.mkv", "sub/../a.mkv"), ("a.mkv", "link.mkv")])
     func sameFileUnderTwoNames(first: String, second: String) throws {
         let folder = try Tools.temporaryFolder()
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("sub"), withIntermediateDirectories: false)
-        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("link.mkv").path, withDestinationPath: "a.mkv")
+        let files = FileManager.default
+        try files.createDirectory(at: folder.appendingPathComponent("sub"), withIntermediateDirectories: false)
+        let link = folder.appendingPathComponent("link.mkv").path
+        try files.createSymbolicLink(atPath: link, withDestinationPath: "a.mkv")
         let before = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         let command = "cd '\(folder.path)' && exec '\(Tools.podium.path)' stream --to \(first) --to \(second)"
         let result = try Tools.run("/bin/bash", ["-c", command])
@@ -102,7 +105,8 @@ import Testing
     func tinyRegions(_ region: String) throws {
         let server = try XvfbServer(width: 320, height: 240)
         let output = try Tools.temporaryFolder().appendingPathComponent("tiny.mkv").path
-        let result = try Tools.podium(["stream", "--region", region, "--frames", "3", "--constant-fps", "--to", output], display: server.display)
+        let result = try Tools.podium(["stream", "--region", region, "--frames", "3", "--constant-fps", "--to", output],
+                                      display: server.display)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try Tools.probe(output).frames == 3)
     }

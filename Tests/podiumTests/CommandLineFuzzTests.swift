@@ -36,7 +36,8 @@ import Testing
         ("--monitor", ["primary", "0"], ["HDMI-9", "-1"]),
         ("--stats-json", ["s.jsonl", "-", "s"], ["out.mkv", "/proc/s.json", "nofolder/s.json"]),
         ("--scale-filter", ["box", "lanczos"], ["bogus"]),
-        ("--no-cursor", [], []), ("--constant-fps", [], []), ("--quiet", [], []), ("--overwrite", [], []), ("--no-shm", [], []),
+        ("--no-cursor", [], []), ("--constant-fps", [], []), ("--quiet", [], []), ("--overwrite", [], []),
+        ("--no-shm", [], []),
         ("--bogus", [], []), ("-o", [], ["x.mkv"]),
     ]
 
@@ -53,7 +54,8 @@ import Testing
 
     static let outputs = (
         valid: ["out.mkv", "out.mp4", "out.ts", "udp://127.0.0.1:45999", "sub.mkv"],
-        invalid: ["./out.mkv", "udp://256.1.1.1:5000", "out.avi", "out", "tcp://127.0.0.1:1", "/sys/x.mkv", "nofolder/x.mkv",
+        invalid: ["./out.mkv", "udp://256.1.1.1:5000", "out.avi", "out", "tcp://127.0.0.1:1", "/sys/x.mkv",
+                  "nofolder/x.mkv",
                   "udp://no-such-host.invalid:5000"]
     )
 
@@ -67,9 +69,8 @@ import Testing
         let mirror = Int.random(in: 0..<4, using: &generator) == 0
         var arguments = [mirror ? "mirror" : "stream", "--duration", "700ms"]
         for _ in 0..<Int.random(in: 0...3, using: &generator) {
-            guard let option = (mirror && Bool.random(using: &generator) ? mirrorOptions : options).randomElement(using: &generator) else {
-                continue
-            }
+            let table = mirror && Bool.random(using: &generator) ? mirrorOptions : options
+            guard let option = table.randomElement(using: &generator) else { continue }
             if onlyValid && (option.name == "--bogus" || option.name == "-o") { continue }
             arguments.append(option.name)
             if let value = pick(option.valid, option.invalid) { arguments.append(value) }
@@ -90,15 +91,19 @@ import Testing
         for run in 0..<60 {
             let arguments = Self.commandLine(using: &generator).map { $0 == "TARGET" ? target.display : $0 }
             let folder = try Tools.temporaryFolder()
-            let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+            let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+                .joined(separator: " ")
             let command = "cd '\(folder.path)' && exec '\(Tools.podium.path)' \(quoted) >/dev/null"
-            let result = try Tools.start("/bin/bash", ["-c", command], environment: ["DISPLAY": server.display]).wait(timeout: 30)
+            let result = try Tools.start("/bin/bash", ["-c", command], environment: ["DISPLAY": server.display])
+                .wait(timeout: 30)
             codes[result.status, default: 0] += 1
-            let context = "seed \(seed) run \(run): podium \(arguments.joined(separator: " ")) -> \(result.status): \(result.stderr.prefix(300))"
+            let context = "seed \(seed) run \(run): podium \(arguments.joined(separator: " ")) -> \(result.status): "
+                + result.stderr.prefix(300)
             #expect(result.status < 128 || result.status == 130, "\(context)")
             #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("crashed"), "\(context)")
             if [64, 69, 73].contains(result.status) {
-                #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "nothing created: \(context)")
+                let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+                #expect(left.isEmpty, "nothing created: \(context)")
             }
             try? FileManager.default.removeItem(at: folder)
         }

@@ -10,14 +10,16 @@ import Testing
 
     /// Moves the pointer of `display` to (`x`, `y`), with xdotool as a user's mouse would.
     func movePointer(on display: String, x: Int, y: Int) throws {
-        let moved = try Tools.start("/usr/bin/xdotool", ["mousemove", "\(x)", "\(y)"], environment: ["DISPLAY": display]).wait(timeout: 10)
+        let arguments = ["mousemove", "\(x)", "\(y)"]
+        let moved = try Tools.start("/usr/bin/xdotool", arguments, environment: ["DISPLAY": display]).wait(timeout: 10)
         guard moved.status == 0 else { throw TestFailure("xdotool mousemove: \(moved.stderr)") }
     }
 
     /// The pixels of `shown` (BGRA, `width` wide) that are not green, as (x, y).
     func cursorPixels(_ shown: [UInt8], width: Int) -> [(x: Int, y: Int)] {
         stride(from: 0, to: shown.count, by: 4).compactMap { index in
-            let isGreen = shown[index] == Self.green.0 && shown[index + 1] == Self.green.1 && shown[index + 2] == Self.green.2
+            let isGreen = shown[index] == Self.green.0 && shown[index + 1] == Self.green.1
+                && shown[index + 2] == Self.green.2
             return isGreen ? nil : ((index / 4) % width, (index / 4) / width)
         }
     }
@@ -25,7 +27,9 @@ import Testing
     /// `podium mirror --region` of a green screen onto a display of the region's size (1:1, so
     /// exact), recording at the same time; the pointer visits each of `positions` (screen
     /// coordinates, and whether the cursor overlaps the region there).
-    func visit(region: (x: Int, y: Int, width: Int, height: Int), _ positions: [(x: Int, y: Int, overlaps: Bool)]) throws {
+    func visit(
+        region: (x: Int, y: Int, width: Int, height: Int), _ positions: [(x: Int, y: Int, overlaps: Bool)]
+    ) throws {
         let source = try XvfbServer(width: 640, height: 480)
         let screen = try XvfbServer(width: region.width, height: region.height)
         try Painter(display: source.display).fill(x: 0, y: 0, width: 640, height: 480, bgra: Self.green)
@@ -39,12 +43,14 @@ import Testing
         for position in positions {
             try movePointer(on: source.display, x: position.x, y: position.y)
             Thread.sleep(forTimeInterval: 0.4)
-            let drawn = cursorPixels(try Tools.grabScreen(screen.display, width: region.width, height: region.height), width: region.width)
+            let shown = try Tools.grabScreen(screen.display, width: region.width, height: region.height)
+            let drawn = cursorPixels(shown, width: region.width)
             #expect(run.isRunning, "still running with the pointer at \(position)")
             if position.overlaps {
                 #expect(!drawn.isEmpty, "the cursor is drawn with the pointer at \(position)")
                 // Where it is drawn: near the pointer, in the region's coordinates (X's cursors are at most 64 pixels).
-                let far = drawn.filter { abs($0.x - (position.x - region.x)) > 32 || abs($0.y - (position.y - region.y)) > 32 }
+                let (pointerX, pointerY) = (position.x - region.x, position.y - region.y)
+                let far = drawn.filter { abs($0.x - pointerX) > 32 || abs($0.y - pointerY) > 32 }
                 #expect(far.isEmpty, "cursor pixels far from the pointer at \(position): \(far.prefix(3))")
             } else {
                 #expect(drawn.isEmpty, "no cursor pixels with the pointer at \(position): \(drawn.prefix(3))")
@@ -64,7 +70,8 @@ import Testing
         try visit(region: (200, 200, 64, 48), [
             (232, 224, true),  // inside
             (left - 3, 224, true), (right + 3, 224, true), (232, top - 3, true), (232, bottom + 3, true),  // the sides
-            (left - 3, top - 3, true), (right + 3, top - 3, true), (left - 3, bottom + 3, true), (right + 3, bottom + 3, true),
+            (left - 3, top - 3, true), (right + 3, top - 3, true),
+            (left - 3, bottom + 3, true), (right + 3, bottom + 3, true),
             (right + 40, 224, false), (left - 40, top - 40, false), (620, 20, false),  // wholly outside
         ])
     }
@@ -80,10 +87,12 @@ import Testing
         let server = try Tools.laptopAndProjector()
         try Painter(display: server.display).fill(x: 0, y: 0, width: 640, height: 240, bgra: Self.green)
         let recording = try Tools.temporaryFolder().appendingPathComponent("laptop.mkv").path
-        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--monitor", "LEFT", "--duration", "60s",
+        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--monitor", "LEFT",
+                                                     "--duration", "60s",
                                                      "--to", "window:RIGHT", "--to", recording])
         try run.waitForStderr(containing: "showing on RIGHT")
-        for (x, y, overlaps) in [(160, 120, true), (480, 120, false), (321, 5, true), (639, 239, false), (600, 10, false)] {
+        let positions = [(160, 120, true), (480, 120, false), (321, 5, true), (639, 239, false), (600, 10, false)]
+        for (x, y, overlaps) in positions {
             try movePointer(on: server.display, x: x, y: y)
             Thread.sleep(forTimeInterval: 0.4)
             let shown = try Tools.grabScreen(server.display, width: 640, height: 240)
@@ -94,7 +103,7 @@ import Testing
             }
             let drawn = cursorPixels(right, width: 320)
             #expect(run.isRunning, "still running with the pointer at (\(x), \(y))")
-            #expect(drawn.isEmpty != overlaps, "cursor pixels in the window with the pointer at (\(x), \(y)): \(drawn.count)")
+            #expect(drawn.isEmpty != overlaps, "\(drawn.count) cursor pixels in the window, pointer at (\(x), \(y))")
         }
         let result = try run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")

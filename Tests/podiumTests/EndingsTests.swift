@@ -25,13 +25,17 @@ import Testing
 
     /// `podium scene` drawing moving content on the test display until stopped.
     func startScene(_ kind: String, fps: Int = 30) throws -> RunningCommand {
-        try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", kind, "--fps", "\(fps)", "--quiet"])
+        try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", kind, "--fps", "\(fps)",
+                                            "--quiet"])
     }
 
     /// Seconds between the first and the last frame `ffmpeg` decodes from `path`.
     func decodedSeconds(_ path: String) throws -> Double {
-        let frames = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
-        let times = frames.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .init(charactersIn: ", "))) }
+        let frames = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0",
+                                               "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
+        let times = frames.stdout.split(separator: "\n").compactMap { line in
+            Double(line.trimmingCharacters(in: .init(charactersIn: ", ")))
+        }
         guard let first = times.first, let last = times.last else { return 0 }
         return last - first
     }
@@ -114,8 +118,8 @@ import Testing
     /// `podium stream … 2>&1 | head -2`: stderr goes away; Podium stops printing and records on.
     @Test func stderrClosedByItsReader() throws {
         let output = path("piped.mkv")
-        let command = "'\(Tools.podium.path)' stream --display \(server.display) --duration 3s --to '\(output)' 2>&1 | head -2; "
-            + "exit ${PIPESTATUS[0]}"
+        let command = "'\(Tools.podium.path)' stream --display \(server.display) --duration 3s --to '\(output)' "
+            + "2>&1 | head -2; exit ${PIPESTATUS[0]}"
         let result = try Tools.run("/bin/bash", ["-c", command], timeout: 30)
         #expect(result.status == 0, "\(result.stdout)")
         #expect(result.stdout.split(separator: "\n").count == 2)
@@ -126,21 +130,23 @@ import Testing
     /// there too: the statistics file is reported once (nowhere to print) and the recording is whole.
     @Test func stderrAndStatisticsOnAFullDisk() throws {
         let output = path("full-stderr.mkv")
-        let command = "exec '\(Tools.podium.path)' stream --display \(server.display) --duration 2s --stats-json /dev/full "
-            + "--to '\(output)' 2>/dev/full"
+        let command = "exec '\(Tools.podium.path)' stream --display \(server.display) --duration 2s "
+            + "--stats-json /dev/full --to '\(output)' 2>/dev/full"
         let result = try Tools.run("/bin/bash", ["-c", command], timeout: 30)
         #expect(result.status == 0)
         #expect(try Tools.probe(output).frames >= 2)
         // With stderr working, the statistics file's fault is said once.
-        let said = try Tools.podium(["stream", "--duration", "2500ms", "--stats-json", "/dev/full", "--overwrite", "--to", output],
-                                    display: server.display)
+        let said = try Tools.podium(["stream", "--duration", "2500ms", "--stats-json", "/dev/full", "--overwrite",
+                                     "--to", output], display: server.display)
         #expect(said.status == 0, "\(said.stderr)")
-        #expect(said.stderr.components(separatedBy: "--stats-json '/dev/full': writing failed").count == 2, "\(said.stderr)")
+        let fault = "--stats-json '/dev/full': writing failed"
+        #expect(said.stderr.components(separatedBy: fault).count == 2, "\(said.stderr)")
         #expect(try Tools.probe(output).frames >= 2)
     }
 
     @Test func statisticsOnStandardOutput() throws {
-        let result = try Tools.podium(["stream", "--duration", "1500ms", "--stats-json", "-", "--to", path("stdout.mkv")], display: server.display)
+        let result = try Tools.podium(["stream", "--duration", "1500ms", "--stats-json", "-",
+                                       "--to", path("stdout.mkv")], display: server.display)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.split(separator: "\n").last?.contains("\"kind\":\"summary\"") == true, "\(result.stdout)")
     }
@@ -148,8 +154,8 @@ import Testing
     /// `/dev/stdout` is written through, never replaced, even with `--overwrite`.
     @Test(arguments: [["--overwrite"], []])
     func statisticsThroughDevStdoutKeepTheSymlink(_ overwrite: [String]) throws {
-        let result = try Tools.podium(["stream", "--duration", "1500ms", "--stats-json", "/dev/stdout", "--to", path("devstdout.mkv")] + overwrite,
-                                      display: server.display)
+        let arguments = ["stream", "--duration", "1500ms", "--stats-json", "/dev/stdout", "--to", path("devstdout.mkv")]
+        let result = try Tools.podium(arguments + overwrite, display: server.display)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("\"kind\":\"summary\""))
         let type = try FileManager.default.attributesOfItem(atPath: "/dev/stdout")[.type] as? FileAttributeType
@@ -157,8 +163,8 @@ import Testing
     }
 
     @Test func statisticsToAOneCharacterName() throws {
-        let command = "cd '\(folder.path)' && exec '\(Tools.podium.path)' stream --display \(server.display) --duration 1500ms "
-            + "--stats-json s --to o.mkv"
+        let command = "cd '\(folder.path)' && exec '\(Tools.podium.path)' stream --display \(server.display) "
+            + "--duration 1500ms --stats-json s --to o.mkv"
         let result = try Tools.run("/bin/bash", ["-c", command], timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try String(contentsOfFile: path("s"), encoding: .utf8).contains("\"kind\":\"summary\""))
@@ -170,13 +176,15 @@ import Testing
         #expect(mkfifo(fifo, 0o600) == 0)
         let reader = try Tools.start("/bin/cat", [fifo])
         Thread.sleep(forTimeInterval: 0.3)
-        let result = try Tools.podium(["stream", "--duration", "1500ms", "--stats-json", fifo, "--to", path("fifo.mkv")], display: server.display)
+        let result = try Tools.podium(["stream", "--duration", "1500ms", "--stats-json", fifo,
+                                       "--to", path("fifo.mkv")], display: server.display)
         #expect(result.status == 0, "\(result.stderr)")
         let read = try reader.wait(timeout: 10)
         #expect(read.stdout.contains("\"kind\":\"summary\""))
         var status = stat()
         #expect(stat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "still a FIFO")
-        let unread = try Tools.podium(["stream", "--duration", "1s", "--stats-json", fifo, "--to", path("unread.mkv")], display: server.display)
+        let unread = try Tools.podium(["stream", "--duration", "1s", "--stats-json", fifo, "--to", path("unread.mkv")],
+                                      display: server.display)
         #expect(unread.status == 73 && unread.stderr.contains("nothing reads from it"), "\(unread.stderr)")
     }
 
@@ -187,11 +195,12 @@ import Testing
         let scene = try startScene("video")
         defer { _ = try? scene.interrupt() }
         let recording = mount.path + "/full.mkv"
-        let result = try Tools.podium(["stream", "--bitrate", "20M", "--duration", "30s", "--to", recording, "--stats-json", mount.path + "/s.jsonl"],
-                                      display: server.display)
+        let result = try Tools.podium(["stream", "--bitrate", "20M", "--duration", "30s", "--to", recording,
+                                       "--stats-json", mount.path + "/s.jsonl"], display: server.display)
         #expect(result.status == 74, "\(result.stderr)")
         #expect(result.stderr.contains("No space left on device"))
-        #expect(result.stderr.components(separatedBy: "--stats-json").count <= 2, "the statistics file's fault is said at most once")
+        #expect(result.stderr.components(separatedBy: "--stats-json").count <= 2,
+                "the statistics file's fault is said at most once")
         #expect(try Tools.probe(recording).frames >= 10, "the recording decodes up to the fault")
     }
 }
