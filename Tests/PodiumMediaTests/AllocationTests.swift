@@ -4,6 +4,7 @@ import PodiumCore
 @testable import PodiumMedia
 import PodiumTestSupport
 import PodiumX11
+import Synchronization
 import Testing
 
 /// The hot path, grab → convert, makes no heap allocation of its own in steady state. libxcb
@@ -39,5 +40,38 @@ import Testing
         #expect(roundTrip > 0, "the counter sees libxcb's allocations")
         let perFrame = Double(allocations) / 200
         #expect(perFrame <= Double(damageTracking ? 0 : roundTrip), "\(perFrame) allocations a frame; a round trip makes \(roundTrip)")
+    }
+}
+
+/// Publishing a packet to the hub allocates nothing, whatever the number of sinks.
+@Suite struct PacketHubAllocationTests {
+    final class Bytes: PacketPayload {
+        let byteCount = 1_000
+    }
+
+    final class CountingSink: PacketSink {
+        let isRequired = true
+        let count = Atomic<Int>(0)
+        func offer(_ packet: EncodedPacket) { count.add(1, ordering: .relaxed) }
+        func close() {}
+    }
+
+    @Test func publishingAllocatesNothing() {
+        let stream = StreamDescription(id: 0, codec: .h264, size: PixelSize(width: 64, height: 48), timeScale: 1_000_000,
+                                       framesPerSecond: 30, colors: ColorTags(range: .limited))
+        let hub = PacketHub(streams: [stream])
+        let sinks = (0..<4).map { _ in CountingSink() }
+        sinks.forEach(hub.subscribe)
+        let payload = Bytes()
+        hub.publish(EncodedPacket(streamID: 0, presentationTime: 0, isKeyframe: true, payload: payload))
+        let start = podium_allocations_on_this_thread()
+        // A plain loop: an unoptimized build allocates to iterate a range of Int64.
+        var time: Int64 = 1
+        while time <= 1_000 {
+            hub.publish(EncodedPacket(streamID: 0, presentationTime: time, isKeyframe: time % 60 == 0, payload: payload))
+            time += 1
+        }
+        #expect(podium_allocations_on_this_thread() - start == 0)
+        #expect(sinks.allSatisfy { $0.count.load(ordering: .relaxed) == 1_001 })
     }
 }

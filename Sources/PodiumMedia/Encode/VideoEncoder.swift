@@ -21,6 +21,8 @@ public final class VideoEncoder: @unchecked Sendable {
     }
     /// Timestamps are in microseconds.
     static let timeBase = AVRational(num: 1, den: 1_000_000)
+    /// What this encoder produces, for the outputs it feeds.
+    public let stream: StreamDescription
 
     let context: UnsafeMutablePointer<AVCodecContext>
     private let frame: UnsafeMutablePointer<AVFrame>
@@ -40,8 +42,9 @@ public final class VideoEncoder: @unchecked Sendable {
     /// - Parameters:
     ///   - sourceSize: the captured size; frames are scaled from it to `settings.size`.
     ///   - globalHeader: put parameter sets in extradata, as MP4, Matroska and FLV require.
+    ///   - streamID: the id its packets and `stream` carry.
     /// - Throws: 64 when a user's `--preset` is refused, 69 when the encoder cannot open here.
-    public init(settings: EncoderSettings, sourceSize: PixelSize, globalHeader: Bool) throws(PodiumError) {
+    public init(settings: EncoderSettings, sourceSize: PixelSize, globalHeader: Bool, streamID: Int = 0) throws(PodiumError) {
         let encoder = try EncoderCatalog.encoder(for: settings)
         name = encoder.name
         self.settings = settings
@@ -73,6 +76,7 @@ public final class VideoEncoder: @unchecked Sendable {
             throw error
         }
         self.context = context
+        stream = Self.describe(context, id: streamID, settings: settings)
         frame = av_frame_alloc()
         frame.pointee.format = format.rawValue
         frame.pointee.width = Int32(settings.size.width)
@@ -167,8 +171,25 @@ public final class VideoEncoder: @unchecked Sendable {
             let result = avcodec_receive_packet(context, packet)
             if result == FFmpegError.tryAgain.code || result == FFmpegError.endOfFile.code { return }
             try check(result)
-            emit(EncodedPacket(movingFrom: packet))
+            let payload = AVPacketPayload(movingFrom: packet)
+            let pts = payload.packet.pointee.pts
+            let isKeyframe = payload.packet.pointee.flags & AV_PKT_FLAG_KEY != 0
+            emit(EncodedPacket(streamID: stream.id, presentationTime: pts, isKeyframe: isKeyframe, payload: payload))
         }
+    }
+
+    /// The stream an opened encoder produces, in Podium's words.
+    private static func describe(
+        _ context: UnsafeMutablePointer<AVCodecContext>, id: Int, settings: EncoderSettings
+    ) -> StreamDescription {
+        let codec = context.pointee
+        let extradata = codec.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(codec.extradata_size))) } ?? []
+        return StreamDescription(
+            id: id, codec: settings.codec, size: settings.size, timeScale: Int(timeBase.den), framesPerSecond: settings.framesPerSecond,
+            extradata: extradata, profile: codec.profile == FF_PROFILE_UNKNOWN ? nil : Int(codec.profile),
+            level: codec.level == FF_LEVEL_UNKNOWN ? nil : Int(codec.level), bitrate: settings.bitrate,
+            colors: ColorTags(range: codec.color_range == AVCOL_RANGE_JPEG ? .full : .limited)
+        )
     }
 
     /// Whether `encoder` opens here with a small picture; used to list and pick encoders.
@@ -235,14 +256,13 @@ public final class VideoEncoder: @unchecked Sendable {
         context.pointee.framerate = AVRational(num: Int32(settings.framesPerSecond), den: 1)
         context.pointee.gop_size = Int32(settings.gopSize)
         context.pointee.max_b_frames = 0
-        // Say how the pictures were made, or players guess: untagged HD is taken for BT.709. They
-        // are BT.601 (libyuv's and libswscale's matrix) of an sRGB screen, each chroma sample the
-        // average of a 2x2 block, so centred between its four luma samples.
-        context.pointee.color_range = format == AV_PIX_FMT_YUVJ420P ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
-        context.pointee.colorspace = AVCOL_SPC_SMPTE170M
-        context.pointee.color_primaries = AVCOL_PRI_BT709
-        context.pointee.color_trc = AVCOL_TRC_IEC61966_2_1
-        context.pointee.chroma_sample_location = AVCHROMA_LOC_CENTER
+        // Say how the pictures were made (see `ColorTags`), or players guess: untagged HD is taken for BT.709.
+        let colors = ColorTags(range: format == AV_PIX_FMT_YUVJ420P ? .full : .limited)
+        context.pointee.color_range = colors.ffmpegRange
+        context.pointee.colorspace = colors.ffmpegMatrix
+        context.pointee.color_primaries = colors.ffmpegPrimaries
+        context.pointee.color_trc = colors.ffmpegTransfer
+        context.pointee.chroma_sample_location = colors.ffmpegChromaLocation
         if let bitrate = settings.bitrate {
             context.pointee.bit_rate = Int64(bitrate.bitsPerSecond)
             // A one-second buffer keeps the rate steady enough for a network link.

@@ -18,15 +18,44 @@ public final class MuxerSink: @unchecked Sendable {
     private var headerWritten = false
     private let outgoing = av_packet_alloc()!
 
-    /// Keeps the encoder's stream parameters; opens nothing yet.
+    /// Keeps the stream's parameters; opens nothing yet.
     ///
-    /// - Parameter interrupt: when raised, blocking network I/O (waiting for a TCP client, say) gives up.
-    public init(url: SinkURL, encoder: VideoEncoder, interrupt: StopFlag) {
+    /// - Parameters:
+    ///   - stream: what is written.
+    ///   - flushInterval: at most this much of a file is lost when the process is killed.
+    ///   - interrupt: when raised, blocking network I/O (waiting for a TCP client, say) gives up.
+    public init(url: SinkURL, stream: StreamDescription, flushInterval: Duration, interrupt: StopFlag) {
         self.url = url
         self.interrupt = interrupt
-        flushInterval = min(.seconds(1), encoder.settings.keyframeInterval)
+        self.flushInterval = flushInterval
         parameters = avcodec_parameters_alloc()
-        avcodec_parameters_from_context(parameters, encoder.context)
+        Self.describe(stream, in: parameters)
+    }
+
+    /// Fills libavformat's parameters of a stream from Podium's description of it.
+    private static func describe(_ stream: StreamDescription, in parameters: UnsafeMutablePointer<AVCodecParameters>) {
+        let colors = stream.colors
+        parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+        parameters.pointee.codec_id = stream.codec.codecID
+        parameters.pointee.width = Int32(stream.size.width)
+        parameters.pointee.height = Int32(stream.size.height)
+        parameters.pointee.format = colors.ffmpegPixelFormat.rawValue
+        parameters.pointee.bit_rate = Int64(stream.bitrate?.bitsPerSecond ?? 0)
+        parameters.pointee.profile = Int32(stream.profile ?? Int(FF_PROFILE_UNKNOWN))
+        parameters.pointee.level = Int32(stream.level ?? Int(FF_LEVEL_UNKNOWN))
+        parameters.pointee.color_range = colors.ffmpegRange
+        parameters.pointee.color_space = colors.ffmpegMatrix
+        parameters.pointee.color_primaries = colors.ffmpegPrimaries
+        parameters.pointee.color_trc = colors.ffmpegTransfer
+        parameters.pointee.chroma_location = colors.ffmpegChromaLocation
+        // Parameter sets, in a buffer libavformat owns (and frees), padded as it requires.
+        guard !stream.extradata.isEmpty,
+              let extradata = av_mallocz(stream.extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else { return }
+        stream.extradata.withUnsafeBytes { bytes in
+            if let start = bytes.baseAddress { extradata.copyMemory(from: start, byteCount: bytes.count) }
+        }
+        parameters.pointee.extradata = extradata.assumingMemoryBound(to: UInt8.self)
+        parameters.pointee.extradata_size = Int32(stream.extradata.count)
     }
 
     deinit {
@@ -105,8 +134,8 @@ public final class MuxerSink: @unchecked Sendable {
     ///
     /// The corresponding C function is `av_interleaved_write_frame`.
     public func write(_ packet: EncodedPacket) throws(FFmpegError) {
-        guard let context else { return }
-        try check(av_packet_ref(outgoing, packet.packet))
+        guard let context, let payload = packet.payload as? AVPacketPayload else { return }
+        try check(av_packet_ref(outgoing, payload.packet))
         av_packet_rescale_ts(outgoing, encoderTimeBase, streamTimeBase)
         outgoing.pointee.stream_index = 0
         try check(av_interleaved_write_frame(context, outgoing))

@@ -4,18 +4,22 @@ import PodiumCore
 import PodiumMedia
 import Synchronization
 
-/// Converts and encodes frames, and hands the packets to every sink.
+/// Converts and encodes frames, and publishes the packets on a hub that every open output is
+/// subscribed to.
 final class EncodeBranch: FrameBranch {
     let slot = LatestSlot<CapturedFrame>()
     private let encoder: VideoEncoder
-    private let sinks: [PacketSink]
+    private let hub: PacketHub
+    /// The outputs the user named; each subscribes to the hub once it is open.
+    private let sinks: [MuxerOutput]
     private let counters: PipelineCounters
     private let sinkThreads = DispatchGroup()
     private let failedSinks = Atomic<Int>(0)
 
-    init(encoder: VideoEncoder, sinks: [PacketSink], counters: PipelineCounters) {
+    init(encoder: VideoEncoder, outputs: [MuxerOutput], counters: PipelineCounters) {
         self.encoder = encoder
-        self.sinks = sinks
+        hub = PacketHub(streams: [encoder.stream])
+        sinks = outputs
         self.counters = counters
     }
 
@@ -56,16 +60,16 @@ final class EncodeBranch: FrameBranch {
             // Packets carry their frame's grab time, in microseconds since the first frame.
             if let firstCapture { self.counters.latency.record(nanoseconds: clock.now() - (firstCapture + UInt64(packet.presentationTime) * 1_000)) }
             self.counters.encodedBytes.add(packet.size, ordering: .relaxed)
-            for sink in self.sinks { sink.offer(packet) }
+            self.hub.publish(packet)
         }
         while let frame = slot.take() {
             defer { frame.buffer.release() }
             if let limit = pipeline.limits.frames, encoded >= limit { continue }
             let origin = firstCapture ?? frame.captureTime
             firstCapture = origin
-            // Every sink's request is read (and cleared), even once one has asked.
-            var keyframe = lastKeyframe.map { frame.captureTime >= $0 + keyframeInterval } ?? false
-            for sink in sinks where sink.takeKeyframeRequest() { keyframe = true }
+            // An output that just subscribed asks for a keyframe to start from.
+            let due = lastKeyframe.map { frame.captureTime >= $0 + keyframeInterval } ?? false
+            let keyframe = hub.takeKeyframeRequest() || due
             sawKeyframe = false
             do {
                 let convertStart = clock.now()
@@ -102,7 +106,7 @@ final class EncodeBranch: FrameBranch {
     }
 
     /// The sink's thread: opens it, tells `opened` how that went, then writes until the end.
-    private func runSink(_ sink: PacketSink, _ pipeline: Pipeline, opened: (PodiumError?) -> Void) {
+    private func runSink(_ sink: MuxerOutput, _ pipeline: Pipeline, opened: (PodiumError?) -> Void) {
         let isOpen: Bool
         do {
             isOpen = try sink.open()
@@ -114,6 +118,8 @@ final class EncodeBranch: FrameBranch {
         }
         opened(nil)
         guard isOpen else { return }
+        hub.subscribe(sink)
+        defer { hub.unsubscribe(sink) }
         do {
             try sink.drain(clock: pipeline.clock)
         } catch {
@@ -122,7 +128,7 @@ final class EncodeBranch: FrameBranch {
     }
 
     /// Reports a sink's failure; the run ends when every sink has failed.
-    private func report(_ error: PodiumError, of sink: PacketSink, _ pipeline: Pipeline) {
+    private func report(_ error: PodiumError, of sink: MuxerOutput, _ pipeline: Pipeline) {
         // Failing to finish while stopping on purpose (a peer cut off after the grace period) is no news.
         if pipeline.isStopping && !sink.counters.failed.load(ordering: .relaxed) { return }
         pipeline.logger.error("\(error.message)")

@@ -65,10 +65,13 @@ enum PipelineSetup {
         let encoder = try VideoEncoder(settings: settings, sourceSize: region.size, globalHeader: outputs.contains(where: MuxerSink.needsGlobalHeader))
         // About two seconds of packets may wait for a slow output before it starts dropping.
         let capacity = max(8, 2 * fps.framesPerSecond)
-        let sinks = zip(outputs, counters.sinks).map { url, sinkCounters in
-            PacketSink(url: url, encoder: encoder, counters: sinkCounters, capacity: capacity, logger: logger)
+        // A killed run loses at most this much of a recording.
+        let flushInterval = min(.seconds(1), settings.keyframeInterval)
+        let outputs = zip(outputs, counters.sinks).map { url, sinkCounters in
+            MuxerOutput(url: url, stream: encoder.stream, flushInterval: flushInterval, counters: sinkCounters,
+                        capacity: capacity, logger: logger)
         }
-        return (EncodeBranch(encoder: encoder, sinks: sinks, counters: counters), encoder)
+        return (EncodeBranch(encoder: encoder, outputs: outputs, counters: counters), encoder)
     }
 
     /// The capture and the pipeline over `branches`.

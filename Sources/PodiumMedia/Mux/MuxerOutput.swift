@@ -2,43 +2,41 @@ public import PodiumCore
 public import Logging
 import Synchronization
 
-/// One output of the pipeline: a bounded queue in front of a muxer, drained by the sink's own
-/// thread, so a slow or stuck destination drops its own packets and never holds up the encoder
-/// or the other sinks.
-public final class PacketSink: Sendable {
+/// One output the user named (`--to`): a bounded queue in front of a muxer, drained by the
+/// output's own thread, so a slow or stuck destination drops its own packets and never holds up
+/// the encoder or the other outputs.
+public final class MuxerOutput: PacketSink {
     public let url: SinkURL
     public let counters: SinkCounters
+    public let isRequired = true
     private let muxer: MuxerSink
     private let queue: BoundedQueue<EncodedPacket>
     private let interrupt = StopFlag()
-    /// Open and writing; packets offered before that are not for this sink.
-    private let ready = Atomic<Bool>(false)
-    private let wantsKeyframe = Atomic<Bool>(false)
-    /// Touched only by the thread that offers packets (the encode thread).
+    /// Open and writing; packets offered outside that time are not for this output.
+    private let isOpen = Atomic<Bool>(false)
+    /// The drop policy. Touched only by the thread that offers packets (the encode thread).
     private nonisolated(unsafe) var gate = KeyframeGate()
     private let logger: Logger
 
-    /// - Parameter capacity: packets that may wait; about two seconds of video at the target rate.
-    public init(url: SinkURL, encoder: VideoEncoder, counters: SinkCounters, capacity: Int, logger: Logger) {
+    /// - Parameters:
+    ///   - stream: what is written.
+    ///   - flushInterval: at most this much of a file is lost when the process is killed.
+    ///   - capacity: packets that may wait; about two seconds of video at the target rate.
+    public init(url: SinkURL, stream: StreamDescription, flushInterval: Duration, counters: SinkCounters, capacity: Int,
+                logger: Logger) {
         self.url = url
         self.counters = counters
-        self.muxer = MuxerSink(url: url, encoder: encoder, interrupt: interrupt)
+        self.muxer = MuxerSink(url: url, stream: stream, flushInterval: flushInterval, interrupt: interrupt)
         self.queue = BoundedQueue(capacity: capacity)
         var logger = logger
         logger[metadataKey: "sink.url"] = "\(url)"
         self.logger = logger
     }
 
-    /// Whether this sink just opened and needs a keyframe to start from; reading clears it.
-    /// Call from the encode thread.
-    public func takeKeyframeRequest() -> Bool {
-        wantsKeyframe.exchange(false, ordering: .relaxed)
-    }
-
-    /// Queues `packet` unless the sink is not open yet, has failed, or is full; a drop discards
-    /// the packets after it up to the next keyframe. Never blocks. Call from the encode thread.
+    /// Queues `packet` unless the output is not open or is full; a drop discards the packets after
+    /// it up to the next keyframe (`KeyframeGate`). Never blocks. Call from the encode thread.
     public func offer(_ packet: EncodedPacket) {
-        guard ready.load(ordering: .acquiring) else { return }
+        guard isOpen.load(ordering: .acquiring) else { return }
         let passed = gate.pass(isKeyframe: packet.isKeyframe) { queue.push(packet) == .enqueued }
         if !passed { counters.dropped.add(1, ordering: .relaxed) }
     }
@@ -52,7 +50,7 @@ public final class PacketSink: Sendable {
     /// Gives up only if a network destination is not open yet (a TCP listen no client answered, a
     /// connect still trying). A file is never cut off: it opens at once and is finalized.
     public func abortIfOpening() {
-        if url.filePath == nil && !ready.load(ordering: .acquiring) { interrupt.raise() }
+        if url.filePath == nil && !isOpen.load(ordering: .acquiring) { interrupt.raise() }
     }
 
     /// Whether opening waits for a peer for as long as it takes (`tcp://…?listen`), so the
@@ -75,10 +73,7 @@ public final class PacketSink: Sendable {
             counters.failed.store(true, ordering: .relaxed)
             throw error
         }
-        // Every packet offered from now on reaches this sink; it starts on a fresh keyframe.
-        gateStartsOnKeyframe()
-        wantsKeyframe.store(true, ordering: .relaxed)
-        ready.store(true, ordering: .releasing)
+        isOpen.store(true, ordering: .releasing)
         logger.info("sink open")
         return true
     }
@@ -100,7 +95,7 @@ public final class PacketSink: Sendable {
             counters.packets.add(1, ordering: .relaxed)
             counters.bytes.add(packet.size, ordering: .relaxed)
         }
-        ready.store(false, ordering: .releasing)
+        isOpen.store(false, ordering: .releasing)
         do {
             try muxer.finish()
         } catch {
@@ -110,10 +105,5 @@ public final class PacketSink: Sendable {
             counters.failed.store(true, ordering: .relaxed)
             throw failure
         }
-    }
-
-    private func gateStartsOnKeyframe() {
-        // The encode thread is not offering yet (`ready` is false), so this write does not race.
-        gate = KeyframeGate(waitingForKeyframe: true)
     }
 }
