@@ -73,8 +73,14 @@ import Testing
         #expect(try SinkURL(parsing: "x.ts") == .file(path: "x.ts", container: .mpegts))
         #expect(try SinkURL(parsing: "x.flv") == .file(path: "x.flv", container: .flv))
         #expect(try SinkURL(parsing: "udp://127.0.0.1:5000") == .udp(host: "127.0.0.1", port: 5000))
-        #expect(try SinkURL(parsing: "tcp://localhost:9000") == .tcp(host: "localhost", port: 9000, listen: false))
-        #expect(try SinkURL(parsing: "tcp://0.0.0.0:9000?listen") == .tcp(host: "0.0.0.0", port: 9000, listen: true))
+        #expect(try SinkURL(parsing: "tcp://localhost:9000") == .tcp(host: "localhost", port: 9000))
+        #expect(try SinkURL(parsing: "tcp://0.0.0.0:9000?listen") == .tcpListen(host: "0.0.0.0", port: 9000, maxClients: 16))
+        #expect(try SinkURL(parsing: "tcp://[::1]:9000?listen&max=3") == .tcpListen(host: "::1", port: 9000, maxClients: 3))
+        #expect(try SinkURL(parsing: "tcp://[::1]:9000?listen&max=3").description == "tcp://[::1]:9000?listen&max=3")
+        for bad in ["tcp://h:1?max=3", "tcp://h:1?listen&max=0", "tcp://h:1?listen&max=abc", "tcp://h:1?listen&ttl=3",
+                    "tcp://h:1?listen=1", "tcp://h:1?bogus"] {
+            #expect(throws: OptionParseError.self, "\(bad)") { try SinkURL(parsing: bad) }
+        }
         #expect(try SinkURL(parsing: "udp://[::1]:5000") == .udp(host: "::1", port: 5000))
         #expect(try SinkURL(parsing: "udp://[::1]:5000").description == "udp://[::1]:5000")
         for bad in ["out", "out.avi", ".mkv", "udp://host", "udp://host:0", "udp://host:70000", "udp://:5000",

@@ -4,8 +4,13 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     case file(path: String, container: Container)
     /// MPEG-TS datagrams to `host:port`.
     case udp(host: String, port: Int)
-    /// MPEG-TS over TCP: connect to `host:port`, or with `listen` wait there for one client.
-    case tcp(host: String, port: Int, listen: Bool)
+    /// MPEG-TS over TCP to the peer that listens at `host:port`.
+    case tcp(host: String, port: Int)
+    /// MPEG-TS over TCP to every client that connects to `host:port`, up to `maxClients` at once.
+    case tcpListen(host: String, port: Int, maxClients: Int)
+
+    /// How many clients a listener serves at once unless `?max=` says otherwise.
+    public static let defaultMaxClients = 16
 
     /// The file formats Podium writes, each named after libavformat's muxer.
     public enum Container: String, Hashable, Sendable, CaseIterable {
@@ -17,7 +22,8 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         public var muxerName: String { rawValue }
     }
 
-    /// Reads `out.mkv`, `out.mp4`, `out.ts`, `out.flv`, `udp://host:port`, `tcp://host:port` or `tcp://host:port?listen`.
+    /// Reads `out.mkv`, `out.mp4`, `out.ts`, `out.flv`, `udp://host:port`, `tcp://host:port` or
+    /// `tcp://host:port?listen[&max=N]`.
     public init(parsing text: String) throws(OptionParseError) {
         guard !text.isEmpty else { throw OptionParseError("expected a file or a URL") }
         let schemeAndRest = text.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
@@ -34,8 +40,28 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
             self = .udp(host: host, port: port)
         case "tcp":
             let (host, port, query) = try Self.hostPort(rest)
-            guard query == nil || query == "listen" else { throw OptionParseError("the only tcp:// option is ?listen") }
-            self = .tcp(host: host, port: port, listen: query == "listen")
+            var listen = false
+            var maxClients: Int?
+            for field in (query ?? "").split(separator: "&") {
+                let pair = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                switch (pair[0], pair.count == 2 ? pair[1] : nil) {
+                case ("listen", nil):
+                    listen = true
+                case ("max", let value?):
+                    guard let number = Int(value), (1...1000).contains(number) else {
+                        throw OptionParseError("?max=\(value): the most clients at once must be a number from 1 to 1000")
+                    }
+                    maxClients = number
+                default:
+                    throw OptionParseError("unknown option ?\(field) for tcp://; it takes ?listen and ?listen&max=N")
+                }
+            }
+            if listen {
+                self = .tcpListen(host: host, port: port, maxClients: maxClients ?? Self.defaultMaxClients)
+            } else {
+                guard maxClients == nil else { throw OptionParseError("?max= goes with ?listen") }
+                self = .tcp(host: host, port: port)
+            }
         case "file":
             self = try Self.file(String(rest))
         case "srt", "rtmp", "rtmps", "http", "https", "rtp", "rtsp":
@@ -49,7 +75,9 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .file(let path, _): path
         case .udp(let host, let port): "udp://\(Self.bracketed(host)):\(port)"
-        case .tcp(let host, let port, let listen): "tcp://\(Self.bracketed(host)):\(port)" + (listen ? "?listen" : "")
+        case .tcp(let host, let port): "tcp://\(Self.bracketed(host)):\(port)"
+        case .tcpListen(let host, let port, let maxClients):
+            "tcp://\(Self.bracketed(host)):\(port)?listen" + (maxClients == Self.defaultMaxClients ? "" : "&max=\(maxClients)")
         }
     }
 

@@ -2,13 +2,13 @@ public import PodiumCore
 public import Logging
 import Synchronization
 
-/// One output the user named (`--to`): a bounded queue in front of a muxer, drained by the
-/// output's own thread, so a slow or stuck destination drops its own packets and never holds up
-/// the encoder or the other outputs.
+/// One output: a bounded queue in front of a muxer, drained by the output's own thread, so a slow
+/// or stuck destination drops its own packets and never holds up the encoder or the other outputs.
+/// Either one the user named (`--to`), or a guest: a client that joined a listener.
 public final class MuxerOutput: PacketSink {
     public let url: SinkURL
     public let counters: SinkCounters
-    public let isRequired = true
+    public let isRequired: Bool
     private let muxer: MuxerSink
     private let queue: BoundedQueue<EncodedPacket>
     private let interrupt = StopFlag()
@@ -22,11 +22,13 @@ public final class MuxerOutput: PacketSink {
     ///   - stream: what is written.
     ///   - flushInterval: at most this much of a file is lost when the process is killed.
     ///   - capacity: packets that may wait; about two seconds of video at the target rate.
+    ///   - client: for a guest, its connected socket (owned from now on); `nil` opens `url`.
     public init(url: SinkURL, stream: StreamDescription, flushInterval: Duration, counters: SinkCounters, capacity: Int,
-                logger: Logger) {
+                logger: Logger, client: Int32? = nil) {
         self.url = url
         self.counters = counters
-        self.muxer = MuxerSink(url: url, stream: stream, flushInterval: flushInterval, interrupt: interrupt)
+        isRequired = client == nil
+        self.muxer = MuxerSink(url: url, stream: stream, flushInterval: flushInterval, interrupt: interrupt, client: client)
         self.queue = BoundedQueue(capacity: capacity)
         var logger = logger
         logger[metadataKey: "sink.url"] = "\(url)"
@@ -53,14 +55,7 @@ public final class MuxerOutput: PacketSink {
         if url.filePath == nil && !isOpen.load(ordering: .acquiring) { interrupt.raise() }
     }
 
-    /// Whether opening waits for a peer for as long as it takes (`tcp://…?listen`), so the
-    /// pipeline should not wait for it before capturing.
-    public var opensLate: Bool {
-        if case .tcp(_, _, listen: true) = url { return true }
-        return false
-    }
-
-    /// Opens the destination; blocks while a TCP listener waits for its client.
+    /// Opens the destination and writes the container's header; a TCP connect waits up to 5 s.
     /// - Returns: `false` when the run was stopped before the destination opened (a listener
     ///   nobody joined): nothing failed, there is just nothing to write.
     /// - Throws: when the destination cannot be opened.
@@ -70,7 +65,7 @@ public final class MuxerOutput: PacketSink {
         } catch {
             queue.close()
             if interrupt.isRaised { return false }
-            counters.failed.store(true, ordering: .relaxed)
+            if isRequired { counters.failed.store(true, ordering: .relaxed) }
             throw error
         }
         isOpen.store(true, ordering: .releasing)
@@ -102,7 +97,8 @@ public final class MuxerOutput: PacketSink {
             failure = failure ?? .io("\(url): could not finalize: \(error)")
         }
         if let failure {
-            counters.failed.store(true, ordering: .relaxed)
+            // A guest that left is no failure of the output it joined.
+            if isRequired { counters.failed.store(true, ordering: .relaxed) }
             throw failure
         }
     }

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Glibc
 public import PodiumCore
 
 /// Writes encoded packets to one destination with a libavformat muxer: a file, or MPEG-TS over
@@ -16,6 +17,8 @@ public final class MuxerSink: @unchecked Sendable {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var streamTimeBase = AVRational(num: 1, den: 1)
     private var headerWritten = false
+    /// A client's connected socket that the muxer writes to instead of opening `url` (a listener's guest).
+    private let client: SocketWriter?
     private let outgoing = av_packet_alloc()!
 
     /// Keeps the stream's parameters; opens nothing yet.
@@ -24,9 +27,11 @@ public final class MuxerSink: @unchecked Sendable {
     ///   - stream: what is written.
     ///   - flushInterval: at most this much of a file is lost when the process is killed.
     ///   - interrupt: when raised, blocking network I/O (waiting for a TCP client, say) gives up.
-    public init(url: SinkURL, stream: StreamDescription, flushInterval: Duration, interrupt: StopFlag) {
+    ///   - client: a connected socket to write to, owned (closed) by the muxer; `nil` opens `url`.
+    public init(url: SinkURL, stream: StreamDescription, flushInterval: Duration, interrupt: StopFlag, client: Int32? = nil) {
         self.url = url
         self.interrupt = interrupt
+        self.client = client.map { SocketWriter(descriptor: $0, interrupt: interrupt) }
         self.flushInterval = flushInterval
         parameters = avcodec_parameters_alloc()
         Self.describe(stream, in: parameters)
@@ -115,7 +120,8 @@ public final class MuxerSink: @unchecked Sendable {
         context.pointee.interrupt_callback = callback
 
         var io: UnsafeMutablePointer<AVIOContext>?
-        let opened = avio_open2(&io, url.libavformatURL, AVIO_FLAG_WRITE, &context.pointee.interrupt_callback, &options)
+        let opened = client.map { $0.open(&io) }
+            ?? avio_open2(&io, url.libavformatURL, AVIO_FLAG_WRITE, &context.pointee.interrupt_callback, &options)
         guard opened >= 0 else {
             if opened == FFmpegError.exit.code { throw .io("\(url): stopped before it was opened") }
             if let path = url.filePath {
@@ -156,9 +162,70 @@ public final class MuxerSink: @unchecked Sendable {
 
     private func close() {
         guard let context else { return }
-        if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
+        if let client {
+            client.close(&context.pointee.pb)
+        } else if context.pointee.pb != nil {
+            avio_closep(&context.pointee.pb)
+        }
         avformat_free_context(context)
         self.context = nil
+    }
+}
+
+/// libavformat's output to a client's socket: an `AVIOContext` whose writes wait for the socket a
+/// tenth of a second at a time, so a stop (`interrupt`) gets through to a client that stopped reading.
+private final class SocketWriter {
+    let descriptor: Int32
+    let interrupt: StopFlag
+
+    init(descriptor: Int32, interrupt: StopFlag) {
+        self.descriptor = descriptor
+        self.interrupt = interrupt
+    }
+
+    deinit { Glibc.close(descriptor) }
+
+    /// Makes the `AVIOContext`; returns 0 or a negative AVERROR, as `avio_open2` does.
+    func open(_ io: inout UnsafeMutablePointer<AVIOContext>?) -> Int32 {
+        let size = 32_768
+        guard let buffer = av_malloc(size) else { return cffmpeg_averror(ENOMEM) }
+        io = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 1, Unmanaged.passUnretained(self).toOpaque(),
+                                nil, { opaque, bytes, count in
+            guard let opaque, let bytes else { return cffmpeg_averror(EINVAL) }
+            return Unmanaged<SocketWriter>.fromOpaque(opaque).takeUnretainedValue().send(bytes, count: Int(count))
+        }, nil)
+        guard io != nil else {
+            av_free(buffer)
+            return cffmpeg_averror(ENOMEM)
+        }
+        return 0
+    }
+
+    /// Frees what `open` made; the socket is closed with the writer.
+    func close(_ io: inout UnsafeMutablePointer<AVIOContext>?) {
+        guard let context = io else { return }
+        avio_flush(context)
+        av_free(context.pointee.buffer)
+        avio_context_free(&io)
+    }
+
+    private func send(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int32 {
+        var offset = 0
+        while offset < count {
+            if interrupt.isRaised { return cffmpeg_averror_exit() }
+            var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+            let polled = poll(&ready, 1, 100)
+            if polled == 0 || (polled < 0 && errno == EINTR) { continue }
+            let sent = polled < 0 ? -1 : Glibc.send(descriptor, bytes + offset, count - offset, Int32(MSG_NOSIGNAL))
+            if sent > 0 {
+                offset += sent
+            } else if sent < 0 && (errno == EAGAIN || errno == EINTR) {
+                continue
+            } else {
+                return cffmpeg_averror(sent < 0 ? errno : EPIPE)
+            }
+        }
+        return Int32(count)
     }
 }
 
@@ -176,7 +243,7 @@ extension SinkURL {
         switch self {
         case .file(let path, _): "file:" + path
         case .udp(let host, let port): "udp://\(host.contains(":") ? "[\(host)]" : host):\(port)"
-        case .tcp(let host, let port, _): "tcp://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        case .tcp(let host, let port), .tcpListen(let host, let port, _): "tcp://\(host.contains(":") ? "[\(host)]" : host):\(port)"
         }
     }
 
@@ -199,8 +266,11 @@ extension SinkURL {
         case .udp:
             // Seven 188-byte TS packets a datagram: the usual size that fits any Ethernet MTU.
             return [("pkt_size", "1316")]
-        case .tcp(_, _, let listen):
-            return listen ? [("listen", "1")] : [("timeout", "5000000")]
+        case .tcp:
+            return [("timeout", "5000000")]
+        case .tcpListen:
+            // Clients are accepted by `ClientListener`; each one's muxer writes to its socket.
+            return []
         }
     }
 }

@@ -15,7 +15,7 @@ extension Podium {
                   FILE.mkv FILE.mp4 FILE.ts FILE.flv   a recording, written as it goes: plays even if killed
                   udp://HOST:PORT                      MPEG-TS datagrams of 1316 bytes
                   tcp://HOST:PORT                      MPEG-TS to a listening peer
-                  tcp://HOST:PORT?listen               MPEG-TS to the one client that connects
+                  tcp://HOST:PORT?listen               MPEG-TS to every client that connects (&max=16)
                   window[:MONITOR]                     a fullscreen window, as 'podium mirror' shows
 
                 Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops capture, flushes the encoder and \

@@ -8,7 +8,7 @@ enum NetworkAddress {
     static func resolve(_ url: SinkURL) throws(PodiumError) {
         let host: String
         switch url {
-        case .udp(let name, _), .tcp(let name, _, _): host = name
+        case .udp(let name, _), .tcp(let name, _), .tcpListen(let name, _, _): host = name
         case .file: return
         }
         // Digits and dots are an IPv4 address or nothing: 256.1.1.1 must not go to DNS as a name.

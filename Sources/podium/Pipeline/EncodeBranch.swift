@@ -10,41 +10,64 @@ final class EncodeBranch: FrameBranch {
     let slot = LatestSlot<CapturedFrame>()
     private let encoder: VideoEncoder
     private let hub: PacketHub
-    /// The outputs the user named; each subscribes to the hub once it is open.
+    /// The outputs the user named that write to one place; each subscribes to the hub once open.
     private let sinks: [MuxerOutput]
+    /// The outputs the user named that admit clients (`?listen`); each client is a guest output.
+    private let listeners: [ClientListener]
     private let counters: PipelineCounters
     private let sinkThreads = DispatchGroup()
-    private let failedSinks = Atomic<Int>(0)
+    /// Required outputs that failed; the run ends when all have.
+    private let failedOutputs = Atomic<Int>(0)
+    /// Raised when the run stops: listeners admit no more clients.
+    private let stopAccepting = StopFlag()
 
-    init(encoder: VideoEncoder, outputs: [MuxerOutput], counters: PipelineCounters) {
+    init(encoder: VideoEncoder, outputs: [MuxerOutput], listeners: [ClientListener], counters: PipelineCounters) {
         self.encoder = encoder
         hub = PacketHub(streams: [encoder.stream])
         sinks = outputs
+        self.listeners = listeners
         self.counters = counters
     }
 
+    private var requiredCount: Int { sinks.count + listeners.count }
+
     func countDrop() { counters.encodeDropped.add(1, ordering: .relaxed) }
 
-    /// Starts the sink threads. Files and datagrams open at once, and capture waits for them so a
-    /// file gets the first frame; a TCP listener waits for its client as long as it takes. A file
-    /// that cannot be opened ends the run before capture starts.
+    /// Starts the output threads and the listeners. Capture waits for every output to open, so a
+    /// file gets the first frame (a TCP connect tries for up to 5 s); a file that cannot be opened
+    /// ends the run before capture starts. Listeners admit clients from now until the end.
     func prepare(_ pipeline: Pipeline) async {
         let opening = DispatchGroup()
         let startFailure = Mutex<PodiumError?>(nil)
         for sink in sinks {
-            let waitForIt = !sink.opensLate
-            if waitForIt { opening.enter() }
+            opening.enter()
             pipeline.spawn("podium-sink", group: sinkThreads) {
                 self.runSink(sink, pipeline) { error in
                     if let error, sink.url.filePath != nil { startFailure.withLock { $0 = $0 ?? error } }
-                    if waitForIt { opening.leave() }
+                    opening.leave()
                 }
             }
         }
-        // A sink still waiting for its peer would wait forever.
-        pipeline.onStop { [sinks] in sinks.forEach { $0.abortIfOpening() } }
+        // A connect still trying gives up when the run is stopped.
+        pipeline.onStop { [sinks, stopAccepting] in
+            sinks.forEach { $0.abortIfOpening() }
+            stopAccepting.raise()
+        }
         await opening.wait()
         if let failure = startFailure.withLock({ $0 }) { pipeline.fail(failure) }
+        for listener in listeners {
+            do {
+                try listener.bind()
+            } catch {
+                reportFailure(error, pipeline)
+                continue
+            }
+            pipeline.spawn("podium-listener", group: sinkThreads) {
+                listener.acceptClients(until: self.stopAccepting) { guest, peer in
+                    self.serve(guest, from: peer, of: listener, pipeline)
+                }
+            }
+        }
     }
 
     func run(_ pipeline: Pipeline) {
@@ -93,6 +116,7 @@ final class EncodeBranch: FrameBranch {
             pipeline.logger.warning("the encoder could not be flushed: \(error)")
         }
         sinks.forEach { $0.close() }
+        listeners.forEach { $0.closeAll() }
     }
 
     /// Waits for the sinks to write what is queued and finalize; a destination that still does
@@ -101,6 +125,7 @@ final class EncodeBranch: FrameBranch {
         if await !sinkThreads.wait(timeout: .seconds(5)) {
             pipeline.logger.warning("an output is still busy 5 s after the end; giving up on it")
             sinks.forEach { $0.abort() }
+            listeners.forEach { $0.abortAll() }
             await sinkThreads.wait()
         }
     }
@@ -127,12 +152,38 @@ final class EncodeBranch: FrameBranch {
         }
     }
 
-    /// Reports a sink's failure; the run ends when every sink has failed.
+    /// A client of a listener, on a thread of its own: it joins on a keyframe, gets every packet
+    /// until it leaves or the run ends, and its leaving ends nothing else.
+    private func serve(_ guest: MuxerOutput, from peer: String, of listener: ClientListener, _ pipeline: Pipeline) {
+        pipeline.spawn("podium-guest", group: sinkThreads) {
+            let joined = pipeline.clock.now()
+            pipeline.logger.notice("viewer \(peer) joined \(listener.url) (\(listener.clientCount) watching)")
+            defer {
+                listener.left(guest)
+                let seconds = Double(pipeline.clock.now() - joined) / 1e9
+                pipeline.logger.notice("viewer \(peer) left after \(seconds.formatted(.number.precision(.fractionLength(1)))) s")
+            }
+            do throws(PodiumError) {
+                guard try guest.open() else { return }
+                self.hub.subscribe(guest)
+                defer { self.hub.unsubscribe(guest) }
+                try guest.drain(clock: pipeline.clock)
+            } catch {
+                pipeline.logger.info("viewer \(peer): \(error.message)")
+            }
+        }
+    }
+
+    /// Reports a required output's failure; the run ends when every required output has failed.
     private func report(_ error: PodiumError, of sink: MuxerOutput, _ pipeline: Pipeline) {
         // Failing to finish while stopping on purpose (a peer cut off after the grace period) is no news.
         if pipeline.isStopping && !sink.counters.failed.load(ordering: .relaxed) { return }
+        reportFailure(error, pipeline)
+    }
+
+    private func reportFailure(_ error: PodiumError, _ pipeline: Pipeline) {
         pipeline.logger.error("\(error.message)")
-        if failedSinks.add(1, ordering: .relaxed).newValue == sinks.count {
+        if failedOutputs.add(1, ordering: .relaxed).newValue == requiredCount {
             pipeline.fail(.io("every output failed; stopping"))
         }
     }

@@ -67,11 +67,19 @@ enum PipelineSetup {
         let capacity = max(8, 2 * fps.framesPerSecond)
         // A killed run loses at most this much of a recording.
         let flushInterval = min(.seconds(1), settings.keyframeInterval)
-        let outputs = zip(outputs, counters.sinks).map { url, sinkCounters in
-            MuxerOutput(url: url, stream: encoder.stream, flushInterval: flushInterval, counters: sinkCounters,
-                        capacity: capacity, logger: logger)
+        var writers: [MuxerOutput] = []
+        var listeners: [ClientListener] = []
+        for (url, sinkCounters) in zip(outputs, counters.sinks) {
+            if case .tcpListen = url {
+                listeners.append(ClientListener(url: url, stream: encoder.stream, counters: sinkCounters, capacity: capacity,
+                                                logger: logger))
+            } else {
+                writers.append(MuxerOutput(url: url, stream: encoder.stream, flushInterval: flushInterval, counters: sinkCounters,
+                                           capacity: capacity, logger: logger))
+            }
         }
-        return (EncodeBranch(encoder: encoder, outputs: outputs, counters: counters), encoder)
+        let branch = EncodeBranch(encoder: encoder, outputs: writers, listeners: listeners, counters: counters)
+        return (branch, encoder)
     }
 
     /// The capture and the pipeline over `branches`.
