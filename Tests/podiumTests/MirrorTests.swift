@@ -381,3 +381,15 @@ extension MirrorFollowsTests {
         #expect(try run.interrupt().status == 0)
     }
 }
+
+extension MirrorTests {
+    /// `--frames` ends a mirror that encodes nothing: it counts the frames grabbed.
+    @Test func framesEndAMirrorWithoutARecording() throws {
+        let source = try XvfbServer(width: 320, height: 240)
+        let screen = try XvfbServer(width: 320, height: 240)
+        let result = try Tools.podium(["mirror", "--display", source.display, "--on-display", screen.display, "--constant-fps",
+                                       "--frames", "5"], timeout: 20)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("summary"))
+    }
+}

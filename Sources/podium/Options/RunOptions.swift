@@ -7,7 +7,7 @@ struct RunOptions: ParsableArguments {
             transform: parsed(Duration.init(parsing:)))
     var duration: Duration?
 
-    @Option(help: ArgumentHelp("Stop after encoding N frames.", valueName: "N"))
+    @Option(help: ArgumentHelp("Stop after encoding N frames (grabbing N when nothing is encoded).", valueName: "N"))
     var frames: Int?
 
     @Option(name: .customLong("stats-json"), help: ArgumentHelp("Write one JSON object a second, and a final summary, to FILE.", valueName: "FILE"))

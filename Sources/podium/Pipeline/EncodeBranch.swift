@@ -33,6 +33,8 @@ final class EncodeBranch: FrameBranch {
 
     func countDrop() { counters.encodeDropped.add(1, ordering: .relaxed) }
 
+    var countsFrames: Bool { true }
+
     /// Starts the output threads and the listeners. Capture waits for every output to open, so a
     /// file gets the first frame (a TCP connect tries for up to 5 s); a file that cannot be opened
     /// ends the run before capture starts. Listeners admit clients from now until the end.

@@ -19,10 +19,14 @@ protocol FrameBranch: Sendable {
     func finish(_ pipeline: Pipeline) async
     /// Whether the branch takes frames now; a window waiting for its display does not.
     var wantsFrames: Bool { get }
+    /// Whether the branch ends the run after `--frames` frames of its own (the encoder counts the
+    /// frames it encoded); with none that does, capture counts the frames it grabbed.
+    var countsFrames: Bool { get }
 }
 
 extension FrameBranch {
     var wantsFrames: Bool { true }
+    var countsFrames: Bool { false }
 }
 
 /// The running job: one capture thread feeding every branch.
@@ -119,6 +123,7 @@ final class Pipeline: Sendable {
         var previousReaders: UInt64 = 0
         let start = clock.now()
         let end = limits.duration.map { start + UInt64($0.nanoseconds) }
+        let frameLimit = branches.contains(where: \.countsFrames) ? nil : limits.frames
         while !stopFlag.isRaised {
             guard let slotTaken = pacer.nextSlot(clock: clock, maximumSleep: 50_000_000) else { continue }
             counters.skipped.add(slotTaken.skipped, ordering: .relaxed)
@@ -161,6 +166,7 @@ final class Pipeline: Sendable {
             counters.grab.record(nanoseconds: clock.now() - grabStart)
             counters.captured.add(1, ordering: .relaxed)
             sequence += 1
+            if let frameLimit, sequence >= frameLimit { stop() }
             frame.buffer.share(with: readers.nonzeroBitCount)
             for (index, branch) in branches.enumerated() where readers & (1 << index) != 0 {
                 guard let displaced = branch.slot.offer(frame) else { continue }
