@@ -74,8 +74,10 @@ import Testing
         #expect(try SinkURL(parsing: "x.flv") == .file(path: "x.flv", container: .flv))
         #expect(try SinkURL(parsing: "udp://127.0.0.1:5000") == .udp(host: "127.0.0.1", port: 5000))
         #expect(try SinkURL(parsing: "tcp://localhost:9000") == .tcp(host: "localhost", port: 9000))
-        #expect(try SinkURL(parsing: "tcp://0.0.0.0:9000?listen") == .tcpListen(host: "0.0.0.0", port: 9000, maxClients: 16))
-        #expect(try SinkURL(parsing: "tcp://[::1]:9000?listen&max=3") == .tcpListen(host: "::1", port: 9000, maxClients: 3))
+        #expect(try SinkURL(parsing: "tcp://0.0.0.0:9000?listen") == .tcpListen(host: "0.0.0.0", port: 9000,
+                                                                                  maxClients: 16))
+        #expect(try SinkURL(parsing: "tcp://[::1]:9000?listen&max=3") == .tcpListen(host: "::1", port: 9000,
+                                                                                     maxClients: 3))
         #expect(try SinkURL(parsing: "tcp://[::1]:9000?listen&max=3").description == "tcp://[::1]:9000?listen&max=3")
         for bad in ["tcp://h:1?max=3", "tcp://h:1?listen&max=0", "tcp://h:1?listen&max=abc", "tcp://h:1?listen&ttl=3",
                     "tcp://h:1?listen=1", "tcp://h:1?bogus"] {

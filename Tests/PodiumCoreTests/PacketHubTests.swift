@@ -22,8 +22,8 @@ import Testing
         func close() {}
     }
 
-    static let stream = StreamDescription(id: 0, codec: .h264, size: PixelSize(width: 64, height: 48), timeScale: 1_000_000,
-                                          framesPerSecond: 30, colors: ColorTags(range: .limited))
+    static let stream = StreamDescription(id: 0, codec: .h264, size: PixelSize(width: 64, height: 48),
+                                          timeScale: 1_000_000, framesPerSecond: 30, colors: ColorTags(range: .limited))
     let payload = Bytes(100)
 
     func packet(_ time: Int64, keyframe: Bool) -> EncodedPacket {

@@ -57,8 +57,8 @@ import Testing
     }
 
     @Test func publishingAllocatesNothing() {
-        let stream = StreamDescription(id: 0, codec: .h264, size: PixelSize(width: 64, height: 48), timeScale: 1_000_000,
-                                       framesPerSecond: 30, colors: ColorTags(range: .limited))
+        let stream = StreamDescription(id: 0, codec: .h264, size: PixelSize(width: 64, height: 48),
+                                       timeScale: 1_000_000, framesPerSecond: 30, colors: ColorTags(range: .limited))
         let hub = PacketHub(streams: [stream])
         let sinks = (0..<4).map { _ in CountingSink() }
         sinks.forEach(hub.subscribe)
@@ -68,7 +68,9 @@ import Testing
         // A plain loop: an unoptimized build allocates to iterate a range of Int64.
         var time: Int64 = 1
         while time <= 1_000 {
-            hub.publish(EncodedPacket(streamID: 0, presentationTime: time, isKeyframe: time % 60 == 0, payload: payload))
+            let isKeyframe = time % 60 == 0
+            let packet = EncodedPacket(streamID: 0, presentationTime: time, isKeyframe: isKeyframe, payload: payload)
+            hub.publish(packet)
             time += 1
         }
         #expect(podium_allocations_on_this_thread() - start == 0)

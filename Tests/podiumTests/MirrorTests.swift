@@ -387,8 +387,8 @@ extension MirrorTests {
     @Test func framesEndAMirrorWithoutARecording() throws {
         let source = try XvfbServer(width: 320, height: 240)
         let screen = try XvfbServer(width: 320, height: 240)
-        let result = try Tools.podium(["mirror", "--display", source.display, "--on-display", screen.display, "--constant-fps",
-                                       "--frames", "5"], timeout: 20)
+        let result = try Tools.podium(["mirror", "--display", source.display, "--on-display", screen.display,
+                                       "--constant-fps", "--frames", "5"], timeout: 20)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("summary"))
     }

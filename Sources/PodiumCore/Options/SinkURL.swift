@@ -49,7 +49,7 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
                     listen = true
                 case ("max", let value?):
                     guard let number = Int(value), (1...1000).contains(number) else {
-                        throw OptionParseError("?max=\(value): the most clients at once must be a number from 1 to 1000")
+                        throw OptionParseError("?max=\(value): the most clients at once is a number from 1 to 1000")
                     }
                     maxClients = number
                 default:
@@ -77,7 +77,8 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         case .udp(let host, let port): "udp://\(Self.bracketed(host)):\(port)"
         case .tcp(let host, let port): "tcp://\(Self.bracketed(host)):\(port)"
         case .tcpListen(let host, let port, let maxClients):
-            "tcp://\(Self.bracketed(host)):\(port)?listen" + (maxClients == Self.defaultMaxClients ? "" : "&max=\(maxClients)")
+            "tcp://\(Self.bracketed(host)):\(port)?listen"
+                + (maxClients == Self.defaultMaxClients ? "" : "&max=\(maxClients)")
         }
     }
 

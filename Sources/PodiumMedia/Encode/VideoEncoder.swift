@@ -44,7 +44,9 @@ public final class VideoEncoder: @unchecked Sendable {
     ///   - globalHeader: put parameter sets in extradata, as MP4, Matroska and FLV require.
     ///   - streamID: the id its packets and `stream` carry.
     /// - Throws: 64 when a user's `--preset` is refused, 69 when the encoder cannot open here.
-    public init(settings: EncoderSettings, sourceSize: PixelSize, globalHeader: Bool, streamID: Int = 0) throws(PodiumError) {
+    public init(
+        settings: EncoderSettings, sourceSize: PixelSize, globalHeader: Bool, streamID: Int = 0
+    ) throws(PodiumError) {
         let encoder = try EncoderCatalog.encoder(for: settings)
         name = encoder.name
         self.settings = settings
@@ -183,10 +185,11 @@ public final class VideoEncoder: @unchecked Sendable {
         _ context: UnsafeMutablePointer<AVCodecContext>, id: Int, settings: EncoderSettings
     ) -> StreamDescription {
         let codec = context.pointee
-        let extradata = codec.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(codec.extradata_size))) } ?? []
+        let extradata = codec.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(codec.extradata_size))) }
         return StreamDescription(
-            id: id, codec: settings.codec, size: settings.size, timeScale: Int(timeBase.den), framesPerSecond: settings.framesPerSecond,
-            extradata: extradata, profile: codec.profile == FF_PROFILE_UNKNOWN ? nil : Int(codec.profile),
+            id: id, codec: settings.codec, size: settings.size, timeScale: Int(timeBase.den),
+            framesPerSecond: settings.framesPerSecond,
+            extradata: extradata ?? [], profile: codec.profile == FF_PROFILE_UNKNOWN ? nil : Int(codec.profile),
             level: codec.level == FF_LEVEL_UNKNOWN ? nil : Int(codec.level), bitrate: settings.bitrate,
             colors: ColorTags(range: codec.color_range == AVCOL_RANGE_JPEG ? .full : .limited)
         )

@@ -56,11 +56,13 @@ public final class ClientListener: Sendable {
             throw .io("cannot listen on \(url): \(String(cString: gai_strerror(resolved)))")
         }
         defer { freeaddrinfo(found) }
-        let socket = Glibc.socket(address.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        let socket = Glibc.socket(address.pointee.ai_family, type, 0)
         guard socket >= 0 else { throw .io("cannot listen on \(url): \(String(cString: strerror(errno)))") }
         var on: Int32 = 1
         setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        guard Glibc.bind(socket, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0, listen(socket, 16) == 0 else {
+        guard Glibc.bind(socket, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0,
+              listen(socket, 16) == 0 else {
             let reason = String(cString: strerror(errno))
             Glibc.close(socket)
             throw .io("cannot listen on \(url): \(reason)")
@@ -87,8 +89,8 @@ public final class ClientListener: Sendable {
             let peer = Self.describe(&address, length: length)
             var noDelay: Int32 = 1
             setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-            let guest = MuxerOutput(url: url, stream: stream, flushInterval: .seconds(1), counters: counters, capacity: capacity,
-                                    logger: logger, client: client)
+            let guest = MuxerOutput(url: url, stream: stream, flushInterval: .seconds(1), counters: counters,
+                                    capacity: capacity, logger: logger, client: client)
             let admitted = state.withLock { state in
                 guard !state.closed, state.guests.count < maxClients else { return false }
                 state.guests.append(guest)
@@ -131,11 +133,15 @@ public final class ClientListener: Sendable {
         var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
         let found = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                getnameinfo($0, length, &host, socklen_t(host.count), &service, socklen_t(service.count), NI_NUMERICHOST | NI_NUMERICSERV)
+                getnameinfo($0, length, &host, socklen_t(host.count), &service, socklen_t(service.count),
+                            NI_NUMERICHOST | NI_NUMERICSERV)
             }
         }
         guard found == 0 else { return "a client" }
-        let name = String(cString: host)
-        return (name.contains(":") ? "[\(name)]" : name) + ":" + String(cString: service)
+        func text(_ characters: [CChar]) -> String {
+            String(decoding: characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        let name = text(host)
+        return (name.contains(":") ? "[\(name)]" : name) + ":" + text(service)
     }
 }

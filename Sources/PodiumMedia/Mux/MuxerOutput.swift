@@ -28,7 +28,8 @@ public final class MuxerOutput: PacketSink {
         self.url = url
         self.counters = counters
         isRequired = client == nil
-        self.muxer = MuxerSink(url: url, stream: stream, flushInterval: flushInterval, interrupt: interrupt, client: client)
+        muxer = MuxerSink(url: url, stream: stream, flushInterval: flushInterval, interrupt: interrupt,
+                          client: client)
         self.queue = BoundedQueue(capacity: capacity)
         var logger = logger
         logger[metadataKey: "sink.url"] = "\(url)"

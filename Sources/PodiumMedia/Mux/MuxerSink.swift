@@ -28,7 +28,9 @@ public final class MuxerSink: @unchecked Sendable {
     ///   - flushInterval: at most this much of a file is lost when the process is killed.
     ///   - interrupt: when raised, blocking network I/O (waiting for a TCP client, say) gives up.
     ///   - client: a connected socket to write to, owned (closed) by the muxer; `nil` opens `url`.
-    public init(url: SinkURL, stream: StreamDescription, flushInterval: Duration, interrupt: StopFlag, client: Int32? = nil) {
+    public init(
+        url: SinkURL, stream: StreamDescription, flushInterval: Duration, interrupt: StopFlag, client: Int32? = nil
+    ) {
         self.url = url
         self.interrupt = interrupt
         self.client = client.map { SocketWriter(descriptor: $0, interrupt: interrupt) }
@@ -189,8 +191,9 @@ private final class SocketWriter {
     func open(_ io: inout UnsafeMutablePointer<AVIOContext>?) -> Int32 {
         let size = 32_768
         guard let buffer = av_malloc(size) else { return cffmpeg_averror(ENOMEM) }
-        io = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 1, Unmanaged.passUnretained(self).toOpaque(),
-                                nil, { opaque, bytes, count in
+        let opaque = Unmanaged.passUnretained(self).toOpaque()
+        let bytes = buffer.assumingMemoryBound(to: UInt8.self)
+        io = avio_alloc_context(bytes, Int32(size), 1, opaque, nil, { opaque, bytes, count in
             guard let opaque, let bytes else { return cffmpeg_averror(EINVAL) }
             return Unmanaged<SocketWriter>.fromOpaque(opaque).takeUnretainedValue().send(bytes, count: Int(count))
         }, nil)
@@ -243,7 +246,8 @@ extension SinkURL {
         switch self {
         case .file(let path, _): "file:" + path
         case .udp(let host, let port): "udp://\(host.contains(":") ? "[\(host)]" : host):\(port)"
-        case .tcp(let host, let port), .tcpListen(let host, let port, _): "tcp://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        case .tcp(let host, let port), .tcpListen(let host, let port, _):
+            "tcp://\(host.contains(":") ? "[\(host)]" : host):\(port)"
         }
     }
 

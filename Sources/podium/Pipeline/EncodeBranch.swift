@@ -163,7 +163,8 @@ final class EncodeBranch: FrameBranch {
             defer {
                 listener.left(guest)
                 let seconds = Double(pipeline.clock.now() - joined) / 1e9
-                pipeline.logger.notice("viewer \(peer) left after \(seconds.formatted(.number.precision(.fractionLength(1)))) s")
+                let shown = seconds.formatted(.number.precision(.fractionLength(1)))
+                pipeline.logger.notice("viewer \(peer) left after \(shown) s")
             }
             do throws(PodiumError) {
                 guard try guest.open() else { return }

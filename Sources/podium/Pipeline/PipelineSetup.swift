@@ -71,11 +71,11 @@ enum PipelineSetup {
         var listeners: [ClientListener] = []
         for (url, sinkCounters) in zip(outputs, counters.sinks) {
             if case .tcpListen = url {
-                listeners.append(ClientListener(url: url, stream: encoder.stream, counters: sinkCounters, capacity: capacity,
-                                                logger: logger))
+                listeners.append(ClientListener(url: url, stream: encoder.stream, counters: sinkCounters,
+                                                capacity: capacity, logger: logger))
             } else {
-                writers.append(MuxerOutput(url: url, stream: encoder.stream, flushInterval: flushInterval, counters: sinkCounters,
-                                           capacity: capacity, logger: logger))
+                writers.append(MuxerOutput(url: url, stream: encoder.stream, flushInterval: flushInterval,
+                                           counters: sinkCounters, capacity: capacity, logger: logger))
             }
         }
         let branch = EncodeBranch(encoder: encoder, outputs: writers, listeners: listeners, counters: counters)
