@@ -83,6 +83,19 @@ import Testing
                     "tcp://h:1?listen=1", "tcp://h:1?bogus"] {
             #expect(throws: OptionParseError.self, "\(bad)") { try SinkURL(parsing: bad) }
         }
+        #expect(try SinkURL(parsing: "tcp://h:1?retry=off") == .tcp(host: "h", port: 1, retries: false))
+        #expect(try SinkURL(parsing: "tcp://h:1?retry=off").description == "tcp://h:1?retry=off")
+        #expect(try SinkURL(parsing: "udp://239.0.0.1:5000?ttl=4&pkt_size=188")
+            == .udp(host: "239.0.0.1", port: 5000, options: .init(ttl: 4, packetSize: 188)))
+        #expect(try SinkURL(parsing: "udp://[ff02::1]:5000?ttl=1").description == "udp://[ff02::1]:5000?ttl=1")
+        #expect(try SinkURL(parsing: "udp://h:5000?pkt_size=1316").description == "udp://h:5000")
+        for bad in ["udp://239.0.0.1:1?ttl=0", "udp://239.0.0.1:1?ttl=256", "udp://10.0.0.1:1?ttl=4",
+                    "udp://h:1?pkt_size=1000", "udp://h:1?pkt_size=65612", "udp://h:1?pkt_size=", "udp://h:1?",
+                    "udp://h:1?pkt_size=188&pkt_size=376", "tcp://h:1?retry=1", "tcp://h:1?listen&retry=off"] {
+            #expect(throws: OptionParseError.self, "\(bad)") { try SinkURL(parsing: bad) }
+        }
+        #expect(SinkURL.isMulticast("224.0.0.1") && SinkURL.isMulticast("239.255.255.255"))
+        #expect(!SinkURL.isMulticast("240.0.0.1") && !SinkURL.isMulticast("127.0.0.1") && !SinkURL.isMulticast("ff"))
         #expect(try SinkURL(parsing: "udp://[::1]:5000") == .udp(host: "::1", port: 5000))
         #expect(try SinkURL(parsing: "udp://[::1]:5000").description == "udp://[::1]:5000")
         for bad in ["out", "out.avi", ".mkv", "udp://host", "udp://host:0", "udp://host:70000", "udp://:5000",

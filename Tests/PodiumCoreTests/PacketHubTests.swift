@@ -15,6 +15,7 @@ import Testing
         let received = Mutex<[Int64]>([])
         let keyframes = Mutex<[Bool]>([])
         init(required: Bool = true) { isRequired = required }
+        func start(_ streams: [StreamDescription]) {}
         func offer(_ packet: EncodedPacket) {
             received.withLock { $0.append(packet.presentationTime) }
             keyframes.withLock { $0.append(packet.isKeyframe) }
@@ -30,18 +31,18 @@ import Testing
         EncodedPacket(streamID: 0, presentationTime: time, isKeyframe: keyframe, payload: payload)
     }
 
-    @Test func aNewcomerStartsOnAKeyframeAndAsksForOne() {
+    @Test func aNewcomerStartsOnAKeyframeAndAsksForOne() throws {
         let hub = PacketHub(streams: [Self.stream])
         #expect(!hub.takeKeyframeRequest())
         let first = RecordingSink()
-        hub.subscribe(first)
+        try hub.subscribe(first)
         #expect(hub.takeKeyframeRequest(), "joining asks the encoder for a keyframe")
         #expect(!hub.takeKeyframeRequest(), "reading clears the request")
         hub.publish(packet(0, keyframe: false))
         hub.publish(packet(1, keyframe: true))
         hub.publish(packet(2, keyframe: false))
         let second = RecordingSink()
-        hub.subscribe(second)
+        try hub.subscribe(second)
         hub.publish(packet(3, keyframe: false))
         hub.publish(packet(4, keyframe: true))
         hub.publish(packet(5, keyframe: false))
@@ -50,11 +51,11 @@ import Testing
         #expect(second.keyframes.withLock { $0.first } == true)
     }
 
-    @Test func anUnsubscribedSinkGetsNothingMore() {
+    @Test func anUnsubscribedSinkGetsNothingMore() throws {
         let hub = PacketHub(streams: [Self.stream])
         let (staying, leaving) = (RecordingSink(), RecordingSink(required: false))
-        hub.subscribe(staying)
-        hub.subscribe(leaving)
+        try hub.subscribe(staying)
+        try hub.subscribe(leaving)
         hub.publish(packet(0, keyframe: true))
         hub.unsubscribe(leaving)
         hub.publish(packet(1, keyframe: false))
@@ -65,17 +66,17 @@ import Testing
 
     /// Sinks come and go on other threads while one thread publishes: every sink that stayed
     /// gets an unbroken run of packets from a keyframe on.
-    @Test func subscribersComeAndGoWhilePublishing() async {
+    @Test func subscribersComeAndGoWhilePublishing() async throws {
         let hub = PacketHub(streams: [Self.stream])
         let steady = RecordingSink()
-        hub.subscribe(steady)
+        try hub.subscribe(steady)
         let publishing = Task.detached {
             for time in 0..<20_000 as Range<Int64> { hub.publish(packet(time, keyframe: time % 50 == 0)) }
         }
         let churning = Task.detached {
             for _ in 0..<500 {
                 let guest = RecordingSink(required: false)
-                hub.subscribe(guest)
+                try hub.subscribe(guest)
                 hub.unsubscribe(guest)
                 let times = guest.received.withLock { $0 }
                 if let first = times.first { #expect(first % 50 == 0, "a guest starts on a keyframe") }
@@ -83,7 +84,7 @@ import Testing
             }
         }
         await publishing.value
-        await churning.value
+        try await churning.value
         #expect(steady.received.withLock { $0 } == Array(0..<20_000))
         #expect(hub.count == 1)
     }

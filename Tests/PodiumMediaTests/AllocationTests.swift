@@ -52,16 +52,17 @@ import Testing
     final class CountingSink: PacketSink {
         let isRequired = true
         let count = Atomic<Int>(0)
+        func start(_ streams: [StreamDescription]) {}
         func offer(_ packet: EncodedPacket) { count.add(1, ordering: .relaxed) }
         func close() {}
     }
 
-    @Test func publishingAllocatesNothing() {
+    @Test func publishingAllocatesNothing() throws {
         let stream = StreamDescription(id: 0, codec: .h264, size: PixelSize(width: 64, height: 48),
                                        timeScale: 1_000_000, framesPerSecond: 30, colors: ColorTags(range: .limited))
         let hub = PacketHub(streams: [stream])
         let sinks = (0..<4).map { _ in CountingSink() }
-        sinks.forEach(hub.subscribe)
+        for sink in sinks { try hub.subscribe(sink) }
         let payload = Bytes()
         hub.publish(EncodedPacket(streamID: 0, presentationTime: 0, isKeyframe: true, payload: payload))
         let start = podium_allocations_on_this_thread()

@@ -20,12 +20,12 @@ import Testing
     }
 
     @Test func containersRefuseCodecsTheyCannotCarry() throws {
-        #expect(throws: Never.self) { try MuxerSink.validate(.udp(host: "h", port: 1), codec: .h264) }
-        #expect(throws: Never.self) { try MuxerSink.validate(.file(path: "a.mkv", container: .matroska), codec: .vp9) }
-        #expect(throws: Never.self) { try MuxerSink.validate(.file(path: "a.mp4", container: .mp4), codec: .hevc) }
-        let error = #expect(throws: PodiumError.self) { try MuxerSink.validate(.udp(host: "h", port: 1), codec: .vp9) }
+        #expect(throws: Never.self) { try SinkURL.udp(host: "h", port: 1).validate(codec: .h264) }
+        #expect(throws: Never.self) { try SinkURL.file(path: "a.mkv", container: .matroska).validate(codec: .vp9) }
+        #expect(throws: Never.self) { try SinkURL.file(path: "a.mp4", container: .mp4).validate(codec: .hevc) }
+        let error = #expect(throws: PodiumError.self) { try SinkURL.udp(host: "h", port: 1).validate(codec: .vp9) }
         #expect(error?.exitCode == .usage)
-        #expect(throws: PodiumError.self) { try MuxerSink.validate(.file(path: "a.flv", container: .flv), codec: .vp9) }
+        #expect(throws: PodiumError.self) { try SinkURL.file(path: "a.flv", container: .flv).validate(codec: .vp9) }
     }
 
     @Test func unknownPresetIsAUsageError() {

@@ -23,8 +23,11 @@ public final class PacketHub: Sendable {
         self.streams = streams
     }
 
-    /// From the next keyframe on, `sink` gets every packet; a keyframe is asked for now.
-    public func subscribe(_ sink: any PacketSink) {
+    /// Starts `sink` with the hub's streams; from the next keyframe on, it gets every packet, and
+    /// a keyframe is asked for now.
+    /// - Throws: what `sink.start` threw; the sink is then not subscribed.
+    public func subscribe(_ sink: any PacketSink) throws(PodiumError) {
+        try sink.start(streams)
         subscribers.withLock { $0.append(Subscriber(sink)) }
         keyframeWanted.store(true, ordering: .releasing)
     }

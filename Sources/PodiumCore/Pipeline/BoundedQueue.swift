@@ -56,6 +56,17 @@ public final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
         return count
     }
 
+    /// Discards every waiting element (a consumer that starts over).
+    public func removeAll() {
+        condition.lock()
+        defer { condition.unlock() }
+        while count > 0 {
+            ring[head] = nil
+            head = (head + 1) % capacity
+            count -= 1
+        }
+    }
+
     /// Refuses further elements; the consumer still drains what is queued.
     public func close() {
         condition.lock()

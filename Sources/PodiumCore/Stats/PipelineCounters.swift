@@ -9,10 +9,55 @@ public final class SinkCounters: Sendable {
     public let dropped = Atomic<Int>(0)
     public let failed = Atomic<Bool>(false)
     public let send: StageTimer
+    /// The connection of an output that reconnects (`LinkState`).
+    public let link = LinkCounters()
 
     public init(url: String) {
         self.url = url
         send = StageTimer("send")
+    }
+}
+
+/// Whether an output that reconnects is up, and how long it has been down. Written by the
+/// output's thread, read by the stats reporter; times are `MonotonicClock` nanoseconds.
+public final class LinkCounters: Sendable {
+    /// When the output went down (0 while it is up, or before it ever was).
+    private let downSince = Atomic<UInt64>(0)
+    /// Attempts that failed since it went down.
+    public let failedAttempts = Atomic<Int>(0)
+    /// Times the output went down, and the nanoseconds spent down in those that ended.
+    public let outages = Atomic<Int>(0)
+    private let downNanoseconds = Atomic<UInt64>(0)
+
+    public init() {}
+
+    /// Connected (again) at `time`.
+    public func cameUp(at time: UInt64) {
+        let since = downSince.exchange(0, ordering: .relaxed)
+        if since > 0 { downNanoseconds.add(time &- min(since, time), ordering: .relaxed) }
+        failedAttempts.store(0, ordering: .relaxed)
+    }
+
+    /// Not connected from `time` on: it lost its peer, or could not reach it at the start. Counts
+    /// one outage however many attempts follow.
+    public func wentDown(at time: UInt64) {
+        if downSince.compareExchange(expected: 0, desired: max(time, 1), ordering: .relaxed).exchanged {
+            outages.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// A connect attempt failed.
+    public func attemptFailed() { failedAttempts.add(1, ordering: .relaxed) }
+
+    /// How long the output has been down at `time`, or `nil` while it is up.
+    public func downFor(at time: UInt64) -> Duration? {
+        let since = downSince.load(ordering: .relaxed)
+        return since == 0 ? nil : .nanoseconds(time &- min(since, time))
+    }
+
+    /// The time spent down in outages that ended, plus the current one up to `time`.
+    public func timeLost(at time: UInt64) -> Duration {
+        .nanoseconds(downNanoseconds.load(ordering: .relaxed)) + (downFor(at: time) ?? .zero)
     }
 }
 

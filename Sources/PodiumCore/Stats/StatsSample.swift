@@ -40,6 +40,13 @@ public struct StatsSample: Sendable, Codable, Equatable {
         public var mbps: Double
         public var dropped: Int
         public var failed: Bool
+        /// Seconds since an output that reconnects lost its peer; `nil` while it is connected.
+        public var downSeconds: Double?
+        /// Connect attempts that failed since it went down.
+        public var failedAttempts: Int
+        /// Times it went down over the run, and the seconds it spent down.
+        public var outages: Int
+        public var secondsLost: Double
     }
 
     /// `interval` once a second, `summary` at the end.
@@ -114,11 +121,16 @@ public struct StatsSampler {
     private func sample(kind: String, from old: Totals, to new: Totals, stages: StatsSample.Stages) -> StatsSample {
         let seconds = max(Double(new.time - old.time) / 1e9, 1e-9)
         let sinks = counters.sinks.indices.map { index in
-            StatsSample.Sink(
+            let link = counters.sinks[index].link
+            return StatsSample.Sink(
                 url: counters.sinks[index].url,
                 mbps: Double(new.sinkBytes[index] - old.sinkBytes[index]) * 8 / seconds / 1e6,
                 dropped: new.sinkDropped[index] - old.sinkDropped[index],
-                failed: counters.sinks[index].failed.load(ordering: .relaxed)
+                failed: counters.sinks[index].failed.load(ordering: .relaxed),
+                downSeconds: link.downFor(at: new.time).map(\.seconds),
+                failedAttempts: link.failedAttempts.load(ordering: .relaxed),
+                outages: link.outages.load(ordering: .relaxed),
+                secondsLost: link.timeLost(at: new.time).seconds
             )
         }
         return StatsSample(
@@ -197,7 +209,30 @@ extension StatsSample {
         }
         parts += ["ms p50/p95: " + times.joined(separator: " "), "cpu \(fixed(cpuCores, 2))"]
         if failed > 0 { parts.append("\(failed) sink\(failed == 1 ? "" : "s") failed") }
+        for sink in sinks {
+            if kind != "summary", let down = sink.downSeconds {
+                let attempt = sink.failedAttempts + 1
+                parts.append("\(sink.url) reconnecting (\(attempt.ordinal) try, down \(fixed(down)) s)")
+            } else if kind == "summary", sink.outages > 0 {
+                let outages = "\(sink.outages) outage\(sink.outages == 1 ? "" : "s")"
+                parts.append("\(sink.url) \(outages), \(fixed(sink.secondsLost)) s lost")
+            }
+        }
         return parts.joined(separator: "  ")
+    }
+}
+
+extension Int {
+    /// `1st`, `2nd`, `3rd`, `4th` … `11th`, `21st`.
+    public var ordinal: String {
+        let suffix = switch (self % 10, self % 100) {
+        case (_, 11...13): "th"
+        case (1, _): "st"
+        case (2, _): "nd"
+        case (3, _): "rd"
+        default: "th"
+        }
+        return "\(self)\(suffix)"
     }
 }
 

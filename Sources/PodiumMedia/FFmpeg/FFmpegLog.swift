@@ -16,6 +16,9 @@ public enum FFmpegLog {
         self.logger.withLock { $0 = logger }
         av_log_set_level(ffmpegLevel(level))
         av_log_set_callback { context, level, format, arguments in
+            // A protocol's faults (a refused connection, a broken pipe) reach the user once, in
+            // Podium's words naming the output; FFmpeg's own line for each attempt is detail.
+            let level = FFmpegLog.isProtocol(context) ? max(level, AV_LOG_VERBOSE) : level
             guard level <= av_log_get_level(), let format, let arguments else { return }
             var prefixState: Int32 = 1
             let line = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { buffer -> String in
@@ -26,6 +29,14 @@ public enum FFmpegLog {
             guard !message.isEmpty else { return }
             FFmpegLog.logger.withLock { $0 }?.log(level: FFmpegLog.swiftLogLevel(level), "\(message)", metadata: ["ffmpeg.level": "\(level)"])
         }
+    }
+
+    /// Whether a log line comes from a protocol (`URLContext`): `tcp`, `udp`, `file`.
+    private static func isProtocol(_ context: UnsafeMutableRawPointer?) -> Bool {
+        // Every context FFmpeg logs for starts with a pointer to its AVClass.
+        guard let logged = context?.assumingMemoryBound(to: UnsafePointer<AVClass>?.self).pointee,
+              let name = logged.pointee.class_name else { return false }
+        return strcmp(name, "URLContext") == 0
     }
 
     private static func ffmpegLevel(_ level: Logger.Level) -> Int32 {

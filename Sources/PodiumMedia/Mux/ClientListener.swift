@@ -12,7 +12,6 @@ public final class ClientListener: Sendable {
     public let url: SinkURL
     /// Shared by every client: packets and bytes sent to all of them, drops of any of them.
     public let counters: SinkCounters
-    private let stream: StreamDescription
     private let capacity: Int
     private let maxClients: Int
     private let logger: Logger
@@ -26,9 +25,8 @@ public final class ClientListener: Sendable {
     }
 
     /// - Parameter capacity: packets that may wait for each client.
-    public init(url: SinkURL, stream: StreamDescription, counters: SinkCounters, capacity: Int, logger: Logger) {
+    public init(url: SinkURL, counters: SinkCounters, capacity: Int, logger: Logger) {
         self.url = url
-        self.stream = stream
         self.counters = counters
         self.capacity = capacity
         if case .tcpListen(_, _, let maxClients) = url { self.maxClients = maxClients } else { self.maxClients = 1 }
@@ -89,7 +87,7 @@ public final class ClientListener: Sendable {
             let peer = Self.describe(&address, length: length)
             var noDelay: Int32 = 1
             setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-            let guest = MuxerOutput(url: url, stream: stream, flushInterval: .seconds(1), counters: counters,
+            let guest = MuxerOutput(url: url, flushInterval: .seconds(1), counters: counters,
                                     capacity: capacity, logger: logger, client: client)
             let admitted = state.withLock { state in
                 guard !state.closed, state.guests.count < maxClients else { return false }

@@ -4,36 +4,54 @@ import Synchronization
 
 /// One output: a bounded queue in front of a muxer, drained by the output's own thread, so a slow
 /// or stuck destination drops its own packets and never holds up the encoder or the other outputs.
-/// Either one the user named (`--to`), or a guest: a client that joined a listener.
+/// Either one the user named (`--to`), or a guest: a client that joined a listener. An output
+/// whose route retries (a TCP connect) opens again after each fault, with backoff, and starts
+/// over on a keyframe.
 public final class MuxerOutput: PacketSink {
     public let url: SinkURL
+    public let route: OutputRoute
     public let counters: SinkCounters
     public let isRequired: Bool
-    private let muxer: MuxerSink
+    private let client: SocketWriter?
     private let queue: BoundedQueue<EncodedPacket>
+    /// Raised to give up blocking network I/O, even mid-write.
     private let interrupt = StopFlag()
+    /// Raised by `close`: the run is over, no reconnection is tried.
+    private let ended = StopFlag()
     /// Open and writing; packets offered outside that time are not for this output.
     private let isOpen = Atomic<Bool>(false)
     /// The drop policy. Touched only by the thread that offers packets (the encode thread).
     private nonisolated(unsafe) var gate = KeyframeGate()
+    /// The current connection's muxer. Touched only by the output's own thread (`run`).
+    private nonisolated(unsafe) var muxer: MuxerSink?
     private let logger: Logger
 
     /// - Parameters:
-    ///   - stream: what is written.
     ///   - flushInterval: at most this much of a file is lost when the process is killed.
     ///   - capacity: packets that may wait; about two seconds of video at the target rate.
     ///   - client: for a guest, its connected socket (owned from now on); `nil` opens `url`.
-    public init(url: SinkURL, stream: StreamDescription, flushInterval: Duration, counters: SinkCounters, capacity: Int,
-                logger: Logger, client: Int32? = nil) {
+    public init(url: SinkURL, flushInterval: Duration, counters: SinkCounters, capacity: Int, logger: Logger,
+                client: Int32? = nil) {
         self.url = url
+        route = url.route(flushInterval: flushInterval)
         self.counters = counters
         isRequired = client == nil
-        muxer = MuxerSink(url: url, stream: stream, flushInterval: flushInterval, interrupt: interrupt,
-                          client: client)
-        self.queue = BoundedQueue(capacity: capacity)
+        self.client = client.map { [interrupt] in SocketWriter(descriptor: $0, interrupt: interrupt) }
+        queue = BoundedQueue(capacity: capacity)
         var logger = logger
         logger[metadataKey: "sink.url"] = "\(url)"
         self.logger = logger
+    }
+
+    /// Opens the destination for `streams` and writes the container's header; a TCP connect waits
+    /// up to 5 s. Called by the hub as `run` subscribes this output.
+    public func start(_ streams: [StreamDescription]) throws(PodiumError) {
+        guard let muxer = MuxerSink(url: url, route: route, streams: streams, interrupt: interrupt, client: client) else {
+            throw .software("\(url): out of memory")
+        }
+        self.muxer = muxer
+        try muxer.open()
+        isOpen.store(true, ordering: .releasing)
     }
 
     /// Queues `packet` unless the output is not open or is full; a drop discards the packets after
@@ -44,63 +62,105 @@ public final class MuxerOutput: PacketSink {
         if !passed { counters.dropped.add(1, ordering: .relaxed) }
     }
 
-    /// No more packets: the sink's thread writes what is queued, then finalizes the output.
-    public func close() { queue.close() }
+    /// No more packets: the output's thread writes what is queued, then finalizes the output.
+    public func close() {
+        ended.raise()
+        queue.close()
+    }
 
     /// Gives up blocking network I/O, even mid-write; for a destination that stopped taking packets.
     public func abort() { interrupt.raise() }
 
-    /// Gives up only if a network destination is not open yet (a TCP listen no client answered, a
+    /// Gives up only if a network destination is not open now (a TCP listen no client answered, a
     /// connect still trying). A file is never cut off: it opens at once and is finalized.
     public func abortIfOpening() {
         if url.filePath == nil && !isOpen.load(ordering: .acquiring) { interrupt.raise() }
     }
 
-    /// Opens the destination and writes the container's header; a TCP connect waits up to 5 s.
-    /// - Returns: `false` when the run was stopped before the destination opened (a listener
-    ///   nobody joined): nothing failed, there is just nothing to write.
-    /// - Throws: when the destination cannot be opened.
-    public func open() throws(PodiumError) -> Bool {
-        do {
-            try muxer.open()
-        } catch {
-            queue.close()
-            if interrupt.isRaised { return false }
-            if isRequired { counters.failed.store(true, ordering: .relaxed) }
-            throw error
+    /// The output's thread body: opens it, subscribes it to `hub` and writes until the end. An
+    /// output that retries connects again after a fault; the others end at their first fault.
+    /// - Parameter opened: told how the first attempt to open went (capture may wait for it).
+    /// - Throws: the fault that ended the output; nothing when the run stopped it.
+    public func run(hub: PacketHub, clock: some PacingClock, opened: (PodiumError?) -> Void) throws(PodiumError) {
+        var firstAttempt = true
+        var wasUp = false
+        while !ended.isRaised {
+            do {
+                try hub.subscribe(self)
+            } catch {
+                finishMuxer()
+                if firstAttempt { opened(error) }
+                firstAttempt = false
+                if interrupt.isRaised || ended.isRaised { return }
+                guard let retry = route.retry else { throw failed(error) }
+                counters.link.wentDown(at: clock.now())
+                counters.link.attemptFailed()
+                let failures = counters.link.failedAttempts.load(ordering: .relaxed)
+                let delay = retry.delay(afterFailures: failures)
+                if failures == 1 { logger.warning("\(error.message); trying again in \(Int(delay.seconds)) s") }
+                wait(delay, clock: clock)
+                continue
+            }
+            if firstAttempt { opened(nil) }
+            firstAttempt = false
+            if let down = counters.link.downFor(at: clock.now()) {
+                logger.notice("\(url): connected\(wasUp ? " again" : "") after \(down.seconds.fixed()) s down")
+            }
+            counters.link.cameUp(at: clock.now())
+            wasUp = true
+            let fault = drain(clock: clock)
+            hub.unsubscribe(self)
+            isOpen.store(false, ordering: .releasing)
+            let finishFault = finishMuxer()
+            guard let error = fault ?? finishFault else { return }
+            if ended.isRaised || interrupt.isRaised || route.retry == nil { throw failed(error) }
+            logger.warning("\(error.message); reconnecting")
+            counters.link.wentDown(at: clock.now())
+            queue.removeAll()
         }
-        isOpen.store(true, ordering: .releasing)
-        logger.info("sink open")
-        return true
     }
 
-    /// The sink's thread body once it is open: writes packets until closed, then finalizes.
-    /// - Throws: when writing fails; the output is still finalized as far as it can be.
-    public func drain(clock: some PacingClock) throws(PodiumError) {
-        defer { queue.close() }
-        var failure: PodiumError?
+    /// Writes packets until the queue is closed (the end) or a write fails.
+    private func drain(clock: some PacingClock) -> PodiumError? {
+        guard let muxer else { return nil }
         while let packet = queue.pop() {
             let start = clock.now()
             do {
                 try muxer.write(packet)
             } catch {
-                failure = .io("\(url): writing failed: \(error)")
-                break
+                return .io("\(url): writing failed: \(error)")
             }
             counters.send.record(nanoseconds: clock.now() - start)
             counters.packets.add(1, ordering: .relaxed)
             counters.bytes.add(packet.size, ordering: .relaxed)
         }
-        isOpen.store(false, ordering: .releasing)
+        return nil
+    }
+
+    /// Finalizes the current connection's muxer (writes the trailer where there is one).
+    @discardableResult
+    private func finishMuxer() -> PodiumError? {
+        defer { muxer = nil }
         do {
-            try muxer.finish()
+            try muxer?.finish()
         } catch {
-            failure = failure ?? .io("\(url): could not finalize: \(error)")
+            return .io("\(url): could not finalize: \(error)")
         }
-        if let failure {
-            // A guest that left is no failure of the output it joined.
-            if isRequired { counters.failed.store(true, ordering: .relaxed) }
-            throw failure
+        return nil
+    }
+
+    /// Marks a required output failed (a guest that left is no failure of the output it joined).
+    private func failed(_ error: PodiumError) -> PodiumError {
+        queue.close()
+        if isRequired { counters.failed.store(true, ordering: .relaxed) }
+        return error
+    }
+
+    /// Sleeps `delay`, or less when the run ends meanwhile.
+    private func wait(_ delay: Duration, clock: some PacingClock) {
+        let deadline = clock.now() + UInt64(delay.nanoseconds)
+        while !ended.isRaised && !interrupt.isRaised && clock.now() < deadline {
+            clock.sleep(until: min(deadline, clock.now() + 100_000_000))
         }
     }
 }

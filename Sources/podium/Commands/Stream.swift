@@ -13,8 +13,10 @@ extension Podium {
             discussion: """
                 Outputs (--to, as many as you like, all fed from one encoder):
                   FILE.mkv FILE.mp4 FILE.ts FILE.flv   a recording, written as it goes: plays even if killed
-                  udp://HOST:PORT                      MPEG-TS datagrams of 1316 bytes
-                  tcp://HOST:PORT                      MPEG-TS to a listening peer
+                  udp://HOST:PORT                      MPEG-TS datagrams, paced over each frame
+                    ?pkt_size=1316  ?ttl=N             bytes a datagram; hops, for a multicast group
+                  tcp://HOST:PORT                      MPEG-TS to a listening peer; reconnects
+                    ?retry=off                         (1, 2, 4 … 10 s apart) unless retry is off
                   tcp://HOST:PORT?listen               MPEG-TS to every client that connects (&max=16)
                   window[:MONITOR]                     a fullscreen window, as 'podium mirror' shows
 
@@ -27,6 +29,7 @@ extension Podium {
                   podium stream --monitor HDMI-1 --max-size 1280 --bitrate 3M --to udp://127.0.0.1:5000
                   podium stream --region 800x600+100+100 --codec vp9 --to region.mkv
                   podium stream --to 'tcp://0.0.0.0:9000?listen' --to backup.ts
+                  podium stream --to 'udp://239.0.0.1:5000?ttl=4' --to talk.mkv
                 """
         )
 

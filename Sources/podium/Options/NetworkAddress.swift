@@ -6,11 +6,7 @@ import PodiumCore
 enum NetworkAddress {
     /// - Throws: 64 when the host is not a valid address and does not resolve.
     static func resolve(_ url: SinkURL) throws(PodiumError) {
-        let host: String
-        switch url {
-        case .udp(let name, _), .tcp(let name, _), .tcpListen(let name, _, _): host = name
-        case .file: return
-        }
+        guard let host = url.host else { return }
         // Digits and dots are an IPv4 address or nothing: 256.1.1.1 must not go to DNS as a name.
         if host.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
             var address = in_addr()

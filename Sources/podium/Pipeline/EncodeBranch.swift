@@ -35,16 +35,21 @@ final class EncodeBranch: FrameBranch {
 
     var countsFrames: Bool { true }
 
-    /// Starts the output threads and the listeners. Capture waits for every output to open, so a
-    /// file gets the first frame (a TCP connect tries for up to 5 s); a file that cannot be opened
-    /// ends the run before capture starts. Listeners admit clients from now until the end.
+    /// Starts the output threads and the listeners. Capture waits for the outputs that open at once,
+    /// so a file gets the first frame (a TCP connect with `?retry=off` tries for up to 5 s); a file
+    /// that cannot be opened ends the run before capture starts. An output that retries connects
+    /// while capture runs. Listeners admit clients from now until the end.
     func prepare(_ pipeline: Pipeline) async {
         let opening = DispatchGroup()
         let startFailure = Mutex<PodiumError?>(nil)
         for sink in sinks {
-            opening.enter()
+            // Capture waits for an output that opens at once (a file gets the first frame), not for
+            // one whose peer may come later.
+            let waited = !sink.route.opensLate
+            if waited { opening.enter() }
             pipeline.spawn("podium-sink", group: sinkThreads) {
                 self.runSink(sink, pipeline) { error in
+                    guard waited else { return }
                     if let error, sink.url.filePath != nil { startFailure.withLock { $0 = $0 ?? error } }
                     opening.leave()
                 }
@@ -132,25 +137,16 @@ final class EncodeBranch: FrameBranch {
         }
     }
 
-    /// The sink's thread: opens it, tells `opened` how that went, then writes until the end.
+    /// The output's thread: it tells `opened` how its first attempt went, then writes (and, if it
+    /// retries, reconnects) until the end.
     private func runSink(_ sink: MuxerOutput, _ pipeline: Pipeline, opened: (PodiumError?) -> Void) {
-        let isOpen: Bool
         do {
-            isOpen = try sink.open()
+            try sink.run(hub: hub, clock: pipeline.clock, opened: opened)
         } catch {
-            opened(error)
             // A file that cannot be opened ends the run before it starts (`prepare`), with its own message.
-            if sink.url.filePath == nil { report(error, of: sink, pipeline) }
-            return
-        }
-        opened(nil)
-        guard isOpen else { return }
-        hub.subscribe(sink)
-        defer { hub.unsubscribe(sink) }
-        do {
-            try sink.drain(clock: pipeline.clock)
-        } catch {
-            report(error, of: sink, pipeline)
+            if sink.url.filePath == nil || sink.counters.packets.load(ordering: .relaxed) > 0 {
+                report(error, of: sink, pipeline)
+            }
         }
     }
 
@@ -163,14 +159,10 @@ final class EncodeBranch: FrameBranch {
             defer {
                 listener.left(guest)
                 let seconds = Double(pipeline.clock.now() - joined) / 1e9
-                let shown = seconds.formatted(.number.precision(.fractionLength(1)))
-                pipeline.logger.notice("viewer \(peer) left after \(shown) s")
+                pipeline.logger.notice("viewer \(peer) left after \(seconds.fixed()) s")
             }
             do throws(PodiumError) {
-                guard try guest.open() else { return }
-                self.hub.subscribe(guest)
-                defer { self.hub.unsubscribe(guest) }
-                try guest.drain(clock: pipeline.clock)
+                try guest.run(hub: self.hub, clock: pipeline.clock) { _ in }
             } catch {
                 pipeline.logger.info("viewer \(peer): \(error.message)")
             }

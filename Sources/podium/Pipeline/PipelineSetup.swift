@@ -19,7 +19,7 @@ enum PipelineSetup {
             if let preset = encode.preset {
                 try EncoderCatalog.validate(preset: preset, encoderName: encode.encoder, codec: encode.codec)
             }
-            for url in outputs { try MuxerSink.validate(url, codec: encode.codec) }
+            for url in outputs { try url.validate(codec: encode.codec) }
         }
         try OutputCheck.distinct(written)
         for url in outputs { try NetworkAddress.resolve(url) }
@@ -62,7 +62,7 @@ enum PipelineSetup {
             codec: encode.codec, encoderName: encode.encoder, size: size, framesPerSecond: fps.framesPerSecond,
             bitrate: encode.bitrate, keyframeInterval: encode.keyint, preset: encode.preset, scaleFilter: scale.scaleFilter
         )
-        let encoder = try VideoEncoder(settings: settings, sourceSize: region.size, globalHeader: outputs.contains(where: MuxerSink.needsGlobalHeader))
+        let encoder = try VideoEncoder(settings: settings, sourceSize: region.size, globalHeader: outputs.contains(where: \.needsGlobalHeader))
         // About two seconds of packets may wait for a slow output before it starts dropping.
         let capacity = max(8, 2 * fps.framesPerSecond)
         // A killed run loses at most this much of a recording.
@@ -71,11 +71,10 @@ enum PipelineSetup {
         var listeners: [ClientListener] = []
         for (url, sinkCounters) in zip(outputs, counters.sinks) {
             if case .tcpListen = url {
-                listeners.append(ClientListener(url: url, stream: encoder.stream, counters: sinkCounters,
-                                                capacity: capacity, logger: logger))
+                listeners.append(ClientListener(url: url, counters: sinkCounters, capacity: capacity, logger: logger))
             } else {
-                writers.append(MuxerOutput(url: url, stream: encoder.stream, flushInterval: flushInterval,
-                                           counters: sinkCounters, capacity: capacity, logger: logger))
+                writers.append(MuxerOutput(url: url, flushInterval: flushInterval, counters: sinkCounters,
+                                           capacity: capacity, logger: logger))
             }
         }
         let branch = EncodeBranch(encoder: encoder, outputs: writers, listeners: listeners, counters: counters)

@@ -1,0 +1,64 @@
+import CFFmpeg
+import PodiumCore
+
+/// Sends an MPEG-TS stream's datagrams through libavformat's UDP protocol spread over half of each
+/// frame's interval instead of all at once. A 1080p keyframe is a few hundred datagrams: sent in
+/// one burst, they overflow a receiver's socket buffer before its reader wakes up, and every
+/// I-frame arrives with holes. Spread, a frame still leaves within half an interval, so pacing
+/// adds at most that much latency and never falls behind the stream.
+final class DatagramPacer {
+    /// libavformat's UDP output; every datagram is handed to it whole and flushed at once.
+    private var inner: UnsafeMutablePointer<AVIOContext>?
+    private let datagramSize: Int
+    /// The time each packet's datagrams are spread over.
+    private let window: UInt64
+    private let interrupt: StopFlag
+    private let clock = MonotonicClock()
+    /// When the next datagram is due, and the gap between the current packet's datagrams.
+    private var nextSend: UInt64 = 0
+    private var spacing: UInt64 = 0
+    /// A wait shorter than this is not worth a sleep: the timer's own slack is about as long.
+    private static let shortestSleep: UInt64 = 200_000
+
+    /// Takes over `inner`, which it closes.
+    init(inner: UnsafeMutablePointer<AVIOContext>, datagramSize: Int, framesPerSecond: Int, interrupt: StopFlag) {
+        self.inner = inner
+        self.datagramSize = datagramSize
+        window = 500_000_000 / UInt64(max(framesPerSecond, 1))
+        self.interrupt = interrupt
+    }
+
+    /// Makes the `AVIOContext` the muxer writes to; returns 0 or a negative AVERROR.
+    func open(_ io: inout UnsafeMutablePointer<AVIOContext>?) -> Int32 {
+        WriteCallbackIO.open(&io, size: datagramSize, owner: self) { opaque, bytes, count in
+            guard let opaque, let bytes else { return cffmpeg_averror(EINVAL) }
+            return Unmanaged<DatagramPacer>.fromOpaque(opaque).takeUnretainedValue().send(bytes, count: count)
+        }
+    }
+
+    /// Frees what `open` made and closes the UDP output.
+    func close(_ io: inout UnsafeMutablePointer<AVIOContext>?) {
+        WriteCallbackIO.close(&io)
+        avio_closep(&inner)
+    }
+
+    /// The muxer is about to write a packet of `bytes`: its datagrams share the window.
+    func beginPacket(bytes: Int) {
+        let datagrams = max(1, (bytes + datagramSize - 1) / datagramSize)
+        spacing = window / UInt64(datagrams)
+        // A packet never starts earlier than now, and a late one does not burst to catch up.
+        nextSend = max(nextSend, clock.now())
+    }
+
+    private func send(_ bytes: UnsafeMutablePointer<UInt8>, count: Int32) -> Int32 {
+        guard let inner else { return cffmpeg_averror(EINVAL) }
+        if nextSend > clock.now() + Self.shortestSleep {
+            if interrupt.isRaised { return cffmpeg_averror_exit() }
+            clock.sleep(until: nextSend)
+        }
+        avio_write(inner, bytes, count)
+        avio_flush(inner)
+        nextSend += spacing
+        return inner.pointee.error < 0 ? inner.pointee.error : count
+    }
+}

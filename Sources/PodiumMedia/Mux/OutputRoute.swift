@@ -1,0 +1,108 @@
+import CFFmpeg
+public import PodiumCore
+
+/// How Podium reaches each kind of output, in one place: the container, what libavformat opens
+/// and with which options, whether capture waits for it, and what happens after a fault. Adding a
+/// protocol is one case in `SinkURL` and one in `SinkURL.route`.
+public struct OutputRoute: Sendable {
+    /// Where the muxer's bytes go.
+    enum Destination: Sendable {
+        /// A URL that libavformat's protocol layer opens (`file:`, `udp://`, `tcp://`).
+        case libavformat(String)
+        /// Sockets of clients that `ClientListener` admits, one muxer each.
+        case clients
+    }
+
+    /// The file formats Podium writes, each named after libavformat's muxer.
+    public let container: SinkURL.Container
+    let destination: Destination
+    /// Options for the protocol and the muxer.
+    let options: [(key: String, value: String)]
+    /// Whether capture starts without waiting for it: a peer that may come later. A file opens
+    /// first, so a recording has every frame.
+    public let opensLate: Bool
+    /// How it tries again after a fault (a peer that is not there, or went away); `nil`: a fault
+    /// ends it.
+    public let retry: Backoff?
+    /// Whether its datagrams are spread over each frame's interval rather than sent at once: a
+    /// receiver's socket buffer overflows when a keyframe arrives in one burst.
+    let pacesDatagrams: Bool
+    /// Bytes in each datagram, for outputs that pace them.
+    let datagramSize: Int
+}
+
+extension SinkURL {
+    /// The route to this output.
+    /// - Parameter flushInterval: the longest a complete piece of a recording (an MP4 fragment, a
+    ///   Matroska cluster) may wait in the muxer: what a killed run loses at most.
+    public func route(flushInterval: Duration) -> OutputRoute {
+        // A fragment or cluster is cut once it grows longer than this, and reaches the file with the
+        // packet after: half the interval keeps what a kill loses within it.
+        let microseconds = flushInterval.nanoseconds / 2_000
+        switch self {
+        case .file(let path, let container):
+            let options: [(String, String)] = switch container {
+            // Fragmented, so a run that is killed still leaves a playable file.
+            case .mp4: [("movflags", "frag_keyframe+empty_moov+default_base_moof"), ("frag_duration", "\(microseconds)")]
+            // A cluster starts at each keyframe too.
+            case .matroska: [("cluster_time_limit", "\(microseconds / 1_000)")]
+            case .mpegts, .flv: []
+            }
+            return OutputRoute(container: container, destination: .libavformat("file:" + path), options: options,
+                               opensLate: false, retry: nil, pacesDatagrams: false, datagramSize: 0)
+        case .udp(let host, let port, let datagrams):
+            var options = [("pkt_size", "\(datagrams.packetSize)")]
+            if let ttl = datagrams.ttl { options.append(("ttl", "\(ttl)")) }
+            return OutputRoute(container: .mpegts, destination: .libavformat("udp://\(Self.authority(host, port))"),
+                               options: options, opensLate: false, retry: nil, pacesDatagrams: true,
+                               datagramSize: datagrams.packetSize)
+        case .tcp(let host, let port, let retries):
+            // A connect attempt, or a write to a peer that stopped reading, gives up after 5 s.
+            return OutputRoute(container: .mpegts, destination: .libavformat("tcp://\(Self.authority(host, port))"),
+                               options: [("timeout", "5000000")], opensLate: retries,
+                               retry: retries ? Backoff() : nil, pacesDatagrams: false, datagramSize: 0)
+        case .tcpListen:
+            return OutputRoute(container: .mpegts, destination: .clients, options: [], opensLate: true, retry: nil,
+                               pacesDatagrams: false, datagramSize: 0)
+        }
+    }
+
+    /// The container each output writes: files by extension, MPEG-TS on the network.
+    public var container: Container { route(flushInterval: .seconds(1)).container }
+
+    /// Whether the container wants codec parameters in extradata rather than in the stream.
+    public var needsGlobalHeader: Bool {
+        guard let format = av_guess_format(container.muxerName, nil, nil) else { return false }
+        return format.pointee.flags & AVFMT_GLOBALHEADER != 0
+    }
+
+    /// Checks, without opening anything, that `codec` can be carried by this output's container.
+    /// - Throws: 64 naming the flag values that do not fit together.
+    public func validate(codec: VideoCodec) throws(PodiumError) {
+        guard let format = av_guess_format(container.muxerName, nil, nil) else {
+            throw .unavailable("this FFmpeg has no \(container.muxerName) muxer")
+        }
+        // MPEG-TS answers no codec query; it carries H.264 and HEVC with standard stream types.
+        let fits = container == .mpegts
+            ? [.h264, .hevc].contains(codec)
+            : avformat_query_codec(format, codec.codecID, FF_COMPLIANCE_NORMAL) == 1
+        guard fits else {
+            throw .usage("--codec \(codec) cannot be carried in \(container.displayName) (--to \(self))")
+        }
+    }
+
+    private static func authority(_ host: String, _ port: Int) -> String {
+        "\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
+}
+
+extension SinkURL.Container {
+    var displayName: String {
+        switch self {
+        case .matroska: "Matroska (.mkv)"
+        case .mp4: "MP4 (.mp4)"
+        case .mpegts: "MPEG-TS"
+        case .flv: "FLV (.flv)"
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// `tcp://HOST:PORT` connects to a peer that may come late, go away and come back: Podium keeps
+/// trying with backoff, resumes on a keyframe, and the recording beside it misses nothing.
+@Suite struct ReconnectTests {
+    @Test func aTCPPeerThatComesLateLeavesAndReturnsGetsTwoDecodableStreams() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let scene = try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", "video",
+                                                       "--fps", "30", "--quiet"])
+        defer { _ = try? scene.interrupt() }
+        let folder = try Tools.temporaryFolder()
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        let port = Tools.freePort()
+        let url = "tcp://127.0.0.1:\(port)"
+        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--keyint", "1s",
+                                                     "--constant-fps",
+                                                     "--to", url, "--to", path("all.mkv"),
+                                                     "--stats-json", path("stats.jsonl")])
+        try run.waitForStderr(containing: "capturing")
+        // The peer starts 3 s after Podium and takes 3 s; a new one starts 2 s after it stopped.
+        Thread.sleep(forTimeInterval: 3)
+        let first = try Tools.run("ffmpeg", ["-v", "error", "-y", "-i", url + "?listen", "-t", "3", "-c", "copy",
+                                             path("first.ts")], timeout: 30)
+        try run.waitForStderr(containing: "reconnecting")
+        Thread.sleep(forTimeInterval: 2)
+        let second = try Tools.run("ffmpeg", ["-v", "error", "-y", "-i", url + "?listen", "-t", "3", "-c", "copy",
+                                              path("second.ts")], timeout: 30)
+        let result = try run.interrupt()
+        #expect(result.status == 0, "\(result.stderr)")
+        for (reception, name) in [(first, "first.ts"), (second, "second.ts")] {
+            #expect(reception.status == 0 && reception.stderr.isEmpty, "\(reception.stderr)")
+            let decoded = try Tools.run("ffmpeg", ["-v", "error", "-i", path(name), "-f", "null", "-"])
+            #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(name) decodes without an error: \(decoded.stderr)")
+            let flags = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags",
+                                                  "-of", "csv=p=0", path(name)])
+            #expect(flags.stdout.hasPrefix("K"), "\(name) starts on a keyframe")
+            #expect(try Tools.probe(path(name)).frames >= 80, "\(name): 3 s at 30 fps")
+        }
+        #expect(result.stderr.contains("trying again in 1 s"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(url): connected after"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(url): connected again after"), "\(result.stderr)")
+        // The stats said so while it was down, and the summary counts both outages.
+        let samples = try String(contentsOfFile: path("stats.jsonl"), encoding: .utf8).split(separator: "\n")
+            .map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:] }
+        func tcp(_ sample: [String: Any]) -> [String: Any]? {
+            (sample["sinks"] as? [[String: Any]])?.first { $0["url"] as? String == url }
+        }
+        #expect(samples.contains { tcp($0)?["downSeconds"] is Double }, "an interval while reconnecting")
+        let summary = try #require(samples.last)
+        #expect(tcp(summary)?["outages"] as? Int == 2, "not there at the start, and gone once")
+        // Every frame encoded is in the recording, outages or not.
+        let encoded = try #require(summary["frames"] as? Int)
+        #expect(encoded >= 30 * 10, "about 3 + 3 + 2 + 3 s at 30 fps")
+        #expect(try Tools.probe(path("all.mkv")).frames == encoded)
+    }
+}
+
+/// UDP at the stream's pace: a default `ffmpeg -i udp://…` receiver decodes the moving `video`
+/// scene at 1080p without a single error. Sent in bursts, each keyframe overflowed its socket.
+/// Alone (`Scripts/test` runs this suite after the others): it measures real-time delivery on a
+/// shared machine.
+@Suite(.serialized) struct UDPPacingTests {
+    @Test(arguments: [30, 60])
+    func aDefaultFFmpegReceiverDecodes1080pWithoutAnError(fps: Int) throws {
+        let server = try XvfbServer(width: 1920, height: 1080)
+        let scene = try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", "video",
+                                                       "--fps", "\(fps)", "--quiet"])
+        defer { _ = try? scene.interrupt() }
+        let port = Tools.freePort()
+        let receiver = try Tools.start("ffmpeg", ["-nostats", "-y", "-i", "udp://127.0.0.1:\(port)", "-t", "6",
+                                                  "-f", "null", "-"])
+        Thread.sleep(forTimeInterval: 0.5)
+        let sent = try Tools.podium(["stream", "--fps", "\(fps)", "--duration", "8s", "--quiet", "--to",
+                                     "udp://127.0.0.1:\(port)"], display: server.display)
+        #expect(sent.status == 0, "\(sent.stderr)")
+        let received = try receiver.wait(timeout: 30)
+        #expect(received.status == 0)
+        let complaints = received.stderr.split(separator: "\n").filter {
+            $0.range(of: "error|corrupt|conceal|missing|non-existing|invalid", options: [.regularExpression, .caseInsensitive])
+                != nil
+        }
+        #expect(complaints.isEmpty, "\(complaints.count) complaints, first: \(complaints.prefix(3))")
+        #expect(received.stderr.contains("1920x1080"), "\(received.stderr)")
+    }
+}
