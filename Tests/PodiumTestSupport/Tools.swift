@@ -131,7 +131,7 @@ public enum Tools {
 }
 
 /// A program started by a test; its output goes to temporary files so pipes never fill up.
-public final class RunningCommand: @unchecked Sendable {
+public final class RunningCommand: Sendable {
     private let child: ChildProcess
     private let name: String
     private let outURL: URL

@@ -2,14 +2,18 @@ public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// A child process started with `posix_spawn`, with a clean signal mask and default handlers.
 ///
 /// A thread that blocks signals (test threads do) passes that mask on: an Xvfb or a `podium`
 /// started by Foundation's `Process` from one would ignore SIGTERM and SIGINT.
-public final class ChildProcess: @unchecked Sendable {
+///
+/// Thread-safe: any thread may ask whether it runs, signal it or wait for it.
+public final class ChildProcess: Sendable {
     public let pid: pid_t
-    private var status: Int32?
+    /// The raw wait status, once the child was reaped.
+    private let status = Mutex<Int32?>(nil)
 
     /// - Parameters:
     ///   - arguments: the program (looked up in PATH) and its arguments.
@@ -55,28 +59,31 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Whether the child is still running (reaps it if it ended).
-    public var isRunning: Bool {
-        guard status == nil else { return false }
-        var raw: Int32 = 0
-        if waitpid(pid, &raw, WNOHANG) == pid {
-            status = raw
-            return false
-        }
-        return true
-    }
+    public var isRunning: Bool { reap(blocking: false) == nil }
 
     public func signal(_ number: Int32) { kill(pid, number) }
 
     /// Waits for the end; returns the exit code, or 128 + the signal that killed it.
     public func waitForExit() -> Int32 {
-        if status == nil {
-            var raw: Int32 = 0
-            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
-            status = raw
+        var reaped = reap(blocking: true)
+        while reaped == nil {
+            sched_yield()
+            reaped = reap(blocking: true)
         }
-        let raw = status!
+        let raw = reaped ?? 0
         let signal = raw & 0x7F
         return signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
+    }
+
+    /// The wait status if the child ended (reaping it once); `nil` while it runs.
+    private func reap(blocking: Bool) -> Int32? {
+        if let known = status.withLock({ $0 }) { return known }
+        var raw: Int32 = 0
+        let result = waitpid(pid, &raw, blocking ? 0 : WNOHANG)
+        if result == pid { return status.withLock { $0 = $0 ?? raw; return $0 } }
+        // Another thread reaped it in between (ECHILD) and stored what it got; or a signal
+        // interrupted the wait (EINTR), and the caller asks again.
+        return status.withLock { $0 }
     }
 
     /// The environment of this process, without `DISPLAY`, plus `extra`.

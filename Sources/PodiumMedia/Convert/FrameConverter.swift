@@ -15,14 +15,15 @@ final class FrameConverter {
     let output: PixelSize
     private let format: AVPixelFormat
     private let engine: Engine
-    // Kept across frames so the hot path allocates nothing.
-    private let sourcePlanes = UnsafeMutablePointer<UnsafePointer<UInt8>?>.allocate(capacity: 4)
-    private let sourceStrides = UnsafeMutablePointer<Int32>.allocate(capacity: 4)
+    private let planeArray = OwnedArray<UnsafePointer<UInt8>?>(repeating: nil, count: 4)
+    private let strideArray = OwnedArray<Int32>(repeating: 0, count: 4)
+    private var sourcePlanes: UnsafeMutablePointer<UnsafePointer<UInt8>?> { planeArray.pointer }
+    private var sourceStrides: UnsafeMutablePointer<Int32> { strideArray.pointer }
 
     private enum Engine {
         /// libyuv; a BGRA picture of the output size holds the scaled picture before a YUV conversion.
         case libyuv(FilterMode, scaled: HeapStorage?)
-        case swscale(OpaquePointer)
+        case swscale(OwnedScaleContext)
     }
 
     /// The corresponding C function is `sws_getContext`, for the filters libyuv lacks.
@@ -39,23 +40,15 @@ final class FrameConverter {
             let mode = !scaling ? kFilterNone : (filter == .box && shrinking ? kFilterBox : kFilterBilinear)
             engine = .libyuv(mode, scaled: scaling && format != AV_PIX_FMT_BGRA ? HeapStorage(capacity: output.area * 4) : nil)
         } else {
-            guard let context = sws_getContext(
+            guard let context = OwnedScaleContext(sws_getContext(
                 Int32(source.width), Int32(source.height), AV_PIX_FMT_BGRA,
                 Int32(output.width), Int32(output.height), format,
                 filter.swsFlags, nil, nil, nil
-            ) else {
+            )) else {
                 throw .software("libswscale cannot convert \(source) BGRA to \(output) \(String(cString: av_get_pix_fmt_name(format)))")
             }
             engine = .swscale(context)
         }
-        sourcePlanes.initialize(repeating: nil, count: 4)
-        sourceStrides.initialize(repeating: 0, count: 4)
-    }
-
-    deinit {
-        if case .swscale(let context) = engine { sws_freeContext(context) }
-        sourcePlanes.deallocate()
-        sourceStrides.deallocate()
     }
 
     /// Writes `frame`'s picture into `target`'s planes (4:2:0), at `destination` (even
@@ -148,7 +141,7 @@ final class FrameConverter {
         case .swscale(let context):
             sourcePlanes[0] = origin
             sourceStrides[0] = Int32(frame.bytesPerRow)
-            _ = sws_scale(context, sourcePlanes, sourceStrides, 0, Int32(source.height), planes, strides)
+            _ = sws_scale(context.pointer, sourcePlanes, sourceStrides, 0, Int32(source.height), planes, strides)
         case .libyuv(let mode, let scaled):
             var picture = origin
             var stride = Int32(frame.bytesPerRow)

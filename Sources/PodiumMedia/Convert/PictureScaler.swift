@@ -10,20 +10,14 @@ public final class PictureScaler: @unchecked Sendable {
     public var crop: PixelSize { converter.source }
     public var output: PixelSize { converter.output }
     private let converter: FrameConverter
-    // Kept across frames so the hot path allocates nothing.
-    private let planes = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: 4)
-    private let strides = UnsafeMutablePointer<Int32>.allocate(capacity: 4)
+    private let planeArray = OwnedArray<UnsafeMutablePointer<UInt8>?>(repeating: nil, count: 4)
+    private let strideArray = OwnedArray<Int32>(repeating: 0, count: 4)
+    private var planes: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?> { planeArray.pointer }
+    private var strides: UnsafeMutablePointer<Int32> { strideArray.pointer }
 
     public init(crop: PixelSize, output: PixelSize, filter: ScaleFilter) throws(PodiumError) {
         converter = try FrameConverter(source: crop, output: output, format: AV_PIX_FMT_BGRA, filter: filter)
-        planes.initialize(repeating: nil, count: 4)
-        strides.initialize(repeating: 0, count: 4)
-        strides[0] = Int32(output.width * 4)
-    }
-
-    deinit {
-        planes.deallocate()
-        strides.deallocate()
+        strideArray.pointer[0] = Int32(output.width * 4)
     }
 
     /// Whether `scale(_:from:rows:into:)` works: libyuv's filters (box, bilinear, or no scaling).

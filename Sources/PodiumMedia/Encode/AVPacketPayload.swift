@@ -4,18 +4,17 @@ import PodiumCore
 /// The bytes of one encoded packet: a reference-counted `AVPacket`, shared read-only by every
 /// output; each muxer takes its own reference to it, so the bytes are never copied.
 final class AVPacketPayload: PacketPayload, @unchecked Sendable {
-    // Unchecked: the packet is written once, when it is moved in, and only read after.
-    let packet: UnsafeMutablePointer<AVPacket>
+    // Unchecked: the packet is written once, when it is moved in, and only read after; a pointer
+    // to C memory is not Sendable whatever is done with it.
+    private let owned: OwnedPacket
+    var packet: UnsafeMutablePointer<AVPacket> { owned.pointer }
 
-    /// Takes over the contents of `source`, leaving it blank for the next `avcodec_receive_packet`.
-    init(movingFrom source: UnsafeMutablePointer<AVPacket>) {
-        packet = av_packet_alloc()
-        av_packet_move_ref(packet, source)
-    }
-
-    deinit {
-        var pointer: UnsafeMutablePointer<AVPacket>? = packet
-        av_packet_free(&pointer)
+    /// Takes over the contents of `source`, leaving it blank for the next `avcodec_receive_packet`;
+    /// `nil` when out of memory.
+    init?(movingFrom source: UnsafeMutablePointer<AVPacket>) {
+        guard let owned = OwnedPacket() else { return nil }
+        av_packet_move_ref(owned.pointer, source)
+        self.owned = owned
     }
 
     var byteCount: Int { Int(packet.pointee.size) }

@@ -55,7 +55,8 @@ public enum EncoderCatalog {
     static func encoder(for settings: EncoderSettings) throws(PodiumError) -> UnsafePointer<AVCodec> {
         if let name = settings.encoderName {
             try validate(name: name, codec: settings.codec)
-            return avcodec_find_encoder_by_name(name)!
+            guard let encoder = avcodec_find_encoder_by_name(name) else { throw .unavailable("no encoder \(name) here") }
+            return encoder
         }
         quietSVT()
         guard let encoder = candidates(for: settings.codec).first(where: { VideoEncoder.opens($0, codec: settings.codec) }) else {

@@ -24,9 +24,12 @@ public final class VideoEncoder: @unchecked Sendable {
     /// What this encoder produces, for the outputs it feeds.
     public let stream: StreamDescription
 
-    let context: UnsafeMutablePointer<AVCodecContext>
-    private let frame: UnsafeMutablePointer<AVFrame>
-    private let packet: UnsafeMutablePointer<AVPacket>
+    private let ownedContext: OwnedCodecContext
+    private let ownedFrame: OwnedFrame
+    private let ownedPacket: OwnedPacket
+    var context: UnsafeMutablePointer<AVCodecContext> { ownedContext.pointer }
+    private var frame: UnsafeMutablePointer<AVFrame> { ownedFrame.pointer }
+    private var packet: UnsafeMutablePointer<AVPacket> { ownedPacket.pointer }
     private var converter: FrameConverter
     /// Where converted pictures go in the encoder's picture: all of it, or a letterboxed part
     /// once the captured size changed (the stream keeps its size).
@@ -54,7 +57,10 @@ public final class VideoEncoder: @unchecked Sendable {
             throw .unavailable("encoder \(encoder.name) takes none of the pixel formats Podium produces (yuv420p, yuvj420p)")
         }
         pixelFormatName = String(cString: av_get_pix_fmt_name(format))
-        let context = avcodec_alloc_context3(encoder)!
+        guard let owned = OwnedCodecContext(encoder), let frame = OwnedFrame(), let packet = OwnedPacket() else {
+            throw .software("out of memory opening \(encoder.name)")
+        }
+        let context = owned.pointer
         do {
             // Quiet: a refusal is reported once, in Podium's words with FFmpeg's reason.
             try FFmpegLog.quietly { () throws(PodiumError) in
@@ -62,8 +68,6 @@ public final class VideoEncoder: @unchecked Sendable {
                 try Self.open(context, encoder: encoder)
             }
         } catch {
-            var owned: UnsafeMutablePointer<AVCodecContext>? = context
-            avcodec_free_context(&owned)
             if let preset = settings.preset,
                Self.opens(encoder, codec: settings.codec, settings: settings, ignoringPreset: true) {
                 throw .usage("--preset '\(preset)' is not a preset of \(encoder.name)")
@@ -77,26 +81,22 @@ public final class VideoEncoder: @unchecked Sendable {
             }
             throw error
         }
-        self.context = context
         stream = Self.describe(context, id: streamID, settings: settings)
-        frame = av_frame_alloc()
-        frame.pointee.format = format.rawValue
-        frame.pointee.width = Int32(settings.size.width)
-        frame.pointee.height = Int32(settings.size.height)
-        frame.pointee.color_range = context.pointee.color_range
-        guard av_frame_get_buffer(frame, 0) >= 0 else { throw .software("cannot allocate a \(settings.size) frame") }
-        packet = av_packet_alloc()
+        let picture = frame.pointer
+        picture.pointee.format = format.rawValue
+        picture.pointee.width = Int32(settings.size.width)
+        picture.pointee.height = Int32(settings.size.height)
+        picture.pointee.color_range = context.pointee.color_range
+        guard av_frame_get_buffer(picture, 0) >= 0 else { throw .software("cannot allocate a \(settings.size) frame") }
+        ownedContext = owned
+        ownedFrame = frame
+        ownedPacket = packet
         converter = try FrameConverter(source: sourceSize, output: settings.size, format: format, filter: settings.scaleFilter)
     }
 
     deinit {
+        // The context, picture and packet are freed by their owners after this.
         if !flushed { Self.endStream(context, sendingBlankFrame: !sentFrame) }
-        var context: UnsafeMutablePointer<AVCodecContext>? = context
-        avcodec_free_context(&context)
-        var frame: UnsafeMutablePointer<AVFrame>? = frame
-        av_frame_free(&frame)
-        var packet: UnsafeMutablePointer<AVPacket>? = packet
-        av_packet_free(&packet)
     }
 
     /// Converts `captured` into the encoder's picture: the scale and convert stage.
@@ -173,7 +173,7 @@ public final class VideoEncoder: @unchecked Sendable {
             let result = avcodec_receive_packet(context, packet)
             if result == FFmpegError.tryAgain.code || result == FFmpegError.endOfFile.code { return }
             try check(result)
-            let payload = AVPacketPayload(movingFrom: packet)
+            guard let payload = AVPacketPayload(movingFrom: packet) else { throw FFmpegError(code: cffmpeg_averror(ENOMEM)) }
             let pts = payload.packet.pointee.pts
             let isKeyframe = payload.packet.pointee.flags & AV_PKT_FLAG_KEY != 0
             emit(EncodedPacket(streamID: stream.id, presentationTime: pts, isKeyframe: isKeyframe, payload: payload))
@@ -202,10 +202,9 @@ public final class VideoEncoder: @unchecked Sendable {
         if ignoringPreset { probe.preset = nil }
         // Quiet for the whole probe: encoders log their summaries when freed.
         return FFmpegLog.quietly {
-            var context = avcodec_alloc_context3(encoder)
-            defer { avcodec_free_context(&context) }
-            guard let context,
-                  (try? configure(context, encoder: encoder, settings: probe, format: format, globalHeader: false)) != nil,
+            guard let owned = OwnedCodecContext(encoder) else { return false }
+            let context = owned.pointer
+            guard (try? configure(context, encoder: encoder, settings: probe, format: format, globalHeader: false)) != nil,
                   (try? open(context, encoder: encoder)) != nil
             else { return false }
             endStream(context, sendingBlankFrame: true)
@@ -217,9 +216,8 @@ public final class VideoEncoder: @unchecked Sendable {
     /// when it gets end-of-stream before any frame, so an encoder that saw none gets a blank one.
     private static func endStream(_ context: UnsafeMutablePointer<AVCodecContext>, sendingBlankFrame: Bool) {
         if sendingBlankFrame {
-            var blank = av_frame_alloc()
-            defer { av_frame_free(&blank) }
-            guard let blank else { return }
+            guard let ownedBlank = OwnedFrame() else { return }
+            let blank = ownedBlank.pointer
             blank.pointee.format = context.pointee.pix_fmt.rawValue
             blank.pointee.width = context.pointee.width
             blank.pointee.height = context.pointee.height
@@ -230,10 +228,8 @@ public final class VideoEncoder: @unchecked Sendable {
             guard avcodec_send_frame(context, blank) >= 0 else { return }
         }
         guard avcodec_send_frame(context, nil) >= 0 else { return }
-        let packet = av_packet_alloc()
-        var owned = packet
-        defer { av_packet_free(&owned) }
-        while avcodec_receive_packet(context, packet) >= 0 { av_packet_unref(packet) }
+        guard let packet = OwnedPacket() else { return }
+        while avcodec_receive_packet(context, packet.pointer) >= 0 { av_packet_unref(packet.pointer) }
     }
 
     private static func pixelFormat(for encoder: UnsafePointer<AVCodec>) -> AVPixelFormat? {
