@@ -51,7 +51,7 @@ let package = Package(
         ),
         // Fixtures shared by the test targets: a private Xvfb, drawing known pixels, running podium, decoding with ffmpeg.
         .target(name: "PodiumTestSupport", dependencies: ["PodiumCore", "PodiumX11", "CXCB"], path: "Tests/PodiumTestSupport"),
-        .testTarget(name: "PodiumCoreTests", dependencies: ["PodiumCore"]),
+        .testTarget(name: "PodiumCoreTests", dependencies: ["PodiumCore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "PodiumX11Tests", dependencies: ["PodiumX11", "PodiumTestSupport"]),
         // Counts the heap allocations of a thread, to check that the hot path makes none.
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),

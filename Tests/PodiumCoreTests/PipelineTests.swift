@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 
 /// A clock that only moves when told to, or when slept on.
-final class FakeClock: PacingClock, @unchecked Sendable {
+final class FakeClock: PacingClock {
     private let time = Mutex<UInt64>(1_000)
     func now() -> UInt64 { time.withLock { $0 } }
     func sleep(until deadline: UInt64) { time.withLock { $0 = max($0, deadline) } }

@@ -23,7 +23,7 @@ public struct FramePacer {
 
     /// Waits for the next slot (sleeping no longer than `maximumSleep` at a time, so the caller can
     /// check for a stop request), and returns it; `nil` when `maximumSleep` passed before it was due.
-    public mutating func nextSlot(clock: some PacingClock, maximumSleep: UInt64 = .max) -> Slot? {
+    public mutating func nextSlot(clock: any PacingClock, maximumSleep: UInt64 = .max) -> Slot? {
         let now = clock.now()
         guard let start else {
             self.start = now

@@ -10,18 +10,8 @@ import Glibc
 /// tracking, a screen that did not change is not grabbed at all, and a change only in its rows.
 ///
 /// Not thread-safe: confine to the capture thread, which owns the connection.
-public final class ScreenCapture: @unchecked Sendable {
+public final class ScreenCapture: FrameGrabber, @unchecked Sendable {
     /// What one capture slot gave.
-    public enum Outcome {
-        case frame(CapturedFrame)
-        /// Nothing changed on screen (with damage tracking): nothing was grabbed.
-        case unchanged
-        /// Every buffer is still in use downstream.
-        case busy
-        /// The captured monitor is gone for now.
-        case waiting
-    }
-
     public private(set) var grabber: ScreenGrabber
     /// `nil` when every frame is grabbed whole (`--constant-fps`, or a server without Damage).
     private var damage: DamageTracker?
@@ -74,8 +64,16 @@ public final class ScreenCapture: @unchecked Sendable {
     public var method: ScreenGrabber.Method { grabber.method }
 
     /// Grabs one frame into a free buffer, when the screen changed or `evenIfUnchanged`.
-    /// - Throws: when the X server refused or went away.
-    public func capture(sequence: UInt64, time: UInt64, evenIfUnchanged: Bool = true) throws(X11RequestError) -> Outcome {
+    /// - Throws: 69 when the X server refused or went away.
+    public func capture(sequence: UInt64, time: UInt64, evenIfUnchanged: Bool = true) throws(PodiumError) -> CaptureOutcome {
+        do {
+            return try grab(sequence: sequence, time: time, evenIfUnchanged: evenIfUnchanged)
+        } catch {
+            throw .unavailable("lost the X display: \(error)")
+        }
+    }
+
+    private func grab(sequence: UInt64, time: UInt64, evenIfUnchanged: Bool) throws(X11RequestError) -> CaptureOutcome {
         handleEvents()
         if layoutChanged { followLayout() }
         guard missing == nil else { return .waiting }

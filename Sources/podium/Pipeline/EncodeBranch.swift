@@ -80,9 +80,7 @@ final class EncodeBranch: FrameBranch {
     func run(_ pipeline: Pipeline) {
         var encoded = 0
         var firstCapture: UInt64?
-        // Keyframes go by time, not frame count: with damage tracking an idle screen sends a frame a second.
-        let keyframeInterval = UInt64(encoder.settings.keyframeInterval.nanoseconds)
-        var lastKeyframe: UInt64?
+        var schedule = KeyframeSchedule(interval: encoder.settings.keyframeInterval)
         var sawKeyframe = false
         let clock = pipeline.clock
         let emit: (EncodedPacket) -> Void = { packet in
@@ -98,8 +96,7 @@ final class EncodeBranch: FrameBranch {
             let origin = firstCapture ?? frame.captureTime
             firstCapture = origin
             // An output that just subscribed asks for a keyframe to start from.
-            let due = lastKeyframe.map { frame.captureTime >= $0 + keyframeInterval } ?? false
-            let keyframe = hub.takeKeyframeRequest() || due
+            let keyframe = schedule.wantsKeyframe(at: frame.captureTime, requested: hub.takeKeyframeRequest())
             sawKeyframe = false
             do {
                 let convertStart = clock.now()
@@ -108,7 +105,7 @@ final class EncodeBranch: FrameBranch {
                 counters.convert.record(nanoseconds: encodeStart - convertStart)
                 try encoder.encodeConverted(time: Int64((frame.captureTime - origin) / 1_000), keyframe: keyframe, emit: emit)
                 counters.encode.record(nanoseconds: clock.now() - encodeStart)
-                if sawKeyframe || lastKeyframe == nil { lastKeyframe = frame.captureTime }
+                schedule.encoded(at: frame.captureTime, keyframe: sawKeyframe)
             } catch {
                 pipeline.fail(.software("encoding with \(encoder.name) failed: \(error)"))
                 break

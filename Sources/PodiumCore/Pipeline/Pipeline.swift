@@ -1,33 +1,6 @@
-import Foundation
-import Logging
-import PodiumCore
-import PodiumX11
-import Synchronization
-
-/// A stage fed by the capture thread: it has its own latest-wins slot and thread, so a slow
-/// branch drops its own frames and never holds up capture or the other branches.
-protocol FrameBranch: Sendable {
-    /// Frames waiting for this branch (capacity one: a newer frame replaces a pending one).
-    var slot: LatestSlot<CapturedFrame> { get }
-    /// Counts a frame replaced before the branch took it.
-    func countDrop()
-    /// Opens what must be open before capture starts (a file should get the first frame).
-    func prepare(_ pipeline: Pipeline) async
-    /// The branch thread's body: takes frames until the slot closes, releasing each one.
-    func run(_ pipeline: Pipeline)
-    /// Waits for the branch's outputs to be finalized, once its thread has ended.
-    func finish(_ pipeline: Pipeline) async
-    /// Whether the branch takes frames now; a window waiting for its display does not.
-    var wantsFrames: Bool { get }
-    /// Whether the branch ends the run after `--frames` frames of its own (the encoder counts the
-    /// frames it encoded); with none that does, capture counts the frames it grabbed.
-    var countsFrames: Bool { get }
-}
-
-extension FrameBranch {
-    var wantsFrames: Bool { true }
-    var countsFrames: Bool { false }
-}
+public import Foundation
+public import Logging
+public import Synchronization
 
 /// The running job: one capture thread feeding every branch.
 ///
@@ -35,18 +8,23 @@ extension FrameBranch {
 /// capture ─┬─ latest-wins slot ─▶ window branch (scale, present)
 ///          └─ latest-wins slot ─▶ encode branch ─ bounded queue per sink ─▶ sinks
 /// ```
-final class Pipeline: Sendable {
+public final class Pipeline: Sendable {
     /// When the run ends by itself.
-    struct Limits: Sendable {
-        var duration: Duration?
-        var frames: Int?
+    public struct Limits: Sendable {
+        public var duration: Duration?
+        public var frames: Int?
+
+        public init(duration: Duration? = nil, frames: Int? = nil) {
+            self.duration = duration
+            self.frames = frames
+        }
     }
 
-    let counters: PipelineCounters
-    let clock = MonotonicClock()
-    let limits: Limits
-    let logger: Logger
-    private let capture: ScreenCapture
+    public let counters: PipelineCounters
+    public let clock: any PacingClock
+    public let limits: Limits
+    public let logger: Logger
+    private let capture: any FrameGrabber
     private let branches: [any FrameBranch]
     private let interval: UInt64
     /// How often an unchanged screen is still grabbed and sent on.
@@ -55,12 +33,17 @@ final class Pipeline: Sendable {
     private let failure = Mutex<PodiumError?>(nil)
     private let stopHandlers = Mutex<[@Sendable () -> Void]>([])
     /// Set while the presenter froze the picture: capture grabs nothing.
-    let paused = Atomic<Bool>(false)
+    public let paused = Atomic<Bool>(false)
     /// Set once every branch was prepared and capture began.
-    let started = Atomic<Bool>(false)
+    public let started = Atomic<Bool>(false)
 
-    init(capture: ScreenCapture, branches: [any FrameBranch], counters: PipelineCounters, fps: FrameRate, idleFPS: FrameRate, limits: Limits, logger: Logger) {
+    /// - Parameters:
+    ///   - idleFPS: how often an unchanged screen is still grabbed and sent on.
+    ///   - clock: what paces capture; a fake one in tests.
+    public init(capture: any FrameGrabber, branches: [any FrameBranch], counters: PipelineCounters, fps: FrameRate,
+                idleFPS: FrameRate, limits: Limits, logger: Logger, clock: any PacingClock = MonotonicClock()) {
         self.capture = capture
+        self.clock = clock
         self.branches = branches
         self.counters = counters
         self.interval = fps.intervalNanoseconds
@@ -69,14 +52,14 @@ final class Pipeline: Sendable {
         self.logger = logger
     }
 
-    var isStopping: Bool { stopFlag.isRaised }
+    public var isStopping: Bool { stopFlag.isRaised }
 
     /// Runs every stage to the end, which comes with the limits, `stop()`, a lost X display or
     /// a branch's failure.
     /// - Returns: the error that ended the run, or `nil` for a clean end.
     /// - Parameter onStart: called once every branch is ready, as capture starts; not called when
     ///   preparing failed (an output that cannot be created), so nothing claims a start that never came.
-    func run(onStart: () -> Void = {}) async -> PodiumError? {
+    public func run(onStart: () -> Void = {}) async -> PodiumError? {
         for branch in branches { await branch.prepare(self) }
         if failure.withLock({ $0 }) == nil {
             started.store(true, ordering: .relaxed)
@@ -93,7 +76,7 @@ final class Pipeline: Sendable {
     }
 
     /// Asks the run to end: capture stops, every branch drains, every output is finalized.
-    func stop() {
+    public func stop() {
         let handlers = stopHandlers.withLock { handlers in
             defer { handlers = [] }
             return stopFlag.raise() ? handlers : []
@@ -102,7 +85,7 @@ final class Pipeline: Sendable {
     }
 
     /// Runs `handler` when the run is asked to stop (to abort blocking I/O, say), or now if it was.
-    func onStop(_ handler: @escaping @Sendable () -> Void) {
+    public func onStop(_ handler: @escaping @Sendable () -> Void) {
         let stopped = stopHandlers.withLock { handlers in
             if !stopFlag.isRaised { handlers.append(handler) }
             return stopFlag.isRaised
@@ -111,7 +94,7 @@ final class Pipeline: Sendable {
     }
 
     /// Ends the run with `error` (the first one reported wins).
-    func fail(_ error: PodiumError) {
+    public func fail(_ error: PodiumError) {
         failure.withLock { $0 = $0 ?? error }
         stop()
     }
@@ -141,12 +124,12 @@ final class Pipeline: Sendable {
             let newReader = readers & ~previousReaders != 0
             previousReaders = readers
             let grabStart = clock.now()
-            let outcome: ScreenCapture.Outcome
+            let outcome: CaptureOutcome
             do {
                 // An unchanged screen is grabbed again only at the idle rate, so players and late joiners keep going.
                 outcome = try capture.capture(sequence: sequence, time: grabStart, evenIfUnchanged: newReader || grabStart >= lastFrame + idleInterval)
             } catch {
-                fail(.unavailable("lost the X display: \(error)"))
+                fail(error)
                 break
             }
             let frame: CapturedFrame
@@ -177,7 +160,8 @@ final class Pipeline: Sendable {
         for branch in branches { branch.slot.close() }
     }
 
-    func spawn(_ name: String, group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+    /// Runs `body` on a thread of its own named `name`, entered in `group` until it ends.
+    public func spawn(_ name: String, group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
         group.enter()
         let thread = Thread {
             body()
@@ -190,14 +174,14 @@ final class Pipeline: Sendable {
 
 extension DispatchGroup {
     /// Waits without blocking the cooperative pool.
-    func wait() async {
+    public func wait() async {
         await withCheckedContinuation { continuation in
             notify(queue: .global()) { continuation.resume() }
         }
     }
 
     /// Waits up to `timeout`; returns whether everything finished.
-    func wait(timeout: Duration) async -> Bool {
+    public func wait(timeout: Duration) async -> Bool {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 let result = self.wait(timeout: .now() + .nanoseconds(Int(timeout.nanoseconds)))
