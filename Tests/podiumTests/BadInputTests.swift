@@ -40,7 +40,6 @@ import Testing
         Case(arguments: ["--display", ":9999"], status: 69, mentions: ":9999"),
         Case(arguments: ["--to", "window:0"], status: 64, mentions: "--to 'window:screen' would cover the captured area"),
         Case(arguments: ["--to", "window", "--to", "window:1"], status: 64, mentions: "--to window can be given once"),
-        Case(arguments: ["--to", "window:HDMI-9"], status: 69, mentions: "HDMI-9"),
     ]
 
     @Test(arguments: cases)

@@ -49,7 +49,7 @@ import Testing
         ("--pip", ["top-right"], ["middle"]),
         ("--pip-size", ["64x64", "160x90"], ["10x10", "0x0", "-64x64"]),
         ("--windowed", [], []),
-        ("--on", ["0"], ["HDMI-9"]),
+        ("--on", ["0", "HDMI-9"], []),
     ]
 
     static let outputs = (

@@ -156,7 +156,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (["--fit", "zoom"], Int32(64)), (["--background", "mauve"], Int32(64)), (["--on", "HDMI-9"], Int32(69)),
+        (["--fit", "zoom"], Int32(64)), (["--background", "mauve"], Int32(64)),
         (["--pip", "middle"], Int32(64)), (["--pip-size", "32x32"], Int32(64)), (["--pip-size", "400x200"], Int32(64)),
         (["--pip", "top-left", "--windowed"], Int32(64)),
     ])
@@ -289,6 +289,25 @@ import Testing
 
 extension MirrorFollowsTests {
     /// Virtual RandR monitors on one display: capture the left half, and wait for a monitor on the right.
+    /// A name RandR does not know yet (a projector that will come as a virtual monitor, or a
+    /// typo): Podium says what it waits for and what is there, and shows once it appears.
+    @Test func waitsForAMonitorByANameNotKnownYet() throws {
+        let server = try XvfbServer(width: 640, height: 240)
+        try Painter(display: server.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.red)
+        try Tools.xrandr(server.display, "--setmonitor", "LEFT", "320/85x240/64+0+0", "none")
+        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", server.display, "--monitor", "LEFT",
+                                                     "--on", "BEAMER", "--no-cursor", "--duration", "60s"])
+        try run.waitForStderr(containing: "monitor BEAMER is not on \(server.display) (there now: ")
+        #expect(run.stderrSoFar.contains("LEFT"), "the monitors there are, so a typo shows: \(run.stderrSoFar)")
+        #expect(run.isRunning)
+        try Tools.xrandr(server.display, "--setmonitor", "BEAMER", "320/85x240/64+320+0", "none")
+        try run.waitForStderr(containing: "showing on BEAMER")
+        Thread.sleep(forTimeInterval: 0.7)
+        let shown = try Tools.grabScreen(server.display, width: 640, height: 240)
+        #expect(box(of: Self.red, in: shown, width: 640)?.rect == [0, 0, 640, 240], "the left half, shown on BEAMER")
+        #expect(try run.interrupt().status == 0)
+    }
+
     @Test func waitsForAMonitorThatIsNotCapturedAndLeavesWhenItGoes() throws {
         let server = try XvfbServer(width: 640, height: 240)
         try Painter(display: server.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.red)

@@ -32,13 +32,17 @@ public struct WindowTarget: Hashable, Sendable {
         return covers(chosen) ? .coversCapture(chosen) : .found(chosen)
     }
 
-    /// What the search found, said for someone waiting: the reason no window is shown.
-    public func waitingReason(_ search: Search, display: String) -> String? {
+    /// What the search found, said for someone waiting: the reason no window is shown. A monitor
+    /// asked for by name or index that is not there is named with the ones that are, so a typo shows.
+    public func waitingReason(_ search: Search, display: String, monitors: [Monitor]) -> String? {
         switch search {
         case .found:
             nil
         case .absent:
-            monitor.map { "monitor \($0) is not on \(display)" } ?? "\(display) has no monitor besides the captured one"
+            monitor.map { selector in
+                let present = monitors.isEmpty ? "none" : monitors.map { "\($0.index) \($0.name)" }.joined(separator: ", ")
+                return "monitor \(selector) is not on \(display) (there now: \(present))"
+            } ?? "\(display) has no monitor besides the captured one"
         case .coversCapture(let chosen):
             "monitor \(chosen.name) on \(display) overlaps the captured area"
         }

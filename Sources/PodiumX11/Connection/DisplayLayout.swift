@@ -48,24 +48,3 @@ extension XConnection {
         }
     }
 }
-
-extension XConnection {
-    /// The names of the screen's RandR outputs, connected or not (`HDMI-1` with nothing plugged in),
-    /// so a monitor that may appear later can be told from a misspelt one.
-    ///
-    /// The corresponding C functions are `xcb_randr_get_screen_resources_current` and `xcb_randr_get_output_info`.
-    public func outputNames() -> [String] {
-        guard hasExtension(cxcb_randr_id()) else { return [] }
-        let outputs = (try? withReply({ xcb_randr_get_screen_resources_current_reply($0, xcb_randr_get_screen_resources_current($0, root), $1) }) { reply in
-            Array(UnsafeBufferPointer(start: xcb_randr_get_screen_resources_current_outputs(reply),
-                                      count: Int(xcb_randr_get_screen_resources_current_outputs_length(reply))))
-        }) ?? []
-        let cookies = outputs.map { xcb_randr_get_output_info(raw, $0, xcb_timestamp_t(XCB_CURRENT_TIME)) }
-        return cookies.compactMap { cookie in
-            try? withReply({ xcb_randr_get_output_info_reply($0, cookie, $1) }) { reply in
-                let bytes = UnsafeRawBufferPointer(start: xcb_randr_get_output_info_name(reply), count: Int(xcb_randr_get_output_info_name_length(reply)))
-                return String(decoding: bytes, as: UTF8.self)
-            }
-        }
-    }
-}

@@ -113,7 +113,7 @@ final class WindowBranch: FrameBranch {
         }
         if presenter != nil, found?.rect == monitor?.rect { return }
         close()
-        guard let found else { return wait(spec.target.waitingReason(search, display: spec.display) ?? "", pipeline) }
+        guard let found else { return wait(spec.target.waitingReason(search, display: spec.display, monitors: layout.monitors) ?? "", pipeline) }
         open(on: found, connection: connection, pipeline)
     }
 

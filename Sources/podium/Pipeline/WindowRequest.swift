@@ -31,16 +31,13 @@ struct WindowRequest {
         return (WindowBranch(spec: spec, connection: targetConnection, counters: counters), targetDisplay)
     }
 
-    /// Refuses, before anything is shown, a target that cannot be: an unknown monitor, one that
-    /// would show the window to itself, a picture-in-picture size that does not fit. A monitor
-    /// that is merely absent now (a known output with nothing plugged in) is waited for.
+    /// Refuses, before anything is shown, a target that cannot be: one that would show the window
+    /// to itself, a picture-in-picture size that does not fit. A monitor that is not there now (a
+    /// projector not plugged in yet, a name RandR does not know yet) is waited for, and the wait
+    /// says what is there, so a typo shows.
     private func check(_ target: WindowTarget, on display: XConnection, region: PixelRect) throws(PodiumError) {
         let layout = display.layout()
-        if case .name(let name) = monitor, !layout.monitors.contains(where: { $0.name == name }), display.outputNames().contains(name) {
-            return
-        }
         let candidates = WindowTarget.candidates(layout.monitors, screen: layout.size)
-        if let monitor { _ = try monitor.select(from: candidates) }
         switch target.search(layout.monitors, screen: layout.size) {
         case .coversCapture(let chosen) where !windowed:
             let others = candidates.filter { !$0.rect.intersects(region) }.map(\.name)
