@@ -48,6 +48,8 @@ import Testing
         sample.sinks[0].downSeconds = nil
         sample.kind = "interval"
         #expect(!sample.line.contains("tcp://h:1"), "a connected output is not mentioned")
+        sample.sinks[0].clients = 3
+        #expect(sample.line.hasSuffix("  3 watching"), "\(sample.line)")
         #expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111].map(\.ordinal)
             == ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"])
     }

@@ -1,10 +1,11 @@
 /// One picture taken from the screen: 32-bit BGRA rows (blue first in memory, alpha unspecified)
-/// in a pooled buffer, stamped with the time it was grabbed.
+/// in a pooled buffer, stamped with the pacing slot it was grabbed for.
 public struct CapturedFrame: Sendable {
     public var buffer: FrameBuffer
     public var size: PixelSize
     public var bytesPerRow: Int
-    /// When the grab was issued, on `MonotonicClock`, in nanoseconds.
+    /// The deadline of the slot the frame was grabbed for, on the pacing clock, in nanoseconds: on
+    /// the frame-rate grid, a little before the grab itself (which may wake late).
     public var captureTime: UInt64
     /// Counts grabbed frames from 0; gaps mean frames that were skipped.
     public var sequence: UInt64

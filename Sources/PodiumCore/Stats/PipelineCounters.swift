@@ -9,8 +9,16 @@ public final class SinkCounters: Sendable {
     public let dropped = Atomic<Int>(0)
     public let failed = Atomic<Bool>(false)
     public let send: StageTimer
-    /// The connection of an output that reconnects (`LinkState`).
+    /// The connection of an output that reconnects.
     public let link = LinkCounters()
+    /// Clients connected now, for an output that admits them (`?listen`); `nil` for the others.
+    public let clients = Atomic<Int>(-1)
+
+    /// Clients connected now, or `nil` when this output admits none.
+    public var clientCount: Int? {
+        let count = clients.load(ordering: .relaxed)
+        return count < 0 ? nil : count
+    }
 
     public init(url: String) {
         self.url = url

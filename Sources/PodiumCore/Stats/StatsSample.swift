@@ -47,6 +47,8 @@ public struct StatsSample: Sendable, Codable, Equatable {
         /// Times it went down over the run, and the seconds it spent down.
         public var outages: Int
         public var secondsLost: Double
+        /// Clients connected, for an output that admits them (`?listen`).
+        public var clients: Int?
     }
 
     /// `interval` once a second, `summary` at the end.
@@ -130,7 +132,8 @@ public struct StatsSampler {
                 downSeconds: link.downFor(at: new.time).map(\.seconds),
                 failedAttempts: link.failedAttempts.load(ordering: .relaxed),
                 outages: link.outages.load(ordering: .relaxed),
-                secondsLost: link.timeLost(at: new.time).seconds
+                secondsLost: link.timeLost(at: new.time).seconds,
+                clients: counters.sinks[index].clientCount
             )
         }
         return StatsSample(
@@ -210,6 +213,9 @@ extension StatsSample {
         parts += ["ms p50/p95: " + times.joined(separator: " "), "cpu \(fixed(cpuCores, 2))"]
         if failed > 0 { parts.append("\(failed) sink\(failed == 1 ? "" : "s") failed") }
         for sink in sinks {
+            if kind != "summary", let clients = sink.clients {
+                parts.append("\(clients) watching")
+            }
             if kind != "summary", let down = sink.downSeconds {
                 let attempt = sink.failedAttempts + 1
                 parts.append("\(sink.url) reconnecting (\(attempt.ordinal) try, down \(fixed(down)) s)")

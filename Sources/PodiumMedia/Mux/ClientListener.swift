@@ -28,6 +28,7 @@ public final class ClientListener: Sendable {
     public init(url: SinkURL, counters: SinkCounters, capacity: Int, logger: Logger) {
         self.url = url
         self.counters = counters
+        counters.clients.store(0, ordering: .relaxed)
         self.capacity = capacity
         if case .tcpListen(_, _, let maxClients) = url { self.maxClients = maxClients } else { self.maxClients = 1 }
         var logger = logger
@@ -92,6 +93,7 @@ public final class ClientListener: Sendable {
             let admitted = state.withLock { state in
                 guard !state.closed, state.guests.count < maxClients else { return false }
                 state.guests.append(guest)
+                counters.clients.store(state.guests.count, ordering: .relaxed)
                 return true
             }
             guard admitted else {
@@ -108,7 +110,10 @@ public final class ClientListener: Sendable {
 
     /// Forgets a client that is gone.
     public func left(_ guest: MuxerOutput) {
-        state.withLock { $0.guests.removeAll { $0 === guest } }
+        state.withLock { state in
+            state.guests.removeAll { $0 === guest }
+            counters.clients.store(state.guests.count, ordering: .relaxed)
+        }
     }
 
     /// Admits no more clients, and ends every client's stream after what is queued.
