@@ -5,15 +5,8 @@ import Testing
 /// A clock that only moves when told to, or when slept on.
 final class FakeClock: PacingClock {
     private let time = Mutex<UInt64>(1_000)
-    /// How late each sleep wakes, in turn (a busy machine); none by default.
-    private let oversleeping: [UInt64]
-    private let sleeps = Atomic<Int>(0)
-    init(oversleeping: [UInt64] = [0]) { self.oversleeping = oversleeping.isEmpty ? [0] : oversleeping }
     func now() -> UInt64 { time.withLock { $0 } }
-    func sleep(until deadline: UInt64) {
-        let late = oversleeping[sleeps.add(1, ordering: .relaxed).oldValue % oversleeping.count]
-        time.withLock { $0 = max($0, deadline + late) }
-    }
+    func sleep(until deadline: UInt64) { time.withLock { $0 = max($0, deadline) } }
     func advance(by nanoseconds: UInt64) { time.withLock { $0 += nanoseconds } }
 }
 

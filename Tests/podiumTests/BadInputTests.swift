@@ -52,7 +52,8 @@ import Testing
 
     @Test(arguments: ["ftp://host:1", "udp://host", "udp://host:99999", "rtmp://host/live", "out.avi", "out",
                       "udp://256.1.1.1:5000", "udp://no-such-host.invalid:5000", "tcp://999.0.0.1:9000",
-                      "udp://239.1.1.1:5000?ttl=300", "udp://127.0.0.1:5000?ttl=3", "udp://127.0.0.1:5000?pkt_size=1000",
+                      "udp://239.1.1.1:5000?ttl=300", "udp://127.0.0.1:5000?ttl=3",
+                      "udp://127.0.0.1:5000?pkt_size=1000",
                       "udp://127.0.0.1:5000?bogus=1", "tcp://127.0.0.1:9000?listen&max=0",
                       "tcp://127.0.0.1:9000?listen&max=abc", "tcp://127.0.0.1:9000?retry=maybe"])
     func unusableOutputs(_ url: String) throws {

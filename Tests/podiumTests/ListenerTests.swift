@@ -13,9 +13,7 @@ import Testing
         let folder = try Tools.temporaryFolder()
         let recording = folder.appendingPathComponent("all.mkv").path
         let port = Tools.freePort()
-        // Every slot grabbed (not only changes), so frame counts do not hang on the scene's pace on a busy machine.
         let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--duration", "8s",
-                                                     "--constant-fps",
                                                      "--keyint", "1s", "--to", "tcp://127.0.0.1:\(port)?listen&max=3",
                                                      "--to", recording])
         try run.waitForStderr(containing: "capturing")

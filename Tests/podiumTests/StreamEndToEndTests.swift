@@ -100,8 +100,8 @@ import Testing
     }
 
     @Test func everySinkGoneExits74() throws {
-        let result = try Tools.podium(["stream", "--constant-fps", "--frames", "30", "--to", "tcp://127.0.0.1:1?retry=off"],
-                                      display: server.display)
+        let result = try Tools.podium(["stream", "--constant-fps", "--frames", "30",
+                                       "--to", "tcp://127.0.0.1:1?retry=off"], display: server.display)
         #expect(result.status == 74, "\(result.stderr)")
         #expect(result.stderr.contains("every output failed"))
     }

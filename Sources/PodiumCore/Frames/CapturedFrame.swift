@@ -1,11 +1,10 @@
 /// One picture taken from the screen: 32-bit BGRA rows (blue first in memory, alpha unspecified)
-/// in a pooled buffer, stamped with the pacing slot it was grabbed for.
+/// in a pooled buffer, stamped with the time it was grabbed.
 public struct CapturedFrame: Sendable {
     public var buffer: FrameBuffer
     public var size: PixelSize
     public var bytesPerRow: Int
-    /// The deadline of the slot the frame was grabbed for, on the pacing clock, in nanoseconds: on
-    /// the frame-rate grid, a little before the grab itself (which may wake late).
+    /// When the grab was issued, on `MonotonicClock`, in nanoseconds.
     public var captureTime: UInt64
     /// Counts grabbed frames from 0; gaps mean frames that were skipped.
     public var sequence: UInt64

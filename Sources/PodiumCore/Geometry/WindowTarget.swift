@@ -40,7 +40,8 @@ public struct WindowTarget: Hashable, Sendable {
             nil
         case .absent:
             monitor.map { selector in
-                let present = monitors.isEmpty ? "none" : monitors.map { "\($0.index) \($0.name)" }.joined(separator: ", ")
+                let present = monitors.isEmpty
+                    ? "none" : monitors.map { "\($0.index) \($0.name)" }.joined(separator: ", ")
                 return "monitor \(selector) is not on \(display) (there now: \(present))"
             } ?? "\(display) has no monitor besides the captured one"
         case .coversCapture(let chosen):

@@ -58,13 +58,15 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
                 switch key {
                 case "ttl":
                     guard Self.isMulticast(host) else {
-                        throw OptionParseError("?ttl= sets the hops of multicast datagrams; \(host) is not a multicast group")
+                        throw OptionParseError(
+                            "?ttl= sets the hops of multicast datagrams; \(host) is not a multicast group")
                     }
                     options.ttl = try Self.number(value, key: key, in: 1...255, meaning: "hops")
                 case "pkt_size":
                     let size = try Self.number(value, key: key, in: 188...65424, meaning: "bytes a datagram")
                     guard size % 188 == 0 else {
-                        throw OptionParseError("?pkt_size=\(size): a datagram carries whole 188-byte TS packets (1316 = 7 × 188)")
+                        throw OptionParseError(
+                            "?pkt_size=\(size): a datagram carries whole 188-byte TS packets (1316 = 7 × 188)")
                     }
                     options.packetSize = size
                 default:
@@ -88,11 +90,14 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
                 case ("retry", _):
                     throw OptionParseError("?retry=\(value): say ?retry=off to give up when the peer is not there")
                 default:
-                    throw OptionParseError("unknown option ?\(key) for tcp://; it takes ?listen, ?listen&max=N or ?retry=off")
+                    throw OptionParseError(
+                        "unknown option ?\(key) for tcp://; it takes ?listen, ?listen&max=N or ?retry=off")
                 }
             }
             if listen {
-                guard retries else { throw OptionParseError("?retry= is for tcp:// outputs that connect; ?listen waits for clients") }
+                guard retries else {
+                    throw OptionParseError("?retry= is for tcp:// outputs that connect; ?listen waits for clients")
+                }
                 self = .tcpListen(host: host, port: port, maxClients: maxClients ?? Self.defaultMaxClients)
             } else {
                 guard maxClients == nil else { throw OptionParseError("?max= goes with ?listen") }
@@ -186,7 +191,9 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         for field in query.split(separator: "&", omittingEmptySubsequences: false) {
             let pair = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = String(pair[0])
-            guard !key.isEmpty else { throw OptionParseError("an empty option after ? or &; \(scheme):// takes \(keys)") }
+            guard !key.isEmpty else {
+                throw OptionParseError("an empty option after ? or &; \(scheme):// takes \(keys)")
+            }
             guard seen.insert(key).inserted else { throw OptionParseError("?\(key) is given twice") }
             result.append((key, pair.count == 2 ? String(pair[1]) : ""))
         }
@@ -205,7 +212,9 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     public static func isMulticast(_ host: String) -> Bool {
         if host.lowercased().hasPrefix("ff") && host.contains(":") { return true }
         let parts = host.split(separator: ".")
-        guard parts.count == 4, let first = UInt8(parts[0]), parts.allSatisfy({ UInt8($0) != nil }) else { return false }
+        guard parts.count == 4, let first = UInt8(parts[0]), parts.allSatisfy({ UInt8($0) != nil }) else {
+            return false
+        }
         return (224...239).contains(first)
     }
 

@@ -127,9 +127,7 @@ public final class Pipeline: Sendable {
             let outcome: CaptureOutcome
             do {
                 // An unchanged screen is grabbed again only at the idle rate, so players and late joiners keep going.
-                // Stamped with its slot, on the frame-rate grid: a grab that woke late must not bunch up
-                // with the next one, or a player that rounds times to the frame rate sees two frames at once.
-                outcome = try capture.capture(sequence: sequence, time: slotTaken.deadline,
+                outcome = try capture.capture(sequence: sequence, time: grabStart,
                                               evenIfUnchanged: newReader || grabStart >= lastFrame + idleInterval)
             } catch {
                 fail(error)

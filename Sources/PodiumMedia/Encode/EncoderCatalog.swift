@@ -55,7 +55,9 @@ public enum EncoderCatalog {
     static func encoder(for settings: EncoderSettings) throws(PodiumError) -> UnsafePointer<AVCodec> {
         if let name = settings.encoderName {
             try validate(name: name, codec: settings.codec)
-            guard let encoder = avcodec_find_encoder_by_name(name) else { throw .unavailable("no encoder \(name) here") }
+            guard let encoder = avcodec_find_encoder_by_name(name) else {
+                throw .unavailable("no encoder \(name) here")
+            }
             return encoder
         }
         quietSVT()

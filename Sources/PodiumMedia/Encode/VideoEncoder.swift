@@ -173,7 +173,9 @@ public final class VideoEncoder: @unchecked Sendable {
             let result = avcodec_receive_packet(context, packet)
             if result == FFmpegError.tryAgain.code || result == FFmpegError.endOfFile.code { return }
             try check(result)
-            guard let payload = AVPacketPayload(movingFrom: packet) else { throw FFmpegError(code: cffmpeg_averror(ENOMEM)) }
+            guard let payload = AVPacketPayload(movingFrom: packet) else {
+                throw FFmpegError(code: cffmpeg_averror(ENOMEM))
+            }
             let pts = payload.packet.pointee.pts
             let isKeyframe = payload.packet.pointee.flags & AV_PKT_FLAG_KEY != 0
             emit(EncodedPacket(streamID: stream.id, presentationTime: pts, isKeyframe: isKeyframe, payload: payload))
@@ -204,7 +206,8 @@ public final class VideoEncoder: @unchecked Sendable {
         return FFmpegLog.quietly {
             guard let owned = OwnedCodecContext(encoder) else { return false }
             let context = owned.pointer
-            guard (try? configure(context, encoder: encoder, settings: probe, format: format, globalHeader: false)) != nil,
+            guard (try? configure(context, encoder: encoder, settings: probe, format: format,
+                                  globalHeader: false)) != nil,
                   (try? open(context, encoder: encoder)) != nil
             else { return false }
             endStream(context, sendingBlankFrame: true)

@@ -46,7 +46,8 @@ public final class MuxerOutput: PacketSink {
     /// Opens the destination for `streams` and writes the container's header; a TCP connect waits
     /// up to 5 s. Called by the hub as `run` subscribes this output.
     public func start(_ streams: [StreamDescription]) throws(PodiumError) {
-        guard let muxer = MuxerSink(url: url, route: route, streams: streams, interrupt: interrupt, client: client) else {
+        guard let muxer = MuxerSink(url: url, route: route, streams: streams, interrupt: interrupt,
+                                    client: client) else {
             throw .software("\(url): out of memory")
         }
         self.muxer = muxer

@@ -93,7 +93,9 @@ final class MuxerSink {
         }
         self.context = context
         for parameters in parameters {
-            guard let stream = avformat_new_stream(context, nil) else { throw .software("cannot add a stream to \(url)") }
+            guard let stream = avformat_new_stream(context, nil) else {
+                throw .software("cannot add a stream to \(url)")
+            }
             avcodec_parameters_copy(stream.pointee.codecpar, parameters)
         }
         for (index, description) in streams.enumerated() {

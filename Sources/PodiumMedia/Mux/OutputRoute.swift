@@ -43,7 +43,8 @@ extension SinkURL {
         case .file(let path, let container):
             let options: [(String, String)] = switch container {
             // Fragmented, so a run that is killed still leaves a playable file.
-            case .mp4: [("movflags", "frag_keyframe+empty_moov+default_base_moof"), ("frag_duration", "\(microseconds)")]
+            case .mp4:
+                [("movflags", "frag_keyframe+empty_moov+default_base_moof"), ("frag_duration", "\(microseconds)")]
             // A cluster starts at each keyframe too.
             case .matroska: [("cluster_time_limit", "\(microseconds / 1_000)")]
             case .mpegts, .flv: []

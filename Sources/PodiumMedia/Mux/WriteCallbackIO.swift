@@ -9,7 +9,8 @@ enum WriteCallbackIO {
 
     /// Makes the context, with `owner` (kept alive by the caller until `close`) as `write`'s opaque.
     /// - Returns: 0 or a negative AVERROR, as `avio_open2` does.
-    static func open(_ io: inout UnsafeMutablePointer<AVIOContext>?, size: Int, owner: AnyObject, write: Write) -> Int32 {
+    static func open(_ io: inout UnsafeMutablePointer<AVIOContext>?, size: Int, owner: AnyObject,
+                     write: Write) -> Int32 {
         guard let buffer = av_malloc(size) else { return cffmpeg_averror(ENOMEM) }
         let opaque = Unmanaged.passUnretained(owner).toOpaque()
         io = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 1, opaque, nil, write, nil)

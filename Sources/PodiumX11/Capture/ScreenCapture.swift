@@ -65,7 +65,8 @@ public final class ScreenCapture: FrameGrabber, @unchecked Sendable {
 
     /// Grabs one frame into a free buffer, when the screen changed or `evenIfUnchanged`.
     /// - Throws: 69 when the X server refused or went away.
-    public func capture(sequence: UInt64, time: UInt64, evenIfUnchanged: Bool = true) throws(PodiumError) -> CaptureOutcome {
+    public func capture(sequence: UInt64, time: UInt64, evenIfUnchanged: Bool = true)
+        throws(PodiumError) -> CaptureOutcome {
         do {
             return try grab(sequence: sequence, time: time, evenIfUnchanged: evenIfUnchanged)
         } catch {

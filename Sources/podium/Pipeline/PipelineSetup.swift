@@ -62,7 +62,8 @@ enum PipelineSetup {
             codec: encode.codec, encoderName: encode.encoder, size: size, framesPerSecond: fps.framesPerSecond,
             bitrate: encode.bitrate, keyframeInterval: encode.keyint, preset: encode.preset, scaleFilter: scale.scaleFilter
         )
-        let encoder = try VideoEncoder(settings: settings, sourceSize: region.size, globalHeader: outputs.contains(where: \.needsGlobalHeader))
+        let encoder = try VideoEncoder(settings: settings, sourceSize: region.size,
+                                       globalHeader: outputs.contains(where: \.needsGlobalHeader))
         // About two seconds of packets may wait for a slow output before it starts dropping.
         let capacity = max(8, 2 * fps.framesPerSecond)
         // A killed run loses at most this much of a recording.

@@ -113,7 +113,10 @@ final class WindowBranch: FrameBranch {
         }
         if presenter != nil, found?.rect == monitor?.rect { return }
         close()
-        guard let found else { return wait(spec.target.waitingReason(search, display: spec.display, monitors: layout.monitors) ?? "", pipeline) }
+        guard let found else {
+            let reason = spec.target.waitingReason(search, display: spec.display, monitors: layout.monitors)
+            return wait(reason ?? "", pipeline)
+        }
         open(on: found, connection: connection, pipeline)
     }
 
