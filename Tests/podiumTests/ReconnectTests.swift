@@ -50,7 +50,10 @@ import Testing
         }
         #expect(samples.contains { tcp($0)?["downSeconds"] is Double }, "an interval while reconnecting")
         let summary = try #require(samples.last)
-        #expect(tcp(summary)?["outages"] as? Int == 2, "not there at the start, and gone once")
+        // Not there at the start, gone once; and gone again if Podium saw the second peer stop
+        // before it was interrupted.
+        let outages = tcp(summary)?["outages"] as? Int ?? 0
+        #expect((2...3).contains(outages), "\(outages) outages")
         // Every frame encoded is in the recording, outages or not.
         let encoded = try #require(summary["frames"] as? Int)
         #expect(encoded >= 30 * 10, "about 3 + 3 + 2 + 3 s at 30 fps")
