@@ -32,6 +32,7 @@ let package = Package(
             providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswscale-dev"])]
         ),
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
+        .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
         .target(
             name: "PodiumCore",
             dependencies: [
@@ -40,7 +41,10 @@ let package = Package(
             ]
         ),
         .target(name: "PodiumX11", dependencies: ["PodiumCore", "CXCB", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "PodiumMedia", dependencies: ["PodiumCore", "CFFmpeg", "CYUV", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "PodiumMedia",
+            dependencies: ["PodiumCore", "CFFmpeg", "CYUV", "CSRT", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "podium",
             dependencies: [

@@ -50,7 +50,11 @@ enum Main {
             let exitCode = Podium.exitCode(for: error)
             guard exitCode != .success, !(error is ExitCode) else { Podium.exit(withError: error) }
             // ArgumentParser's message, on one line, without the usage block that follows it.
-            let message = Podium.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            var message = Podium.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            // It quotes the value it refused, which may be a URL with a stream key or passphrase.
+            for argument in CommandLine.arguments where SinkURL.redacted(argument) != argument {
+                message = message.replacingOccurrences(of: argument, with: SinkURL.redacted(argument))
+            }
             Console.say(message.replacingOccurrences(of: "Error: ", with: ""))
             code = exitCode.rawValue
         }

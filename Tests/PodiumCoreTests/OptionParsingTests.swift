@@ -99,9 +99,48 @@ import Testing
         #expect(try SinkURL(parsing: "udp://[::1]:5000") == .udp(host: "::1", port: 5000))
         #expect(try SinkURL(parsing: "udp://[::1]:5000").description == "udp://[::1]:5000")
         for bad in ["out", "out.avi", ".mkv", "udp://host", "udp://host:0", "udp://host:70000", "udp://:5000",
-                    "tcp://h:1?foo", "ftp://h:1", "srt://h:1", "http://x:80", "udp://h:5000?x=1"] {
+                    "tcp://h:1?foo", "ftp://h:1", "http://x:80", "udp://h:5000?x=1"] {
             #expect(throws: OptionParseError.self, "\(bad)") { try SinkURL(parsing: bad) }
         }
+    }
+
+    @Test func pushURLs() throws {
+        var srt = SinkURL.SRTOptions()
+        srt.passphrase = "0123456789"
+        srt.keyLength = 32
+        srt.latencyMilliseconds = 200
+        srt.streamID = "#!::r=live/talk,m=publish"
+        let full = "srt://h:9000?passphrase=0123456789&pbkeylen=32&latency=200&streamid=%23!::r=live/talk,m=publish"
+        #expect(try SinkURL(parsing: full) == .srt(host: "h", port: 9000, options: srt))
+        #expect(try SinkURL(parsing: full).description
+            == "srt://h:9000?passphrase=••••&pbkeylen=32&latency=200&streamid=••••")
+        #expect(try SinkURL(parsing: full).secrets == ["0123456789", "#!::r=live/talk,m=publish"])
+        #expect(try SinkURL(parsing: "srt://h:1?streamid=publish:talk").secrets == ["publish:talk"])
+        #expect(try SinkURL(parsing: "srt://0.0.0.0:1?mode=listener&retry=off").description
+            == "srt://0.0.0.0:1?mode=listener&retry=off")
+        let youtube = try SinkURL(parsing: "rtmps://a.rtmp.youtube.com/live2/abcd-efgh")
+        #expect(youtube == .rtmp(.init(secure: true, host: "a.rtmp.youtube.com", app: "live2", key: "abcd-efgh")))
+        #expect(youtube.description == "rtmps://a.rtmp.youtube.com/live2/••••")
+        // Some servers' keys carry a query; ?retry= is Podium's own.
+        let query = try SinkURL(parsing: "rtmp://h:1936/app/inst/KEY?s_bl=1&retry=off&a=2")
+        #expect(query == .rtmp(.init(host: "h", port: 1936, app: "app/inst", key: "KEY?s_bl=1&a=2", retries: false)))
+        #expect(query.description == "rtmp://h:1936/app/inst/••••?retry=off")
+        #expect(try SinkURL(parsing: "rtsp://[::1]/a/b?transport=udp")
+            == .rtsp(host: "::1", port: nil, path: "a/b", options: .init(transport: .udp)))
+        #expect(try SinkURL(parsing: "rtsp://h:8554/live").description == "rtsp://h:8554/live")
+        for bad in ["srt://h", "srt://h:1?latency=-1", "srt://h:1?passphrase=short", "srt://h?mode=rendezvous",
+                    "srt://h:1?mode=push", "srt://h:1?pbkeylen=20&passphrase=0123456789", "srt://h:1?pbkeylen=16",
+                    "srt://h:1?streamid=", "srt://h:1?passphrase=\(String(repeating: "x", count: 80))",
+                    "rtmp://h", "rtmp://h/live", "rtmp://h/live/", "rtmp:///live/k", "rtmp://h//k",
+                    "rtmp://h/live/k?retry=no", "rtsp://h", "rtsp://h/", "rtsp://h:1/x?transport=quic",
+                    "rtsp://h/x?foo=1", "http://h:1"] {
+            #expect(throws: OptionParseError.self, "\(bad)") { try SinkURL(parsing: bad) }
+        }
+        #expect(SinkURL.redacted("rtmp://h/live/SECRET?x=1") == "rtmp://h/live/••••")
+        #expect(SinkURL.redacted("rtmp://h/live") == "rtmp://h/live")
+        #expect(SinkURL.redacted("srt://h:1?mode=caller&passphrase=SECRET&streamid=S") ==
+            "srt://h:1?mode=caller&passphrase=••••&streamid=••••")
+        #expect(SinkURL.redacted("out.mkv") == "out.mkv")
     }
 
     @Test func monitors() throws {

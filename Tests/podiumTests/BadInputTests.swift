@@ -55,11 +55,27 @@ import Testing
                       "udp://239.1.1.1:5000?ttl=300", "udp://127.0.0.1:5000?ttl=3",
                       "udp://127.0.0.1:5000?pkt_size=1000",
                       "udp://127.0.0.1:5000?bogus=1", "tcp://127.0.0.1:9000?listen&max=0",
-                      "tcp://127.0.0.1:9000?listen&max=abc", "tcp://127.0.0.1:9000?retry=maybe"])
+                      "tcp://127.0.0.1:9000?listen&max=abc", "tcp://127.0.0.1:9000?retry=maybe",
+                      "srt://127.0.0.1:9000?latency=-1", "srt://127.0.0.1", "rtsp://127.0.0.1:8554/x?transport=quic",
+                      "rtsp://127.0.0.1:8554", "srt://127.0.0.1:9000?bogus=1"])
     func unusableOutputs(_ url: String) throws {
         let folder = try Tools.temporaryFolder()
         let result = try Tools.podium(["stream", "--to", url], display: ":0")
         try expectRefusal(result, status: 64, mentions: url, folder: folder)
+    }
+
+    /// A refused URL is quoted with its stream key or passphrase masked.
+    @Test(arguments: [
+        (["--to", "srt://127.0.0.1:9000?passphrase=tooShort1"], "srt://127.0.0.1:9000?passphrase=••••", "tooShort1"),
+        (["--codec", "vp9", "--to", "rtmp://127.0.0.1/live/SECRETKEY"], "RTMP carries H.264; pass --codec h264",
+         "SECRETKEY"),
+        (["--to", "rtmps://127.0.0.1/live/SECRETKEY?retry=maybe"], "rtmps://127.0.0.1/live/••••", "SECRETKEY"),
+    ])
+    func secretsAreMaskedInRefusals(arguments: [String], mentions: String, secret: String) throws {
+        let folder = try Tools.temporaryFolder()
+        let result = try Tools.podium(["stream"] + arguments, display: ":0")
+        try expectRefusal(result, status: 64, mentions: mentions, folder: folder)
+        #expect(!result.stderr.contains(secret), "\(result.stderr)")
     }
 
     /// One file, one writer: the same file under another spelling, through a symlink, or as `--stats-json`.

@@ -17,6 +17,9 @@ public struct PodiumError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let cannotCreate = ExitCode(rawValue: 73)
         /// Writing or sending failed for good (EX_IOERR).
         public static let io = ExitCode(rawValue: 74)
+        /// A server refused what Podium asked: a stream key, a passphrase, a path to publish
+        /// (EX_NOPERM).
+        public static let refused = ExitCode(rawValue: 77)
     }
 
     public var exitCode: ExitCode
@@ -34,4 +37,5 @@ public struct PodiumError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func cannotCreate(_ message: String) -> PodiumError { PodiumError(.cannotCreate, message) }
     public static func io(_ message: String) -> PodiumError { PodiumError(.io, message) }
     public static func software(_ message: String) -> PodiumError { PodiumError(.software, message) }
+    public static func refused(_ message: String) -> PodiumError { PodiumError(.refused, message) }
 }

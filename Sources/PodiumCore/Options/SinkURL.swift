@@ -9,6 +9,12 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     case tcp(host: String, port: Int, retries: Bool = true)
     /// MPEG-TS over TCP to every client that connects to `host:port`, up to `maxClients` at once.
     case tcpListen(host: String, port: Int, maxClients: Int)
+    /// MPEG-TS over SRT: a call to a listener at `host:port`, or a listener there (`?mode=listener`).
+    case srt(host: String, port: Int, options: SRTOptions)
+    /// FLV over RTMP or RTMPS, published to a media server's application under a stream key.
+    case rtmp(RTMPTarget)
+    /// RTSP push (ANNOUNCE, then RECORD) of `path` on the server at `host:port`.
+    case rtsp(host: String, port: Int?, path: String, options: RTSPOptions)
 
     /// What `udp://` takes after `?`.
     public struct DatagramOptions: Hashable, Sendable {
@@ -29,9 +35,11 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     /// How many clients a listener serves at once unless `?max=` says otherwise.
     public static let defaultMaxClients = 16
 
-    /// The file formats Podium writes, each named after libavformat's muxer.
+    /// The formats Podium writes, each named after libavformat's muxer.
     public enum Container: String, Hashable, Sendable, CaseIterable {
         case matroska, mp4, mpegts, flv
+        /// RTP sessions that libavformat's RTSP muxer sets up with the server itself.
+        case rtsp
 
         /// The extensions that select each container.
         public static let byExtension: [String: Container] = ["mkv": .matroska, "mp4": .mp4, "ts": .mpegts, "flv": .flv]
@@ -40,7 +48,8 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Reads `out.mkv`, `out.mp4`, `out.ts`, `out.flv`, `udp://host:port[?ttl=N&pkt_size=N]`,
-    /// `tcp://host:port[?retry=off]` or `tcp://host:port?listen[&max=N]`.
+    /// `tcp://host:port[?retry=off]`, `tcp://host:port?listen[&max=N]`, `srt://host:port[?…]`,
+    /// `rtmp[s]://host[:port]/app/key` or `rtsp://host[:port]/path[?…]`.
     public init(parsing text: String) throws(OptionParseError) {
         guard !text.isEmpty else { throw OptionParseError("expected a file or a URL") }
         let schemeAndRest = text.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
@@ -85,10 +94,8 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
                     listen = true
                 case ("max", _):
                     maxClients = try Self.number(value, key: key, in: 1...1000, meaning: "clients at once")
-                case ("retry", "off"), ("retry", "on"):
-                    retries = value == "on"
                 case ("retry", _):
-                    throw OptionParseError("?retry=\(value): say ?retry=off to give up when the peer is not there")
+                    retries = try Self.retries(value)
                 default:
                     throw OptionParseError(
                         "unknown option ?\(key) for tcp://; it takes ?listen, ?listen&max=N or ?retry=off")
@@ -105,13 +112,22 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
             }
         case "file":
             self = try Self.file(String(rest))
-        case "srt", "rtmp", "rtmps", "http", "https", "rtp", "rtsp":
-            throw OptionParseError("\(scheme):// is not supported yet; use a file, udp:// or tcp://")
+        case "srt":
+            self = try Self.srt(rest)
+        case "rtmp", "rtmps":
+            self = .rtmp(try RTMPTarget(parsing: rest, secure: scheme == "rtmps"))
+        case "rtsp":
+            self = try Self.rtsp(rest)
+        case "http", "https", "rtp":
+            throw OptionParseError("\(scheme):// is not supported yet; \(Self.supported)")
         default:
-            throw OptionParseError("unknown scheme \(scheme)://; use a file, udp:// or tcp://")
+            throw OptionParseError("unknown scheme \(scheme)://; \(Self.supported)")
         }
     }
 
+    private static let supported = "use a file, udp://, tcp://, srt://, rtmp://, rtmps:// or rtsp://"
+
+    /// The output as Podium names it in messages and statistics, its secrets masked (`••••`).
     public var description: String {
         switch self {
         case .file(let path, _): path
@@ -125,6 +141,35 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         case .tcpListen(let host, let port, let maxClients):
             "tcp://\(Self.bracketed(host)):\(port)?listen"
                 + (maxClients == Self.defaultMaxClients ? "" : "&max=\(maxClients)")
+        case .srt(let host, let port, let options):
+            "srt://\(Self.bracketed(host)):\(port)" + Self.query(options.describedFields)
+        case .rtmp(let target):
+            target.description
+        case .rtsp(let host, let port, let path, let options):
+            "rtsp://\(Self.authority(host, port))/\(path)" + Self.query([
+                options.transport == .tcp ? nil : "transport=\(options.transport)",
+                options.retries ? nil : "retry=off",
+            ])
+        }
+    }
+
+    /// Stream keys, passphrases and stream ids in this output: never shown, never logged.
+    public var secrets: [String] {
+        switch self {
+        case .file, .udp, .tcp, .tcpListen, .rtsp: []
+        case .srt(_, _, let options): [options.passphrase, options.streamID].compactMap { $0 }
+        case .rtmp(let target): [target.key]
+        }
+    }
+
+    /// Whether it connects to a server again after a fault (`?retry=off` says no).
+    public var retries: Bool {
+        switch self {
+        case .file, .udp, .tcpListen: false
+        case .tcp(_, _, let retries): retries
+        case .srt(_, _, let options): options.retries
+        case .rtmp(let target): target.retries
+        case .rtsp(_, _, _, let options): options.retries
         }
     }
 
@@ -132,7 +177,9 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     public var host: String? {
         switch self {
         case .file: nil
-        case .udp(let host, _, _), .tcp(let host, _, _), .tcpListen(let host, _, _): host
+        case .udp(let host, _, _), .tcp(let host, _, _), .tcpListen(let host, _, _), .srt(let host, _, _),
+             .rtsp(let host, _, _, _): host
+        case .rtmp(let target): target.host
         }
     }
 
@@ -154,36 +201,50 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         return .file(path: path, container: container)
     }
 
-    private static func hostPort(_ text: Substring) throws(OptionParseError) -> (String, Int, String?) {
-        var authority = text
-        var query: String?
-        if let mark = text.firstIndex(of: "?") {
-            authority = text[..<mark]
-            query = String(text[text.index(after: mark)...])
-        }
+    /// `HOST:PORT[?query]`: the host, the port and what follows `?`.
+    static func hostPort(_ text: Substring) throws(OptionParseError) -> (String, Int, String?) {
+        let (authority, query) = splitQuery(text)
+        let (host, port) = try hostAndPort(authority)
+        guard let port else { throw OptionParseError("expected HOST:PORT") }
+        return (host, port, query)
+    }
+
+    /// The text before `?`, and the text after it if there is a `?`.
+    static func splitQuery(_ text: Substring) -> (Substring, String?) {
+        guard let mark = text.firstIndex(of: "?") else { return (text, nil) }
+        return (text[..<mark], String(text[text.index(after: mark)...]))
+    }
+
+    /// `HOST`, `HOST:PORT`, `[IPv6]` or `[IPv6]:PORT`.
+    static func hostAndPort(_ authority: Substring) throws(OptionParseError) -> (String, Int?) {
         let host: Substring
-        let portText: Substring
+        var portText: Substring?
         if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]"), authority[authority.index(after: close)...].hasPrefix(":") else {
-                throw OptionParseError("expected [IPv6]:PORT")
-            }
+            guard let close = authority.firstIndex(of: "]") else { throw OptionParseError("expected [IPv6]:PORT") }
             host = authority[authority.index(after: authority.startIndex)..<close]
-            portText = authority[authority.index(close, offsetBy: 2)...]
-        } else {
-            guard let colon = authority.lastIndex(of: ":") else { throw OptionParseError("expected HOST:PORT") }
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { throw OptionParseError("expected [IPv6]:PORT") }
+                portText = after.dropFirst()
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
             host = authority[..<colon]
             portText = authority[authority.index(after: colon)...]
+        } else {
+            host = authority
         }
-        guard !host.isEmpty, !host.contains("/"), !host.contains("@") else { throw OptionParseError("expected HOST:PORT") }
+        guard !host.isEmpty, !host.contains("/"), !host.contains("@"), !host.contains(":") || authority.hasPrefix("[")
+        else { throw OptionParseError("expected HOST:PORT") }
+        guard let portText else { return (String(host), nil) }
         guard let port = Int(portText), (1...65535).contains(port) else {
             throw OptionParseError("the port must be a number from 1 to 65535")
         }
-        return (String(host), port, query)
+        return (String(host), port)
     }
 
     /// The `key=value` fields after `?`, in order; a key without `=` has the value "".
     /// - Throws: when a key comes twice or a field has no key.
-    private static func fields(_ query: String?, scheme: String, keys: String) throws(OptionParseError)
+    static func fields(_ query: String?, scheme: String, keys: String) throws(OptionParseError)
         -> [(key: String, value: String)] {
         guard let query else { return [] }
         var seen: Set<String> = []
@@ -200,7 +261,7 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         return result
     }
 
-    private static func number(_ value: String, key: String, in range: ClosedRange<Int>, meaning: String)
+    static func number(_ value: String, key: String, in range: ClosedRange<Int>, meaning: String)
         throws(OptionParseError) -> Int {
         guard let number = Int(value), range.contains(number) else {
             throw OptionParseError("?\(key)=\(value): expected \(range.lowerBound) to \(range.upperBound) \(meaning)")
@@ -218,10 +279,15 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         return (224...239).contains(first)
     }
 
-    private static func query(_ fields: [String?]) -> String {
+    static func query(_ fields: [String?]) -> String {
         let present = fields.compactMap { $0 }
         return present.isEmpty ? "" : "?" + present.joined(separator: "&")
     }
 
-    private static func bracketed(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
+    static func bracketed(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
+
+    /// `host`, or `host:port` when a port is given; IPv6 addresses in brackets.
+    static func authority(_ host: String, _ port: Int?) -> String {
+        bracketed(host) + (port.map { ":\($0)" } ?? "")
+    }
 }

@@ -9,7 +9,19 @@ public struct FFmpegError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let tryAgain = FFmpegError(code: cffmpeg_averror_eagain())
     public static let endOfFile = FFmpegError(code: cffmpeg_averror_eof())
     public static let exit = FFmpegError(code: cffmpeg_averror_exit())
-    public static let optionNotFound = FFmpegError(code: -0x5450_4FF8) // AVERROR_OPTION_NOT_FOUND, FFERRTAG(0xF8, "O", "P", "T")
+    public static let optionNotFound = FFmpegError(tag: 0xF8, "O", "P", "T")
+    /// What a server's 4xx answer (RTSP, HTTP) becomes: 400, 401, 403, 404 and the others.
+    static let clientErrors = ["400", "401", "403", "404", "4XX"].map { status in
+        let digits = Array(status.utf8)
+        return FFmpegError(tag: 0xF8, Unicode.Scalar(digits[0]), Unicode.Scalar(digits[1]), Unicode.Scalar(digits[2]))
+    }
+
+    /// `FFERRTAG(a, b, c, d)`, the C macro Swift does not import.
+    init(tag first: UInt8, _ second: Unicode.Scalar, _ third: Unicode.Scalar, _ fourth: Unicode.Scalar) {
+        let bytes = [UInt32(first), second.value, third.value, fourth.value]
+        let tag = bytes.enumerated().reduce(UInt32(0)) { $0 | $1.element << (8 * UInt32($1.offset)) }
+        code = -Int32(bitPattern: tag)
+    }
 
     /// FFmpeg's own wording for the code.
     ///

@@ -1,5 +1,6 @@
 import CFFmpeg
 public import Logging
+import PodiumCore
 import Synchronization
 
 /// Routes FFmpeg's own log lines into swift-log.
@@ -7,7 +8,7 @@ import Synchronization
 /// FFmpeg calls its log callback from its own threads (x264's, the muxers'), so the logger lives
 /// behind a lock, and each line is formatted by FFmpeg into a stack buffer first.
 public enum FFmpegLog {
-    private static let logger = Mutex<Logger?>(nil)
+    static let logger = Mutex<Logger?>(nil)
 
     /// Sends FFmpeg's messages at `level` and above to `logger`.
     ///
@@ -16,19 +17,61 @@ public enum FFmpegLog {
         self.logger.withLock { $0 = logger }
         av_log_set_level(ffmpegLevel(level))
         av_log_set_callback { context, level, format, arguments in
+            let transcript = FFmpegLog.transcript
             // A protocol's faults (a refused connection, a broken pipe) reach the user once, in
-            // Podium's words naming the output; FFmpeg's own line for each attempt is detail.
-            let level = FFmpegLog.isProtocol(context) ? max(level, AV_LOG_VERBOSE) : level
-            guard level <= av_log_get_level(), let format, let arguments else { return }
+            // Podium's words naming the output; FFmpeg's own line for each attempt is detail. So
+            // is what an output says while it opens: a server's refusal is quoted from it.
+            let level = FFmpegLog.isProtocol(context) || transcript != nil ? max(level, AV_LOG_VERBOSE) : level
+            guard level <= av_log_get_level() || transcript != nil, let format, let arguments else { return }
             var prefixState: Int32 = 1
             let line = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { buffer -> String in
-                av_log_format_line2(context, level, format, arguments, buffer.baseAddress, Int32(buffer.count), &prefixState)
-                return String(cString: buffer.baseAddress!)
+                guard let start = buffer.baseAddress else { return "" }
+                av_log_format_line2(context, level, format, arguments, start, Int32(buffer.count), &prefixState)
+                return String(cString: start)
             }
-            let message = line.trimmingTrailingNewlines()
+            let message = FFmpegLog.redacted(line.trimmingTrailingNewlines())
             guard !message.isEmpty else { return }
-            FFmpegLog.logger.withLock { $0 }?.log(level: FFmpegLog.swiftLogLevel(level), "\(message)", metadata: ["ffmpeg.level": "\(level)"])
+            transcript?.append(message)
+            guard level <= av_log_get_level() else { return }
+            FFmpegLog.logger.withLock { $0 }?.log(level: FFmpegLog.swiftLogLevel(level), "\(message)",
+                                                  metadata: ["ffmpeg.level": "\(level)"])
         }
+        SRTLog.install()
+    }
+
+    /// Strings that are never logged (stream keys, passphrases): each is replaced by `••••`.
+    private static let secrets = Mutex<[String]>([])
+
+    /// Adds `secrets` to what is masked in every message FFmpeg or libsrt logs.
+    public static func keepSecret(_ secrets: [String]) {
+        let added = secrets.filter { !$0.isEmpty }
+        guard !added.isEmpty else { return }
+        self.secrets.withLock { $0.append(contentsOf: added) }
+    }
+
+    /// `message` with every secret masked.
+    static func redacted(_ message: String) -> String {
+        secrets.withLock { secrets in
+            secrets.reduce(message) { $0.replacing($1, with: SinkURL.mask) }
+        }
+    }
+
+    /// The lines FFmpeg logs on this thread while `transcribing` runs.
+    @TaskLocal private static var transcript: Transcript?
+
+    /// Runs `body`, collecting what FFmpeg logs meanwhile on this thread instead of printing it:
+    /// an output that opens quotes a server's refusal in a message of its own.
+    static func transcribing<T>(_ body: () -> T) -> (T, [String]) {
+        let transcript = Transcript()
+        let result = $transcript.withValue(transcript) { body() }
+        return (result, transcript.lines)
+    }
+
+    /// Lines collected for one thread; appended from FFmpeg's log callback.
+    private final class Transcript: Sendable {
+        private let collected = Mutex<[String]>([])
+        func append(_ line: String) { collected.withLock { $0.append(line) } }
+        var lines: [String] { collected.withLock { $0 } }
     }
 
     /// Whether a log line comes from a protocol (`URLContext`): `tcp`, `udp`, `file`.

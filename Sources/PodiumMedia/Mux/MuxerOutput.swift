@@ -38,6 +38,7 @@ public final class MuxerOutput: PacketSink {
         isRequired = client == nil
         self.client = client.map { [interrupt] in SocketWriter(descriptor: $0, interrupt: interrupt) }
         queue = BoundedQueue(capacity: capacity)
+        FFmpegLog.keepSecret(url.secrets)
         var logger = logger
         logger[metadataKey: "sink.url"] = "\(url)"
         self.logger = logger
@@ -93,7 +94,9 @@ public final class MuxerOutput: PacketSink {
                 if firstAttempt { opened(error) }
                 firstAttempt = false
                 if interrupt.isRaised || ended.isRaised { return }
-                guard let retry = route.retry else { throw failed(error) }
+                // A server that refuses a first attempt (a wrong key) will refuse the next; one that
+                // took the stream before may still hold the last connection, so that is retried.
+                guard let retry = route.retry, error.exitCode != .refused || wasUp else { throw failed(error) }
                 counters.link.wentDown(at: clock.now())
                 counters.link.attemptFailed()
                 let failures = counters.link.failedAttempts.load(ordering: .relaxed)

@@ -18,6 +18,8 @@ final class MuxerSink {
     /// The time base each stream got from the muxer, which may differ from the encoder's.
     private var streamTimeBases: [AVRational] = []
     private var headerWritten = false
+    /// When this connection's first packet was taken, in microseconds of the stream's timeline.
+    private var origin: Int64?
     /// A client's connected socket that the muxer writes to instead of opening `url` (a listener's guest).
     private let client: SocketWriter?
     /// Spreads datagrams over each frame's interval, for a route that paces them.
@@ -118,22 +120,35 @@ final class MuxerSink {
         context.pointee.interrupt_callback = callback
 
         var io: UnsafeMutablePointer<AVIOContext>?
-        let opened: Int32
+        let rejectionsBefore = SRTLog.rejectionCount
+        var opened: Int32 = 0
+        var transcript: [String] = []
         switch (route.destination, client) {
         case (_, let client?):
             opened = client.open(&io)
         case (.libavformat(let address), nil):
-            opened = avio_open2(&io, address, AVIO_FLAG_WRITE, &context.pointee.interrupt_callback, &options)
+            (opened, transcript) = FFmpegLog.transcribing {
+                avio_open2(&io, address, AVIO_FLAG_WRITE, &context.pointee.interrupt_callback, &options)
+            }
+        case (.muxer(let address), nil):
+            // The muxer connects as it writes the header, below.
+            context.pointee.url = av_strdup(address)
         case (.clients, nil):
             throw .software("\(url): a listener's muxer needs a client")
         }
-        guard opened >= 0 else {
-            if opened == FFmpegError.exit.code { throw .io("\(url): stopped before it was opened") }
+        /// Why the connection (or file) could not be opened, in Podium's words or the server's.
+        func openingFailed(_ code: Int32) -> PodiumError {
+            if code == FFmpegError.exit.code { return .io("\(url): stopped before it was opened") }
             if let path = url.filePath {
-                throw .cannotCreate("--to '\(path)' cannot be created: \(FFmpegError(code: opened))")
+                return .cannotCreate("--to '\(path)' cannot be created: \(FFmpegError(code: code))")
             }
-            throw .io("cannot open \(url): \(FFmpegError(code: opened))")
+            if let reason = ServerRefusal.reason(for: url, code: code, transcript: transcript,
+                                                 srtRejection: SRTLog.rejection(since: rejectionsBefore)) {
+                return .refused("\(url): \(reason)")
+            }
+            return .io("cannot open \(url): \(FFmpegError(code: code))")
         }
+        guard opened >= 0 else { throw openingFailed(opened) }
         if route.pacesDatagrams, let inner = io, let rate = streams.first?.framesPerSecond {
             let pacer = DatagramPacer(inner: inner, datagramSize: route.datagramSize, framesPerSecond: rate,
                                       interrupt: interrupt)
@@ -142,9 +157,14 @@ final class MuxerSink {
             self.pacer = pacer
         }
         context.pointee.pb = io
-        let header = avformat_write_header(context, &options)
-        guard header >= 0 else {
-            throw .io("cannot write the \(muxerName) header to \(url): \(FFmpegError(code: header))")
+        if case .muxer = route.destination {
+            (opened, transcript) = FFmpegLog.transcribing { avformat_write_header(context, &options) }
+            guard opened >= 0 else { throw openingFailed(opened) }
+        } else {
+            let header = avformat_write_header(context, &options)
+            guard header >= 0 else {
+                throw .io("cannot write the \(muxerName) header to \(url): \(FFmpegError(code: header))")
+            }
         }
         headerWritten = true
         streamTimeBases = (0..<streams.count).map { context.pointee.streams[$0]?.pointee.time_base ?? AVRational() }
@@ -157,7 +177,16 @@ final class MuxerSink {
         guard let context, let payload = packet.payload as? AVPacketPayload,
               let index = streams.firstIndex(where: { $0.id == packet.streamID }) else { return }
         try check(av_packet_ref(outgoing, payload.packet))
-        av_packet_rescale_ts(outgoing, AVRational(num: 1, den: Int32(streams[index].timeScale)), streamTimeBases[index])
+        // Each connection's timeline starts at zero, as a fresh publisher's does: a media server
+        // that Podium connects to again would otherwise see the stream begin minutes in.
+        let timeBase = AVRational(num: 1, den: Int32(streams[index].timeScale))
+        let microsecond = AVRational(num: 1, den: 1_000_000)
+        let origin = self.origin ?? av_rescale_q(outgoing.pointee.dts, timeBase, microsecond)
+        self.origin = origin
+        let shift = av_rescale_q(origin, microsecond, timeBase)
+        outgoing.pointee.pts -= shift
+        outgoing.pointee.dts -= shift
+        av_packet_rescale_ts(outgoing, timeBase, streamTimeBases[index])
         outgoing.pointee.stream_index = Int32(index)
         pacer?.beginPacket(bytes: packet.size)
         try check(av_interleaved_write_frame(context, outgoing))

@@ -7,8 +7,11 @@ public import PodiumCore
 public struct OutputRoute: Sendable {
     /// Where the muxer's bytes go.
     enum Destination: Sendable {
-        /// A URL that libavformat's protocol layer opens (`file:`, `udp://`, `tcp://`).
+        /// A URL that libavformat's protocol layer opens (`file:`, `udp://`, `tcp://`, `srt://`, `rtmp://`).
         case libavformat(String)
+        /// A URL that the muxer itself connects to as it writes the header (RTSP sets up its own
+        /// RTP sessions).
+        case muxer(String)
         /// Sockets of clients that `ClientListener` admits, one muxer each.
         case clients
     }
@@ -47,7 +50,7 @@ extension SinkURL {
                 [("movflags", "frag_keyframe+empty_moov+default_base_moof"), ("frag_duration", "\(microseconds)")]
             // A cluster starts at each keyframe too.
             case .matroska: [("cluster_time_limit", "\(microseconds / 1_000)")]
-            case .mpegts, .flv: []
+            case .mpegts, .flv, .rtsp: []
             }
             return OutputRoute(container: container, destination: .libavformat("file:" + path), options: options,
                                opensLate: false, retry: nil, pacesDatagrams: false, datagramSize: 0)
@@ -65,6 +68,32 @@ extension SinkURL {
         case .tcpListen:
             return OutputRoute(container: .mpegts, destination: .clients, options: [], opensLate: true, retry: nil,
                                pacesDatagrams: false, datagramSize: 0)
+        case .srt(let host, let port, let srt):
+            // Options go beside the URL, not in it: a stream id may hold `#`, `&` or `=`, and
+            // libavformat would print a URL with the passphrase in it.
+            // Closing waits up to a second for what is still queued, as a TCP close would: libsrt's
+            // live mode would drop it, and the receiver's last frame with it.
+            var options = [("mode", srt.mode.rawValue), ("timeout", "5000000"), ("linger", "1")]
+            if let passphrase = srt.passphrase { options.append(("passphrase", passphrase)) }
+            if let keyLength = srt.keyLength { options.append(("pbkeylen", "\(keyLength)")) }
+            // libsrt counts latency in microseconds.
+            if let latency = srt.latencyMilliseconds { options.append(("latency", "\(latency * 1_000)")) }
+            if let streamID = srt.streamID { options.append(("streamid", streamID)) }
+            return OutputRoute(container: .mpegts, destination: .libavformat("srt://\(Self.authority(host, port))"),
+                               options: options, opensLate: true, retry: srt.retries ? Backoff() : nil,
+                               pacesDatagrams: false, datagramSize: 0)
+        case .rtmp(let target):
+            // The application and key are given as options, so an application of several levels
+            // is not split at the wrong slash, and the key stays out of the URL libavformat prints.
+            let options = [("rtmp_app", target.app), ("rtmp_playpath", target.key)]
+            return OutputRoute(container: .flv, destination: .libavformat(target.serverURL), options: options,
+                               opensLate: true, retry: target.retries ? Backoff() : nil, pacesDatagrams: false,
+                               datagramSize: 0)
+        case .rtsp(let host, let port, let path, let rtsp):
+            let options = [("rtsp_transport", rtsp.transport.rawValue), ("timeout", "5000000")]
+            let address = "rtsp://\(Self.authority(host, port ?? 554))/\(path)"
+            return OutputRoute(container: .rtsp, destination: .muxer(address), options: options, opensLate: true,
+                               retry: rtsp.retries ? Backoff() : nil, pacesDatagrams: false, datagramSize: 0)
         }
     }
 
@@ -83,8 +112,12 @@ extension SinkURL {
         guard let format = av_guess_format(container.muxerName, nil, nil) else {
             throw .unavailable("this FFmpeg has no \(container.muxerName) muxer")
         }
-        // MPEG-TS answers no codec query; it carries H.264 and HEVC with standard stream types.
-        let fits = container == .mpegts
+        if case .rtmp = self, codec != .h264 {
+            throw .usage("--codec \(codec) with --to \(self): RTMP carries H.264; pass --codec h264")
+        }
+        // MPEG-TS and RTSP answer no codec query; they carry H.264 and HEVC with standard stream
+        // types and RTP payload formats.
+        let fits = [.mpegts, .rtsp].contains(container)
             ? [.h264, .hevc].contains(codec)
             : avformat_query_codec(format, codec.codecID, FF_COMPLIANCE_NORMAL) == 1
         guard fits else {
@@ -104,6 +137,7 @@ extension SinkURL.Container {
         case .mp4: "MP4 (.mp4)"
         case .mpegts: "MPEG-TS"
         case .flv: "FLV (.flv)"
+        case .rtsp: "RTSP"
         }
     }
 }

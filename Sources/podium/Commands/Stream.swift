@@ -18,6 +18,16 @@ extension Podium {
                   tcp://HOST:PORT                      MPEG-TS to a listening peer; reconnects
                     ?retry=off                         (1, 2, 4 … 10 s apart) unless retry is off
                   tcp://HOST:PORT?listen               MPEG-TS to every client that connects (&max=16)
+                  srt://HOST:PORT                      MPEG-TS over SRT to a listener
+                    ?mode=listener                     or wait for a receiver to call
+                    ?latency=MS  ?passphrase=…         receiver's delay; AES, 10-79 characters
+                    ?streamid=…                        publish:PATH (MediaMTX), #!::r=…,m=publish
+                  rtmp://HOST[:PORT]/APP/KEY           FLV (H.264) to a media server; the key
+                  rtmps://HOST[:PORT]/APP/KEY          is shown as ••••
+                  rtsp://HOST[:PORT]/PATH              RTSP ANNOUNCE/RECORD, H.264 or HEVC
+                    ?transport=tcp|udp                 how RTP travels (tcp by default)
+                  tcp://, srt://, rtmp[s]:// and rtsp:// reconnect after a fault, 1, 2, 4 … 10 s
+                  apart; ?retry=off gives up at once. A server's refusal ends that output.
                   window[:MONITOR]                     a fullscreen window, as 'podium mirror' shows
 
                 Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops capture, flushes the encoder and \
@@ -30,6 +40,8 @@ extension Podium {
                   podium stream --region 800x600+100+100 --codec vp9 --to region.mkv
                   podium stream --to 'tcp://0.0.0.0:9000?listen' --to backup.ts
                   podium stream --to 'udp://239.0.0.1:5000?ttl=4' --to talk.mkv
+                  podium stream --bitrate 4M --to rtmp://live.example.com/app/KEY --to talk.mkv
+                  podium stream --to 'srt://server:8890?streamid=publish:talk&latency=200'
                 """
         )
 

@@ -176,7 +176,8 @@ final class EncodeBranch: FrameBranch {
     private func reportFailure(_ error: PodiumError, _ pipeline: Pipeline) {
         pipeline.logger.error("\(error.message)")
         if failedOutputs.add(1, ordering: .relaxed).newValue == requiredCount {
-            pipeline.fail(.io("every output failed; stopping"))
+            // The run ends with the last failure's code: 77 when a server refused, 74 for I/O.
+            pipeline.fail(PodiumError(error.exitCode, "every output failed; stopping"))
         }
     }
 }

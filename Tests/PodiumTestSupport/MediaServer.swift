@@ -1,0 +1,82 @@
+public import Foundation
+import Synchronization
+import Glibc
+
+/// nginx with libnginx-mod-rtmp, started by `Scripts/media-server` (and so with the configuration
+/// the README documents) on loopback ports of its own, in a folder of its own. Stopped when
+/// released.
+public final class MediaServer: Sendable {
+    public let rtmpPort: Int
+    public let httpPort: Int
+    /// The one stream key it accepts.
+    public let key: String
+    public let folder: URL
+    private let process: Mutex<RunningCommand?>
+
+    /// Where players and publishers connect for `key`.
+    public var publishURL: String { "rtmp://127.0.0.1:\(rtmpPort)/live/\(key)" }
+    /// The HLS playlist nginx writes for `key` while it is published.
+    public var playlistURL: String { "http://127.0.0.1:\(httpPort)/hls/\(key).m3u8" }
+
+    public init() throws {
+        rtmpPort = Tools.freePort()
+        httpPort = Tools.freePort()
+        key = "key\(UInt64.random(in: 1_000_000...9_999_999))"
+        folder = try Tools.temporaryFolder()
+        process = Mutex(nil)
+        try start()
+    }
+
+    deinit { stop() }
+
+    /// Starts nginx (again, after `stop`) and waits until it takes connections.
+    public func start() throws {
+        let script = Tools.repository.appendingPathComponent("Scripts/media-server").path
+        let server = try Tools.start(script, ["--rtmp-port", "\(rtmpPort)", "--http-port", "\(httpPort)",
+                                              "--key", key, "--dir", folder.path])
+        process.withLock { $0 = server }
+        try Tools.waitUntilListening(port: rtmpPort, process: server)
+        try Tools.waitUntilListening(port: httpPort, process: server)
+    }
+
+    /// Stops nginx at once (its fast shutdown): every connection is closed.
+    public func stop() {
+        guard let server = process.withLock({ current in defer { current = nil }; return current }) else { return }
+        _ = try? server.interrupt(timeout: 10)
+    }
+}
+
+extension Tools {
+    /// The repository's root folder.
+    public static var repository: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+    }
+
+    /// Waits until something accepts TCP connections on loopback at `port`.
+    public static func waitUntilListening(port: Int, process: RunningCommand? = nil,
+                                          timeout: TimeInterval = 10) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !acceptsConnections(port: port) {
+            guard Date() < deadline, process?.isRunning ?? true else {
+                throw TestFailure("nothing listens on port \(port); \(process?.stderrSoFar ?? "")")
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    private static func acceptsConnections(port: Int) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return false }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}
