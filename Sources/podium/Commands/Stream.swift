@@ -41,7 +41,7 @@ extension Podium {
                   podium stream --to 'tcp://0.0.0.0:9000?listen' --to backup.ts
                   podium stream --to 'udp://239.0.0.1:5000?ttl=4' --to talk.mkv
                   podium stream --bitrate 4M --to rtmp://live.example.com/app/KEY --to talk.mkv
-                  podium stream --to 'srt://server:8890?streamid=publish:talk&latency=200'
+                  podium stream --to 'srt://server:8890?streamid=publish:live/talk&latency=200'
                 """
         )
 
