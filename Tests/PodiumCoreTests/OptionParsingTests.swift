@@ -125,6 +125,12 @@ import Testing
         let query = try SinkURL(parsing: "rtmp://h:1936/app/inst/KEY?s_bl=1&retry=off&a=2")
         #expect(query == .rtmp(.init(host: "h", port: 1936, app: "app/inst", key: "KEY?s_bl=1&a=2", retries: false)))
         #expect(query.description == "rtmp://h:1936/app/inst/••••?retry=off")
+        let trusting = try SinkURL(parsing: "rtmps://h/a/k?ca=/etc/my%20ca.pem")
+        #expect(trusting == .rtmp(.init(secure: true, host: "h", app: "a", key: "k",
+                                        trustedCertificates: "/etc/my ca.pem")))
+        #expect(trusting.description == "rtmps://h/a/••••?ca=/etc/my ca.pem")
+        #expect(throws: OptionParseError.self) { try SinkURL(parsing: "rtmp://h/a/k?ca=/x.pem") }
+        #expect(throws: OptionParseError.self) { try SinkURL(parsing: "rtmps://h/a/k?ca=") }
         #expect(try SinkURL(parsing: "rtsp://[::1]/a/b?transport=udp")
             == .rtsp(host: "::1", port: nil, path: "a/b", options: .init(transport: .udp)))
         #expect(try SinkURL(parsing: "rtsp://h:8554/live").description == "rtsp://h:8554/live")

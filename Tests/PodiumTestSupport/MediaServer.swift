@@ -80,3 +80,44 @@ extension Tools {
         }
     }
 }
+
+/// TLS in front of a plain TCP server: nginx's stream proxy with a certificate made for
+/// 127.0.0.1 by `openssl`, so `rtmps://` reaches `MediaServer`. Stopped when released.
+public final class TLSFront: Sendable {
+    public let port: Int
+    /// The self-made certificate, which is also its own authority.
+    public let certificate: String
+    private let process: RunningCommand
+
+    public init(forwardingTo target: Int) throws {
+        port = Tools.freePort()
+        let folder = try Tools.temporaryFolder()
+        certificate = folder.appendingPathComponent("cert.pem").path
+        let made = try Tools.run("openssl", [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", folder.appendingPathComponent("key.pem").path,
+            "-out", certificate,
+        ])
+        guard made.status == 0 else { throw TestFailure("openssl: \(made.stderr)") }
+        let configuration = """
+            load_module /usr/lib/nginx/modules/ngx_stream_module.so;
+            daemon off;
+            pid tls.pid;
+            events { worker_connections 64; }
+            stream {
+                server {
+                    listen 127.0.0.1:\(port) ssl;
+                    ssl_certificate cert.pem;
+                    ssl_certificate_key key.pem;
+                    proxy_pass 127.0.0.1:\(target);
+                }
+            }
+            """
+        let file = folder.appendingPathComponent("tls.conf")
+        try configuration.write(to: file, atomically: true, encoding: .utf8)
+        process = try Tools.start("nginx", ["-p", folder.path + "/", "-c", file.path, "-e", "stderr"])
+        try Tools.waitUntilListening(port: port, process: process)
+    }
+
+    deinit { _ = try? process.interrupt(timeout: 10) }
+}

@@ -70,6 +70,8 @@ import Testing
         (["--codec", "vp9", "--to", "rtmp://127.0.0.1/live/SECRETKEY"], "RTMP carries H.264; pass --codec h264",
          "SECRETKEY"),
         (["--to", "rtmps://127.0.0.1/live/SECRETKEY?retry=maybe"], "rtmps://127.0.0.1/live/••••", "SECRETKEY"),
+        (["--to", "rtmps://127.0.0.1/live/SECRETKEY?ca=/no/such.pem"], "cannot read the certificate authorities",
+         "SECRETKEY"),
     ])
     func secretsAreMaskedInRefusals(arguments: [String], mentions: String, secret: String) throws {
         let folder = try Tools.temporaryFolder()

@@ -50,6 +50,9 @@ import Testing
     }
 
     // MARK: RTMP
+    //
+    // A player of RTMP is told to expect audio as well (libavformat's RTMP client makes up an FLV
+    // header saying so), and probes 5 s for it unless told to stop sooner: hence -analyzeduration.
 
     /// One push, read back three ways while it runs: ffprobe and GStreamer play it over RTMP, and
     /// ffmpeg reads nginx's HLS playlist over HTTP.
@@ -62,7 +65,8 @@ import Testing
         try run.waitForStderr(containing: "capturing")
         Thread.sleep(forTimeInterval: 2)
 
-        let probe = try Tools.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,width,height",
+        let probe = try Tools.run("ffprobe", ["-v", "error", "-analyzeduration", "1000000",
+                                              "-show_entries", "stream=codec_name,width,height",
                                               "-of", "csv=p=0", nginx.publishURL], timeout: 20)
         #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,320,240", "\(probe)")
         // Thirty decoded pictures, then the end of the stream: a decoder that got nothing never ends.
@@ -104,6 +108,29 @@ import Testing
         let alone = try stage.stream(["--duration", "10s", "--to", wrong]).wait(timeout: 30)
         #expect(alone.status == 77, "\(alone.stderr)")
         #expect(alone.stderr.contains(refusal) && !alone.stderr.contains(nginx.key), "\(alone.stderr)")
+    }
+
+    /// RTMPS checks the server's certificate: one of the server's own making is refused unless
+    /// `?ca=` names it, and then the stream gets through.
+    @Test func rtmpsTrustsOnlyACertificateThatChecksOut() throws {
+        let stage = try Stage()
+        defer { stage.stop() }
+        let nginx = try MediaServer()
+        let tls = try TLSFront(forwardingTo: nginx.rtmpPort)
+        let url = "rtmps://127.0.0.1:\(tls.port)/live/\(nginx.key)"
+        let refused = try stage.stream(["--duration", "3s", "--to", url]).wait(timeout: 30)
+        #expect(refused.status == 77, "\(refused.stderr)")
+        let refusal = "rtmps://127.0.0.1:\(tls.port)/live/••••: the server's certificate is not trusted"
+        #expect(refused.stderr.contains(refusal), "\(refused.stderr)")
+        let run = try stage.stream(["--duration", "6s", "--keyint", "1s", "--to", url + "?ca=\(tls.certificate)"])
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 1)
+        let probe = try Tools.run("ffprobe", ["-v", "error", "-analyzeduration", "1000000",
+                                              "-show_entries", "stream=codec_name,width,height",
+                                              "-of", "csv=p=0", nginx.publishURL], timeout: 20)
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,320,240", "\(probe)")
+        let result = try run.wait(timeout: 30)
+        #expect(result.status == 0 && !result.stderr.contains(nginx.key), "\(result.stderr)")
     }
 
     /// nginx stops 3 s into a 16 s run and starts again 3 s later: Podium reconnects, the second

@@ -51,19 +51,24 @@ extension SinkURL {
         public var key: String
         /// Connect again after a fault (`?retry=off`: give up at once).
         public var retries: Bool
+        /// For RTMPS, a PEM file of the certificate authorities to trust instead of the system's
+        /// (`?ca=FILE`): a server with a certificate of its own making.
+        public var trustedCertificates: String?
 
         public init(secure: Bool = false, host: String, port: Int? = nil, app: String, key: String,
-                    retries: Bool = true) {
+                    retries: Bool = true, trustedCertificates: String? = nil) {
             self.secure = secure
             self.host = host
             self.port = port
             self.app = app
             self.key = key
             self.retries = retries
+            self.trustedCertificates = trustedCertificates
         }
 
-        /// Reads what follows `rtmp://`: `HOST[:PORT]/APP/KEY`, then `?retry=off`; any other field
-        /// after `?` belongs to the stream key, as some servers' keys carry one.
+        /// Reads what follows `rtmp://`: `HOST[:PORT]/APP/KEY`, then `?retry=off` and (RTMPS)
+        /// `?ca=FILE`; any other field after `?` belongs to the stream key, as some servers' keys
+        /// carry one.
         init(parsing text: Substring, secure: Bool) throws(OptionParseError) {
             let scheme = secure ? "rtmps" : "rtmp"
             let missingPath = OptionParseError(
@@ -75,17 +80,24 @@ extension SinkURL {
                                                                         omittingEmptySubsequences: false)
             guard levels.count >= 2, levels.allSatisfy({ !$0.isEmpty }) else { throw missingPath }
             var retries = true
+            var trustedCertificates: String?
             var keyQuery: [Substring] = []
             for field in query.map({ $0.split(separator: "&", omittingEmptySubsequences: false) }) ?? [] {
                 if field.hasPrefix("retry=") {
                     retries = try SinkURL.retries(String(field.dropFirst("retry=".count)))
+                } else if field.hasPrefix("ca=") {
+                    guard secure else { throw OptionParseError("?ca= names the authorities rtmps:// trusts") }
+                    trustedCertificates = try SinkURL.decoded(String(field.dropFirst("ca=".count)), key: "ca")
+                    guard trustedCertificates?.isEmpty == false else {
+                        throw OptionParseError("?ca= needs a PEM file of certificate authorities")
+                    }
                 } else {
                     keyQuery.append(field)
                 }
             }
             let key = String(levels[levels.count - 1]) + (keyQuery.isEmpty ? "" : "?" + keyQuery.joined(separator: "&"))
             self.init(secure: secure, host: host, port: port, app: levels.dropLast().joined(separator: "/"), key: key,
-                      retries: retries)
+                      retries: retries, trustedCertificates: trustedCertificates)
         }
 
         public var scheme: String { secure ? "rtmps" : "rtmp" }
@@ -93,7 +105,10 @@ extension SinkURL {
         /// The server's address and application, without the key: `rtmp://host:1935/live`.
         public var serverURL: String { "\(scheme)://\(SinkURL.authority(host, port))/\(app)" }
 
-        public var description: String { "\(serverURL)/\(SinkURL.mask)" + (retries ? "" : "?retry=off") }
+        public var description: String {
+            "\(serverURL)/\(SinkURL.mask)"
+                + SinkURL.query([retries ? nil : "retry=off", trustedCertificates.map { "ca=\($0)" }])
+        }
     }
 
     /// What `rtsp://` takes after `?`.
@@ -219,7 +234,7 @@ extension SinkURL {
     }
 
     /// A field's value with `%XX` escapes decoded, so `#`, `&` and `=` can be given.
-    private static func decoded(_ value: String, key: String) throws(OptionParseError) -> String {
+    static func decoded(_ value: String, key: String) throws(OptionParseError) -> String {
         guard let decoded = value.removingPercentEncoding else {
             throw OptionParseError("?\(key)=: a % must start an escape such as %23 or %26")
         }

@@ -118,7 +118,8 @@ public final class MuxerOutput: PacketSink {
             let finishFault = finishMuxer()
             guard let error = fault ?? finishFault else { return }
             if ended.isRaised || interrupt.isRaised || route.retry == nil { throw failed(error) }
-            logger.warning("\(error.message); reconnecting")
+            // A listener does not reconnect: it waits for the next receiver to call.
+            logger.warning("\(error.message); \(route.listens ? "waiting for another receiver" : "reconnecting")")
             counters.link.wentDown(at: clock.now())
             queue.removeAll()
         }

@@ -32,6 +32,8 @@ public struct OutputRoute: Sendable {
     let pacesDatagrams: Bool
     /// Bytes in each datagram, for outputs that pace them.
     let datagramSize: Int
+    /// Whether it waits for a receiver to call (SRT's listener mode) rather than calling one.
+    var listens = false
 }
 
 extension SinkURL {
@@ -81,11 +83,17 @@ extension SinkURL {
             if let streamID = srt.streamID { options.append(("streamid", streamID)) }
             return OutputRoute(container: .mpegts, destination: .libavformat("srt://\(Self.authority(host, port))"),
                                options: options, opensLate: true, retry: srt.retries ? Backoff() : nil,
-                               pacesDatagrams: false, datagramSize: 0)
+                               pacesDatagrams: false, datagramSize: 0, listens: srt.mode == .listener)
         case .rtmp(let target):
             // The application and key are given as options, so an application of several levels
             // is not split at the wrong slash, and the key stays out of the URL libavformat prints.
-            let options = [("rtmp_app", target.app), ("rtmp_playpath", target.key)]
+            var options = [("rtmp_app", target.app), ("rtmp_playpath", target.key)]
+            // RTMPS checks the server's certificate, so a stream key goes only to the server it is
+            // meant for (libavformat's TLS trusts any certificate unless told to verify).
+            if target.secure {
+                options.append(("tls_verify", "1"))
+                if let authorities = target.trustedCertificates { options.append(("ca_file", authorities)) }
+            }
             return OutputRoute(container: .flv, destination: .libavformat(target.serverURL), options: options,
                                opensLate: true, retry: target.retries ? Backoff() : nil, pacesDatagrams: false,
                                datagramSize: 0)

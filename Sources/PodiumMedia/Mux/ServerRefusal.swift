@@ -16,6 +16,11 @@ enum ServerRefusal {
         case .srt:
             return srtRejection.map { "the listener rejected the connection: \($0)" }
         case .rtmp:
+            // RTMPS: a key is not sent to a server whose certificate does not check out.
+            if ["Peer certificate failed verification", "Unable to verify peer certificate"]
+                .contains(where: { line(from: $0, in: transcript) != nil }) {
+                return "the server's certificate is not trusted here (?ca=FILE trusts the authorities in FILE)"
+            }
             // Servers that say why answer the publish command with an error and a description.
             let marker = "Server error: "
             if let said = line(from: marker, in: transcript) {

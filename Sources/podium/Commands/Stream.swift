@@ -23,7 +23,8 @@ extension Podium {
                     ?latency=MS  ?passphrase=…         receiver's delay; AES, 10-79 characters
                     ?streamid=…                        publish:PATH (MediaMTX), #!::r=…,m=publish
                   rtmp://HOST[:PORT]/APP/KEY           FLV (H.264) to a media server; the key
-                  rtmps://HOST[:PORT]/APP/KEY          is shown as ••••
+                  rtmps://HOST[:PORT]/APP/KEY          is shown as ••••; RTMPS checks the server's
+                    ?ca=FILE                           certificate (FILE: authorities to trust)
                   rtsp://HOST[:PORT]/PATH              RTSP ANNOUNCE/RECORD, H.264 or HEVC
                     ?transport=tcp|udp                 how RTP travels (tcp by default)
                   tcp://, srt://, rtmp[s]:// and rtsp:// reconnect after a fault, 1, 2, 4 … 10 s

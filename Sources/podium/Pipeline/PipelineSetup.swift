@@ -23,6 +23,11 @@ enum PipelineSetup {
         }
         try OutputCheck.distinct(written)
         for url in outputs { try NetworkAddress.resolve(url) }
+        for case .rtmp(let target) in outputs {
+            if let authorities = target.trustedCertificates, !FileManager.default.isReadableFile(atPath: authorities) {
+                throw .usage("--to '\(target)': cannot read the certificate authorities in '\(authorities)'")
+            }
+        }
         for file in written { try OutputCheck.creatable(file.path, flag: file.flag, overwrite: run.overwrite) }
     }
 
