@@ -49,6 +49,14 @@ import Testing
         #expect(count >= frames, "\(path): \(count) frames", sourceLocation: sourceLocation)
     }
 
+    /// What ffprobe finds playing `url` over RTMP: `codec,width,height`.
+    private func playedStream(_ url: String) throws -> String {
+        let probe = try Tools.run("ffprobe", ["-v", "error", "-analyzeduration", "1000000",
+                                              "-show_entries", "stream=codec_name,width,height",
+                                              "-of", "csv=p=0", url], timeout: 20)
+        return probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     // MARK: RTMP
     //
     // A player of RTMP is told to expect audio as well (libavformat's RTMP client makes up an FLV
@@ -65,10 +73,7 @@ import Testing
         try run.waitForStderr(containing: "capturing")
         Thread.sleep(forTimeInterval: 2)
 
-        let probe = try Tools.run("ffprobe", ["-v", "error", "-analyzeduration", "1000000",
-                                              "-show_entries", "stream=codec_name,width,height",
-                                              "-of", "csv=p=0", nginx.publishURL], timeout: 20)
-        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,320,240", "\(probe)")
+        #expect(try playedStream(nginx.publishURL) == "h264,320,240")
         // Thirty decoded pictures, then the end of the stream: a decoder that got nothing never ends.
         let gstreamer = try Tools.run("gst-launch-1.0", [
             "-q", "rtmp2src", "location=\(nginx.publishURL)", "!", "flvdemux", "!", "h264parse", "!", "avdec_h264",
@@ -125,10 +130,7 @@ import Testing
         let run = try stage.stream(["--duration", "6s", "--keyint", "1s", "--to", url + "?ca=\(tls.certificate)"])
         try run.waitForStderr(containing: "capturing")
         Thread.sleep(forTimeInterval: 1)
-        let probe = try Tools.run("ffprobe", ["-v", "error", "-analyzeduration", "1000000",
-                                              "-show_entries", "stream=codec_name,width,height",
-                                              "-of", "csv=p=0", nginx.publishURL], timeout: 20)
-        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,320,240", "\(probe)")
+        #expect(try playedStream(nginx.publishURL) == "h264,320,240")
         let result = try run.wait(timeout: 30)
         #expect(result.status == 0 && !result.stderr.contains(nginx.key), "\(result.stderr)")
     }
