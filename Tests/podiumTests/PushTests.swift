@@ -214,8 +214,9 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let decoded = try gstreamer.wait(timeout: 10)
         #expect(decoded.status == 0, "GStreamer decodes 60 pictures: \(decoded.stderr)")
-        let received = try transmit.wait(timeout: 10)
-        #expect(received.status == 0, "\(received.stderr)")
+        // Its status is not Podium's outcome: on a busy machine the hang-up can outlast libsrt's
+        // linger and reach it as "Connection was broken" (255). What it wrote is.
+        _ = try transmit.wait(timeout: 10)
         // Up to 150 frames sent; the receiver holds the last second (the latency) when Podium hangs
         // up, and a busy machine slows the scene.
         try expectDecodes(stage.path("srt.ts"), frames: 60)
