@@ -17,7 +17,7 @@ struct BenchReportTests {
                                      presentedFPS: nil, frames: Int(fps * 5), drops: .init(skipped: 7, noBuffer: 1, encoder: 2, sinks: 0),
                                      mbps: fps / 10, cpuCores: cpu,
                                      stages: .init(grab: times(0.5), convert: times(1), encode: times(4), send: .empty, present: .empty, latency: times(6)),
-                                     sinks: [])
+                                     renditions: [], sinks: [])
             return BenchRow(target: target, sample: sample, xServerCores: 0.1)
         }
         return BenchReport(source: ":1 1920x1080+0+0 with MIT-SHM (scene video)", encoding: "1920x1080 h264 libx264 ultrafast", seconds: 5,

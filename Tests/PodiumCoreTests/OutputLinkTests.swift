@@ -41,7 +41,7 @@ import Testing
             presentedFPS: nil, frames: 30, drops: .init(skipped: 0, noBuffer: 0, encoder: 0, sinks: 0), mbps: 1,
             cpuCores: 0.1, stages: .init(grab: .empty, convert: .empty, encode: .empty, send: .empty, present: .empty,
                                          latency: .empty),
-            sinks: [sink])
+            renditions: [], sinks: [sink])
         #expect(sample.line.hasSuffix("tcp://h:1 reconnecting (2nd try, down 4.0 s)"), "\(sample.line)")
         sample.kind = "summary"
         #expect(sample.line.hasSuffix("tcp://h:1 2 outages, 6.5 s lost"), "\(sample.line)")

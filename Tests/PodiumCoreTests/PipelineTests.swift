@@ -122,11 +122,14 @@ final class FakeClock: PacingClock {
 
 @Suite struct StatsTests {
     @Test func intervalAndSummaryArithmetic() {
-        let counters = PipelineCounters(targetFPS: 30, sinkURLs: ["a.mkv", "udp://h:1"])
+        let counters = PipelineCounters(targetFPS: 30, sinkURLs: ["a.mkv", "udp://h:1"],
+                                        renditions: [(name: "1280x720", outputs: ["a.mkv", "udp://h:1"])])
+        let rendition = counters.renditions[0]
         var sampler = StatsSampler(counters: counters, time: 0, cpu: 0)
         counters.captured.add(31, ordering: .relaxed)
         counters.encoded.add(30, ordering: .relaxed)
-        counters.encodedBytes.add(500_000, ordering: .relaxed)
+        rendition.encoded.add(30, ordering: .relaxed)
+        rendition.bytes.add(500_000, ordering: .relaxed)
         counters.skipped.add(2, ordering: .relaxed)
         counters.encodeDropped.add(1, ordering: .relaxed)
         counters.sinks[1].dropped.add(4, ordering: .relaxed)
@@ -143,6 +146,7 @@ final class FakeClock: PacingClock {
         #expect(abs(first.stages.convert.p95 - 95) < 0.5)
 
         counters.encoded.add(30, ordering: .relaxed)
+        rendition.encoded.add(30, ordering: .relaxed)
         let second = sampler.interval(time: 3_000_000_000, cpu: 1_500_000_000)
         #expect(second.encodedFPS == 30)
         #expect(second.drops.total == 0)
@@ -154,5 +158,35 @@ final class FakeClock: PacingClock {
         #expect(summary.encodedFPS == 20)
         #expect(summary.stages.convert.count == 100, "the run keeps every measurement")
         #expect(summary.line.contains("fps 20.0/30"))
+        #expect(summary.renditions.map(\.name) == ["1280x720"])
+    }
+
+    @Test func severalEncodersShowTheSlowestAndAddUp() {
+        let counters = PipelineCounters(targetFPS: 30, sinkURLs: ["a.mkv", "b.mkv"],
+                                        renditions: [(name: "1920x1080", outputs: ["a.mkv"]),
+                                                     (name: "640x360", outputs: ["b.mkv"])])
+        let (large, small) = (counters.renditions[0], counters.renditions[1])
+        var sampler = StatsSampler(counters: counters, time: 0, cpu: 0)
+        counters.encoded.add(30, ordering: .relaxed)
+        large.encoded.add(27, ordering: .relaxed)
+        large.dropped.add(3, ordering: .relaxed)
+        small.encoded.add(30, ordering: .relaxed)
+        large.bytes.add(1_000_000, ordering: .relaxed)
+        small.bytes.add(125_000, ordering: .relaxed)
+        for _ in 0..<10 {
+            large.encode.record(nanoseconds: 20_000_000)
+            small.encode.record(nanoseconds: 2_000_000)
+            small.scale.record(nanoseconds: 500_000)
+        }
+        let sample = sampler.interval(time: 1_000_000_000, cpu: 0)
+        #expect(sample.encodedFPS == 27, "the slowest encoder's rate")
+        #expect(sample.mbps == 9, "every encoder's bytes")
+        #expect(sample.drops.encoder == 3)
+        #expect(abs(sample.stages.encode.p50 - 20) < 0.5, "the slowest encoder's times")
+        #expect(sample.line.contains("enc(1920x1080) 20.0/"), "\(sample.line)")
+        #expect(sample.renditions.map(\.dropped) == [3, 0])
+        #expect(sample.renditionLines[1].hasPrefix("640x360: 30.0 fps, 0 dropped, 1.00 Mbit/s, ms p50/p95 scale 0.5/"),
+                "\(sample.renditionLines)")
+        #expect(sample.renditionLines[1].hasSuffix("; to b.mkv"))
     }
 }

@@ -1,6 +1,16 @@
 extension BenchReport {
     /// The columns of the table and the CSV file, and how each row fills them.
-    private static let columns: [(table: String, csv: String, value: @Sendable (BenchRow) -> String)] = [
+    private typealias Column = (table: String, csv: String, value: @Sendable (BenchRow) -> String)
+
+    /// With a ladder, which encoders each row ran and what scaling for the smaller ones cost.
+    private var columns: [Column] {
+        guard rows.contains(where: { $0.renditions.count > 1 }) else { return Self.columns }
+        let ladder: [Column] = [("encoders", "encoders", \.ladder),
+                                ("scale ms p50", "scale_ms_p50", { $0.scaleMilliseconds.fixed(2) })]
+        return [Self.columns[0]] + ladder + Self.columns.dropFirst()
+    }
+
+    private static let columns: [Column] = [
         ("target", "target_fps", \.target),
         ("fps", "achieved_fps", { $0.achievedFPS.fixed(1) }),
         ("grabbed", "captured_fps", { $0.capturedFPS.fixed(1) }),
@@ -21,8 +31,9 @@ extension BenchReport {
 
     /// A table for people: a heading line, then right-aligned columns.
     public var table: String {
-        let cells = [Self.columns.map(\.table)] + rows.map { row in Self.columns.map { $0.value(row) } }
-        let widths = Self.columns.indices.map { column in cells.map { $0[column].count }.max() ?? 0 }
+        let columns = columns
+        let cells = [columns.map(\.table)] + rows.map { row in columns.map { $0.value(row) } }
+        let widths = columns.indices.map { column in cells.map { $0[column].count }.max() ?? 0 }
         let lines = cells.map { line in
             zip(line, widths).map { String(repeating: " ", count: $1 - $0.count) + $0 }.joined(separator: "  ")
         }
@@ -31,8 +42,9 @@ extension BenchReport {
 
     /// Comma-separated values with a header line; percentile groups become one column each.
     public var csv: String {
-        let header = Self.columns.map(\.csv).joined(separator: ",")
-        let lines = rows.map { row in Self.columns.map { $0.value(row).replacingSlashes() }.joined(separator: ",") }
+        let columns = columns
+        let header = columns.map(\.csv).joined(separator: ",")
+        let lines = rows.map { row in columns.map { $0.value(row).replacingSlashes() }.joined(separator: ",") }
         return ([header] + lines).joined(separator: "\n") + "\n"
     }
 }

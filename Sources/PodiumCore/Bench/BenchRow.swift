@@ -20,6 +20,14 @@ public struct BenchRow: Sendable, Codable, Equatable {
     /// From a frame's grab to its packet leaving the encoder.
     public var latency: StageTimes
     public var mbps: Double
+    /// Each encoder (several with `podium bench --ladder`).
+    public var renditions: [StatsSample.Rendition]
+
+    /// The encoders' sizes, such as `1920x1080+1280x720`.
+    public var ladder: String { renditions.map(\.name).joined(separator: "+") }
+
+    /// Scaling for the smaller encoders together: the sum of their medians, in milliseconds.
+    public var scaleMilliseconds: Double { renditions.reduce(0) { $0 + $1.scale.p50 } }
 
     public init(target: BenchRate, sample: StatsSample, xServerCores: Double?) {
         self.target = target.description
@@ -35,6 +43,7 @@ public struct BenchRow: Sendable, Codable, Equatable {
         encode = sample.stages.encode
         latency = sample.stages.latency
         mbps = sample.mbps
+        renditions = sample.renditions
     }
 }
 

@@ -15,6 +15,9 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     case rtmp(RTMPTarget)
     /// RTSP push (ANNOUNCE, then RECORD) of `path` on the server at `host:port`.
     case rtsp(host: String, port: Int?, path: String, options: RTSPOptions)
+    /// HTTP Live Streaming written to a folder: a master playlist at `path`, and a media playlist
+    /// with its segments for each variant of the ladder beside it.
+    case hls(path: String, options: HLSOptions)
 
     /// What `udp://` takes after `?`.
     public struct DatagramOptions: Hashable, Sendable {
@@ -40,6 +43,8 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         case matroska, mp4, mpegts, flv
         /// RTP sessions that libavformat's RTSP muxer sets up with the server itself.
         case rtsp
+        /// An HLS variant: a media playlist and its segments.
+        case hls
 
         /// The extensions that select each container.
         public static let byExtension: [String: Container] = ["mkv": .matroska, "mp4": .mp4, "ts": .mpegts, "flv": .flv]
@@ -131,6 +136,7 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .file(let path, _): path
+        case .hls(let path, let options): path + Self.query(options.describedFields)
         case .udp(let host, let port, let options):
             "udp://\(Self.bracketed(host)):\(port)" + Self.query([
                 options.ttl.map { "ttl=\($0)" },
@@ -156,7 +162,7 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     /// Stream keys, passphrases and stream ids in this output: never shown, never logged.
     public var secrets: [String] {
         switch self {
-        case .file, .udp, .tcp, .tcpListen, .rtsp: []
+        case .file, .hls, .udp, .tcp, .tcpListen, .rtsp: []
         case .srt(_, _, let options): [options.passphrase, options.streamID].compactMap { $0 }
         case .rtmp(let target): [target.key]
         }
@@ -165,7 +171,7 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     /// Whether it connects to a server again after a fault (`?retry=off` says no).
     public var retries: Bool {
         switch self {
-        case .file, .udp, .tcpListen: false
+        case .file, .hls, .udp, .tcpListen: false
         case .tcp(_, _, let retries): retries
         case .srt(_, _, let options): options.retries
         case .rtmp(let target): target.retries
@@ -176,7 +182,7 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     /// The host a network output sends to or listens on.
     public var host: String? {
         switch self {
-        case .file: nil
+        case .file, .hls: nil
         case .udp(let host, _, _), .tcp(let host, _, _), .tcpListen(let host, _, _), .srt(let host, _, _),
              .rtsp(let host, _, _, _): host
         case .rtmp(let target): target.host
@@ -189,14 +195,22 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
-    private static func file(_ path: String) throws(OptionParseError) -> SinkURL {
+    private static func file(_ text: String) throws(OptionParseError) -> SinkURL {
+        let (pathText, query) = splitQuery(Substring(text))
+        let path = String(pathText)
         let name = path.split(separator: "/").last.map(String.init) ?? ""
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else {
-            throw OptionParseError("a file needs an extension: .mkv, .mp4, .ts or .flv")
+            throw OptionParseError("a file needs an extension: .mkv, .mp4, .ts, .flv or .m3u8")
         }
         let ext = name[name.index(after: dot)...].lowercased()
+        if ext == "m3u8" { return .hls(path: path, options: try HLSOptions(query: query)) }
         guard let container = Container.byExtension[ext] else {
-            throw OptionParseError("unknown extension .\(ext); use .mkv, .mp4, .ts or .flv")
+            throw OptionParseError("unknown extension .\(ext); use .mkv, .mp4, .ts, .flv or .m3u8")
+        }
+        if let query {
+            let key = query.prefix { $0 != "=" && $0 != "&" }
+            throw OptionParseError("unknown option ?\(key) for a file; files take "
+                                   + RenditionRequest.keys.sorted().map { "?\($0)=" }.joined(separator: ", "))
         }
         return .file(path: path, container: container)
     }

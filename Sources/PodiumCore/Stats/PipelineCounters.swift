@@ -69,6 +69,29 @@ public final class LinkCounters: Sendable {
     }
 }
 
+/// What one encoder (one rendition) has done so far. Written by its thread, read by the reporter.
+public final class RenditionCounters: Sendable {
+    /// The encoding, such as `h264 1280x720 2M`.
+    public let name: String
+    /// The outputs it feeds, as they are shown.
+    public let outputs: [String]
+    /// Frames it encoded.
+    public let encoded = Atomic<Int>(0)
+    /// Frames replaced in its slot before it took them: it fell behind, the others did not wait.
+    public let dropped = Atomic<Int>(0)
+    public let bytes = Atomic<Int>(0)
+    /// Scaling the shared picture to its size (none when it encodes the captured size).
+    public let scale = StageTimer("scale")
+    public let encode = StageTimer("encode")
+    /// From a frame's grab to its packet leaving the encoder.
+    public let latency = StageTimer("latency")
+
+    public init(name: String, outputs: [String]) {
+        self.name = name
+        self.outputs = outputs
+    }
+}
+
 /// The running totals of one pipeline. Each counter has one writer thread; any thread may read.
 public final class PipelineCounters: Sendable {
     public let targetFPS: Int
@@ -80,17 +103,14 @@ public final class PipelineCounters: Sendable {
     public let unchanged = Atomic<Int>(0)
     /// Slots lost because every frame buffer was still in use downstream.
     public let noBuffer = Atomic<Int>(0)
-    /// Frames replaced in the encode slot before the encoder took them.
+    /// Frames replaced in the encode slot before the encoder (or the shared conversion) took them.
     public let encodeDropped = Atomic<Int>(0)
-    /// Frames handed to the encoder.
+    /// Frames the encode side took: handed to the encoder, or converted once for every rendition.
     public let encoded = Atomic<Int>(0)
-    /// Bytes the encoder produced.
-    public let encodedBytes = Atomic<Int>(0)
     public let grab = StageTimer("grab")
     public let convert = StageTimer("convert")
-    public let encode = StageTimer("encode")
-    /// From a frame's grab to its packet leaving the encoder.
-    public let latency = StageTimer("latency")
+    /// One per encoder; a run with one encoding has one.
+    public let renditions: [RenditionCounters]
     public let sinks: [SinkCounters]
     /// Whether a window shows the frames (`podium mirror`).
     public let hasWindow: Bool
@@ -100,9 +120,12 @@ public final class PipelineCounters: Sendable {
     public let windowDropped = Atomic<Int>(0)
     public let present = StageTimer("present")
 
-    public init(targetFPS: Int, sinkURLs: [String], hasWindow: Bool = false) {
+    /// - Parameter renditions: each encoder's name and the outputs it feeds.
+    public init(targetFPS: Int, sinkURLs: [String], renditions: [(name: String, outputs: [String])] = [],
+                hasWindow: Bool = false) {
         self.targetFPS = targetFPS
         self.hasWindow = hasWindow
         sinks = sinkURLs.map(SinkCounters.init(url:))
+        self.renditions = renditions.map { RenditionCounters(name: $0.name, outputs: $0.outputs) }
     }
 }

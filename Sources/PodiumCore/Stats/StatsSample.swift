@@ -51,6 +51,19 @@ public struct StatsSample: Sendable, Codable, Equatable {
         public var clients: Int?
     }
 
+    /// One encoder's figures.
+    public struct Rendition: Sendable, Codable, Equatable {
+        public var name: String
+        public var outputs: [String]
+        public var encodedFPS: Double
+        /// Frames it fell behind on and skipped (the other encoders did not wait).
+        public var dropped: Int
+        public var mbps: Double
+        public var scale: StageTimes
+        public var encode: StageTimes
+        public var latency: StageTimes
+    }
+
     /// `interval` once a second, `summary` at the end.
     public var kind: String
     /// Seconds since the run started.
@@ -67,6 +80,8 @@ public struct StatsSample: Sendable, Codable, Equatable {
     public var mbps: Double
     public var cpuCores: Double
     public var stages: Stages
+    /// Each encoder; `stages.encode` and `stages.latency` are the slowest one's.
+    public var renditions: [Rendition]
     public var sinks: [Sink]
 }
 
@@ -76,7 +91,10 @@ public struct StatsSampler {
     private struct Totals {
         var time: UInt64
         var cpu: UInt64
-        var captured = 0, unchanged = 0, encoded = 0, bytes = 0, skipped = 0, noBuffer = 0, encodeDropped = 0, presented = 0, windowDropped = 0
+        var captured = 0, unchanged = 0, encoded = 0, skipped = 0, noBuffer = 0, encodeDropped = 0, presented = 0, windowDropped = 0
+        var renditionEncoded: [Int] = []
+        var renditionDropped: [Int] = []
+        var renditionBytes: [Int] = []
         var sinkBytes: [Int] = []
         var sinkDropped: [Int] = []
     }
@@ -95,33 +113,54 @@ public struct StatsSampler {
     public mutating func interval(time: UInt64, cpu: UInt64) -> StatsSample {
         let now = Self.read(counters, time: time, cpu: cpu)
         defer { previous = now }
+        let times = counters.renditions.map { ($0.scale.takeInterval(), $0.encode.takeInterval(), $0.latency.takeInterval()) }
         let stages = StatsSample.Stages(
             grab: counters.grab.takeInterval(),
             convert: counters.convert.takeInterval(),
-            encode: counters.encode.takeInterval(),
+            encode: .empty,
             send: Self.merged(counters.sinks.map { $0.send.takeInterval() }),
             present: counters.present.takeInterval(),
-            latency: counters.latency.takeInterval()
+            latency: .empty
         )
-        return sample(kind: "interval", from: previous, to: now, stages: stages)
+        return sample(kind: "interval", from: previous, to: now, stages: stages, renditionTimes: times)
     }
 
     /// The sample over the whole run.
     public func summary(time: UInt64, cpu: UInt64) -> StatsSample {
         let now = Self.read(counters, time: time, cpu: cpu)
+        let times = counters.renditions.map { ($0.scale.run, $0.encode.run, $0.latency.run) }
         let stages = StatsSample.Stages(
             grab: counters.grab.run,
             convert: counters.convert.run,
-            encode: counters.encode.run,
+            encode: .empty,
             send: Self.merged(counters.sinks.map { $0.send.run }),
             present: counters.present.run,
-            latency: counters.latency.run
+            latency: .empty
         )
-        return sample(kind: "summary", from: start, to: now, stages: stages)
+        return sample(kind: "summary", from: start, to: now, stages: stages, renditionTimes: times)
     }
 
-    private func sample(kind: String, from old: Totals, to new: Totals, stages: StatsSample.Stages) -> StatsSample {
+    private func sample(kind: String, from old: Totals, to new: Totals, stages: StatsSample.Stages,
+                        renditionTimes: [(scale: StageTimes, encode: StageTimes, latency: StageTimes)]) -> StatsSample {
         let seconds = max(Double(new.time - old.time) / 1e9, 1e-9)
+        let renditions = counters.renditions.indices.map { index in
+            StatsSample.Rendition(
+                name: counters.renditions[index].name,
+                outputs: counters.renditions[index].outputs,
+                encodedFPS: Double(new.renditionEncoded[index] - old.renditionEncoded[index]) / seconds,
+                dropped: new.renditionDropped[index] - old.renditionDropped[index],
+                mbps: Double(new.renditionBytes[index] - old.renditionBytes[index]) * 8 / seconds / 1e6,
+                scale: renditionTimes[index].scale,
+                encode: renditionTimes[index].encode,
+                latency: renditionTimes[index].latency
+            )
+        }
+        var stages = stages
+        // The slowest encoder sets the pace that matters: its times stand for the encode stage.
+        if let slowest = renditions.max(by: { $0.encode.p95 < $1.encode.p95 }) {
+            stages.encode = slowest.encode
+            stages.latency = renditions.map(\.latency).max(by: { $0.p95 < $1.p95 }) ?? slowest.latency
+        }
         let sinks = counters.sinks.indices.map { index in
             let link = counters.sinks[index].link
             return StatsSample.Sink(
@@ -142,19 +181,20 @@ public struct StatsSampler {
             targetFPS: counters.targetFPS,
             capturedFPS: Double(new.captured - old.captured) / seconds,
             unchangedFPS: Double(new.unchanged - old.unchanged) / seconds,
-            encodedFPS: Double(new.encoded - old.encoded) / seconds,
+            encodedFPS: renditions.map(\.encodedFPS).min() ?? Double(new.encoded - old.encoded) / seconds,
             presentedFPS: counters.hasWindow ? Double(new.presented - old.presented) / seconds : nil,
             frames: new.encoded - old.encoded,
             drops: .init(
                 skipped: new.skipped - old.skipped,
                 noBuffer: new.noBuffer - old.noBuffer,
-                encoder: new.encodeDropped - old.encodeDropped,
+                encoder: new.encodeDropped - old.encodeDropped + renditions.reduce(0) { $0 + $1.dropped },
                 sinks: sinks.reduce(0) { $0 + $1.dropped },
                 window: new.windowDropped - old.windowDropped
             ),
-            mbps: Double(new.bytes - old.bytes) * 8 / seconds / 1e6,
+            mbps: renditions.reduce(0) { $0 + $1.mbps },
             cpuCores: Double(new.cpu - old.cpu) / 1e9 / seconds,
             stages: stages,
+            renditions: renditions,
             sinks: sinks
         )
     }
@@ -166,12 +206,14 @@ public struct StatsSampler {
             captured: counters.captured.load(ordering: .relaxed),
             unchanged: counters.unchanged.load(ordering: .relaxed),
             encoded: counters.encoded.load(ordering: .relaxed),
-            bytes: counters.encodedBytes.load(ordering: .relaxed),
             skipped: counters.skipped.load(ordering: .relaxed),
             noBuffer: counters.noBuffer.load(ordering: .relaxed),
             encodeDropped: counters.encodeDropped.load(ordering: .relaxed),
             presented: counters.presented.load(ordering: .relaxed),
             windowDropped: counters.windowDropped.load(ordering: .relaxed),
+            renditionEncoded: counters.renditions.map { $0.encoded.load(ordering: .relaxed) },
+            renditionDropped: counters.renditions.map { $0.dropped.load(ordering: .relaxed) },
+            renditionBytes: counters.renditions.map { $0.bytes.load(ordering: .relaxed) },
             sinkBytes: counters.sinks.map { $0.bytes.load(ordering: .relaxed) },
             sinkDropped: counters.sinks.map { $0.dropped.load(ordering: .relaxed) }
         )
@@ -208,7 +250,10 @@ extension StatsSample {
         if presentedFPS != nil { times.append(stage("show", stages.present)) }
         if !sinks.isEmpty {
             parts.append("\(fixed(mbps, 2)) Mbit/s")
-            times += [stage("conv", stages.convert), stage("enc", stages.encode), stage("send", stages.send)]
+            // With several encoders, the slowest one's times, named.
+            let slowest = renditions.count > 1 ? renditions.max(by: { $0.encode.p95 < $1.encode.p95 }) : nil
+            times += [stage("conv", stages.convert), stage("enc" + (slowest.map { "(\($0.name))" } ?? ""), stages.encode),
+                      stage("send", stages.send)]
         }
         parts += ["ms p50/p95: " + times.joined(separator: " "), "cpu \(fixed(cpuCores, 2))"]
         if failed > 0 { parts.append("\(failed) sink\(failed == 1 ? "" : "s") failed") }
@@ -225,6 +270,21 @@ extension StatsSample {
             }
         }
         return parts.joined(separator: "  ")
+    }
+}
+
+extension StatsSample {
+    /// One line per encoder: its rate, drops, bit rate and times, and the outputs it fed.
+    public var renditionLines: [String] {
+        renditions.map { rendition in
+            var times = ["enc \(rendition.encode.p50.fixed())/\(rendition.encode.p95.fixed())"]
+            if rendition.scale.count > 0 {
+                times.insert("scale \(rendition.scale.p50.fixed())/\(rendition.scale.p95.fixed())", at: 0)
+            }
+            return "\(rendition.name): \(rendition.encodedFPS.fixed()) fps, \(rendition.dropped) dropped, "
+                + "\(rendition.mbps.fixed(2)) Mbit/s, ms p50/p95 \(times.joined(separator: " "))"
+                + (rendition.outputs.isEmpty ? "" : "; to " + rendition.outputs.joined(separator: ", "))
+        }
     }
 }
 

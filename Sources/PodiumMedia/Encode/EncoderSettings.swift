@@ -13,6 +13,9 @@ public struct EncoderSettings: Sendable, Equatable {
     /// `--preset`; `nil` uses the low-latency default of the encoder.
     public var preset: String?
     public var scaleFilter: ScaleFilter
+    /// Keyframes only when asked (the run's one schedule for every rendition), none of the
+    /// encoder's own choosing.
+    public var alignedKeyframes = false
 
     public init(
         codec: VideoCodec = .h264, encoderName: String? = nil, size: PixelSize, framesPerSecond: Int,

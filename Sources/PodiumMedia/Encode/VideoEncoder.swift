@@ -30,7 +30,14 @@ public final class VideoEncoder: @unchecked Sendable {
     var context: UnsafeMutablePointer<AVCodecContext> { ownedContext.pointer }
     private var frame: UnsafeMutablePointer<AVFrame> { ownedFrame.pointer }
     private var packet: UnsafeMutablePointer<AVPacket> { ownedPacket.pointer }
-    private var converter: FrameConverter
+    /// Converts captured BGRA frames; `nil` for an encoder fed `SharedPicture`s.
+    private var converter: FrameConverter?
+    /// Scales shared pictures of another size into the encoder's picture.
+    private var scaler: YUVScaler?
+    /// A shared picture of the encoder's size, referenced rather than copied, while it is sent.
+    private let ownedBorrowed: OwnedFrame
+    private var borrowed: UnsafeMutablePointer<AVFrame> { ownedBorrowed.pointer }
+    private var sendsBorrowed = false
     /// Where converted pictures go in the encoder's picture: all of it, or a letterboxed part
     /// once the captured size changed (the stream keeps its size).
     private var destination: PixelRect?
@@ -43,12 +50,13 @@ public final class VideoEncoder: @unchecked Sendable {
     ///
     /// The corresponding C function is `avcodec_open2`.
     /// - Parameters:
-    ///   - sourceSize: the captured size; frames are scaled from it to `settings.size`.
+    ///   - sourceSize: the captured size; frames are scaled from it to `settings.size`. `nil` for an
+    ///     encoder fed pictures converted once for every encoder (`take(_:)`).
     ///   - globalHeader: put parameter sets in extradata, as MP4, Matroska and FLV require.
     ///   - streamID: the id its packets and `stream` carry.
     /// - Throws: 64 when a user's `--preset` is refused, 69 when the encoder cannot open here.
     public init(
-        settings: EncoderSettings, sourceSize: PixelSize, globalHeader: Bool, streamID: Int = 0
+        settings: EncoderSettings, sourceSize: PixelSize?, globalHeader: Bool, streamID: Int = 0
     ) throws(PodiumError) {
         let encoder = try EncoderCatalog.encoder(for: settings)
         name = encoder.name
@@ -57,7 +65,8 @@ public final class VideoEncoder: @unchecked Sendable {
             throw .unavailable("encoder \(encoder.name) takes none of the pixel formats Podium produces (yuv420p, yuvj420p)")
         }
         pixelFormatName = String(cString: av_get_pix_fmt_name(format))
-        guard let owned = OwnedCodecContext(encoder), let frame = OwnedFrame(), let packet = OwnedPacket() else {
+        guard let owned = OwnedCodecContext(encoder), let frame = OwnedFrame(), let packet = OwnedPacket(),
+              let borrowed = OwnedFrame() else {
             throw .software("out of memory opening \(encoder.name)")
         }
         let context = owned.pointer
@@ -91,7 +100,10 @@ public final class VideoEncoder: @unchecked Sendable {
         ownedContext = owned
         ownedFrame = frame
         ownedPacket = packet
-        converter = try FrameConverter(source: sourceSize, output: settings.size, format: format, filter: settings.scaleFilter)
+        ownedBorrowed = borrowed
+        converter = try sourceSize.map { size throws(PodiumError) in
+            try FrameConverter(source: size, output: settings.size, format: format, filter: settings.scaleFilter)
+        }
     }
 
     deinit {
@@ -106,9 +118,10 @@ public final class VideoEncoder: @unchecked Sendable {
         // The encoder may still hold a reference to the previous picture; never write under it
         // (a copy is made then, so the picture is still there).
         try check(av_frame_make_writable(frame))
+        guard var converter else { throw FFmpegError(code: cffmpeg_averror(EINVAL)) }
         var rows = captured.changedRows
         if captured.size != converter.source {
-            try adapt(to: captured.size)
+            converter = try adapt(to: captured.size)
             rows = nil
         }
         // Changed rows are against the frame just before: any other picture is converted whole.
@@ -123,16 +136,53 @@ public final class VideoEncoder: @unchecked Sendable {
     }
 
     /// Follows a new captured size: the whole picture, as large as fits, aspect kept.
-    private func adapt(to source: PixelSize) throws(FFmpegError) {
-        var placed = FitMode.contain.placement(of: source, in: settings.size).destination
-        // 4:2:0 chroma: even corners and sides.
-        placed = PixelRect(x: placed.x & ~1, y: placed.y & ~1, size: PixelSize(width: max(2, placed.width & ~1), height: max(2, placed.height & ~1)))
+    private func adapt(to source: PixelSize) throws(FFmpegError) -> FrameConverter {
+        let placed = placement(of: source)
         let format = AVPixelFormat(rawValue: frame.pointee.format)
         guard let resized = try? FrameConverter(source: source, output: placed.size, format: format, filter: settings.scaleFilter) else {
             throw FFmpegError(code: cffmpeg_averror(EINVAL))
         }
         converter = resized
         destination = placed.size == settings.size ? nil : placed
+        return resized
+    }
+
+    /// Where a picture of `source` size goes in the encoder's: all of it, or as large as fits
+    /// with the aspect kept, on even corners and sides (4:2:0 chroma).
+    private func placement(of source: PixelSize) -> PixelRect {
+        let placed = FitMode.contain.placement(of: source, in: settings.size).destination
+        return PixelRect(x: placed.x & ~1, y: placed.y & ~1,
+                         size: PixelSize(width: max(2, placed.width & ~1), height: max(2, placed.height & ~1)))
+    }
+
+    /// The planned captured size, for an encoder fed shared pictures: those of that size fill the
+    /// picture (stretched, as `--size` asks); any other size (the screen was resized) is fitted.
+    public var plannedSource: PixelSize?
+
+    /// Prepares the shared `picture` for `encodeConverted`: a picture of the encoder's size is
+    /// referenced as it is, another is scaled into the encoder's own picture.
+    ///
+    /// The corresponding C functions are `av_frame_ref` and libyuv's `I420Scale`.
+    /// - Returns: whether it was scaled.
+    public func take(_ picture: SharedPicture) throws(FFmpegError) -> Bool {
+        if picture.size == settings.size && picture.frame.pointee.format == frame.pointee.format {
+            try check(av_frame_ref(borrowed, picture.frame))
+            sendsBorrowed = true
+            return false
+        }
+        sendsBorrowed = false
+        try check(av_frame_make_writable(frame))
+        let area = picture.size == (plannedSource ?? picture.size)
+            ? PixelRect(x: 0, y: 0, size: settings.size) : placement(of: picture.size)
+        if scaler?.source != picture.size || scaler?.output != area.size {
+            guard let made = try? YUVScaler(source: picture.size, output: area.size, filter: settings.scaleFilter) else {
+                throw FFmpegError(code: cffmpeg_averror(EINVAL))
+            }
+            scaler = made
+            if area.size != settings.size { Self.paintBlack(frame) }
+        }
+        scaler?.scale(picture.frame, into: frame, at: (area.x, area.y))
+        return true
     }
 
     /// Fills a 4:2:0 picture with black in its colour range.
@@ -154,9 +204,12 @@ public final class VideoEncoder: @unchecked Sendable {
     ///   - keyframe: force an intra picture (a sink just joined).
     ///   - emit: receives every packet the encoder has ready.
     public func encodeConverted(time: Int64, keyframe: Bool, emit: (EncodedPacket) -> Void) throws(FFmpegError) {
-        frame.pointee.pts = time
-        frame.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
-        try check(avcodec_send_frame(context, frame))
+        let input = sendsBorrowed ? borrowed : frame
+        // The encoder keeps its own reference to a shared picture if it needs one.
+        defer { if sendsBorrowed { av_frame_unref(borrowed) } }
+        input.pointee.pts = time
+        input.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        try check(avcodec_send_frame(context, input))
         sentFrame = true
         try drain(emit)
     }
@@ -274,6 +327,14 @@ public final class VideoEncoder: @unchecked Sendable {
         if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         for (key, value) in lowLatencyOptions[encoder.name] ?? [] {
             av_opt_set(context.pointee.priv_data, key, value, 0)
+        }
+        if settings.alignedKeyframes {
+            // Keyframes come only when asked for, by the run's one schedule, so every rendition
+            // starts its segments at the same frames: no scene cuts of its own, and the encoder's
+            // own interval out of the way.
+            context.pointee.gop_size = Int32(clamping: 2 * settings.gopSize + 1)
+            av_opt_set(context.pointee.priv_data, "sc_threshold", "0", 0)
+            if encoder.name == "libx265" { av_opt_set(context.pointee.priv_data, "x265-params", "log-level=error:scenecut=0", 0) }
         }
         // x264 and x265 cut each frame into slices, one per thread (zerolatency), and by default
         // start 1.5 threads a core: on two cores the third slice waits for a core, so a frame

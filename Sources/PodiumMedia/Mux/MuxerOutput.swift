@@ -76,7 +76,7 @@ public final class MuxerOutput: PacketSink {
     /// Gives up only if a network destination is not open now (a TCP listen no client answered, a
     /// connect still trying). A file is never cut off: it opens at once and is finalized.
     public func abortIfOpening() {
-        if url.filePath == nil && !isOpen.load(ordering: .acquiring) { interrupt.raise() }
+        if !route.isLocal && !isOpen.load(ordering: .acquiring) { interrupt.raise() }
     }
 
     /// The output's thread body: opens it, subscribes it to `hub` and writes until the end. An

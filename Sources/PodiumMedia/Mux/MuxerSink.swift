@@ -139,8 +139,8 @@ final class MuxerSink {
         /// Why the connection (or file) could not be opened, in Podium's words or the server's.
         func openingFailed(_ code: Int32) -> PodiumError {
             if code == FFmpegError.exit.code { return .io("\(url): stopped before it was opened") }
-            if let path = url.filePath {
-                return .cannotCreate("--to '\(path)' cannot be created: \(FFmpegError(code: code))")
+            if route.isLocal {
+                return .cannotCreate("--to '\(url)' cannot be created: \(FFmpegError(code: code))")
             }
             if let reason = ServerRefusal.reason(for: url, code: code, transcript: transcript,
                                                  srtRejection: SRTLog.rejection(since: rejectionsBefore)) {
@@ -181,7 +181,7 @@ final class MuxerSink {
         // that Podium connects to again would otherwise see the stream begin minutes in.
         let timeBase = AVRational(num: 1, den: Int32(streams[index].timeScale))
         let microsecond = AVRational(num: 1, den: 1_000_000)
-        let origin = self.origin ?? av_rescale_q(outgoing.pointee.dts, timeBase, microsecond)
+        let origin = self.origin ?? (route.rebasesTimeline ? av_rescale_q(outgoing.pointee.dts, timeBase, microsecond) : 0)
         self.origin = origin
         let shift = av_rescale_q(origin, microsecond, timeBase)
         outgoing.pointee.pts -= shift

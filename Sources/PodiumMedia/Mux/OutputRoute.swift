@@ -34,6 +34,12 @@ public struct OutputRoute: Sendable {
     let datagramSize: Int
     /// Whether it waits for a receiver to call (SRT's listener mode) rather than calling one.
     var listens = false
+    /// Whether it writes files here (a recording, an HLS folder): a failure to open it is the
+    /// user's to fix (73), and capture waits for it.
+    public var isLocal = false
+    /// Whether each connection's timeline starts at zero, as a fresh publisher's does. An HLS
+    /// variant keeps the run's timeline, which every variant shares.
+    var rebasesTimeline = true
 }
 
 extension SinkURL {
@@ -52,10 +58,28 @@ extension SinkURL {
                 [("movflags", "frag_keyframe+empty_moov+default_base_moof"), ("frag_duration", "\(microseconds)")]
             // A cluster starts at each keyframe too.
             case .matroska: [("cluster_time_limit", "\(microseconds / 1_000)")]
-            case .mpegts, .flv, .rtsp: []
+            case .mpegts, .flv, .rtsp, .hls: []
             }
             return OutputRoute(container: container, destination: .libavformat("file:" + path), options: options,
-                               opensLate: false, retry: nil, pacesDatagrams: false, datagramSize: 0)
+                               opensLate: false, retry: nil, pacesDatagrams: false, datagramSize: 0, isLocal: true)
+        case .hls(let path, let hls):
+            // A variant's media playlist; its segments beside it, named after it. Segments and the
+            // playlist are written under a temporary name and renamed, so a player (or a kill)
+            // never finds half of one listed.
+            let stem = String(path.dropLast(".m3u8".count))
+            let name = stem.split(separator: "/").last.map(String.init) ?? stem
+            var flags = "temp_file+independent_segments"
+            if hls.window > 0 { flags += "+delete_segments" }
+            var options = [("hls_time", "\(hls.segment.seconds)"), ("hls_list_size", "\(hls.window)"),
+                           ("hls_flags", flags), ("hls_segment_type", hls.segmentType.rawValue)]
+            switch hls.segmentType {
+            case .mpegts: options.append(("hls_segment_filename", stem + "_%05d.ts"))
+            case .fmp4:
+                options += [("hls_segment_filename", stem + "_%05d.m4s"), ("hls_fmp4_init_filename", name + "_init.mp4")]
+            }
+            return OutputRoute(container: .hls, destination: .muxer(path), options: options, opensLate: false,
+                               retry: nil, pacesDatagrams: false, datagramSize: 0, isLocal: true,
+                               rebasesTimeline: false)
         case .udp(let host, let port, let datagrams):
             var options = [("pkt_size", "\(datagrams.packetSize)")]
             if let ttl = datagrams.ttl { options.append(("ttl", "\(ttl)")) }
@@ -123,9 +147,12 @@ extension SinkURL {
         if case .rtmp = self, codec != .h264 {
             throw .usage("--codec \(codec) with --to \(self): RTMP carries H.264; pass --codec h264")
         }
+        if case .hls = self, ![.h264, .hevc].contains(codec) {
+            throw .usage("--codec \(codec) with --to \(self): HLS segments carry H.264 or HEVC; pass --codec h264")
+        }
         // MPEG-TS and RTSP answer no codec query; they carry H.264 and HEVC with standard stream
         // types and RTP payload formats.
-        let fits = [.mpegts, .rtsp].contains(container)
+        let fits = [.mpegts, .rtsp, .hls].contains(container)
             ? [.h264, .hevc].contains(codec)
             : avformat_query_codec(format, codec.codecID, FF_COMPLIANCE_NORMAL) == 1
         guard fits else {
@@ -146,6 +173,7 @@ extension SinkURL.Container {
         case .mpegts: "MPEG-TS"
         case .flv: "FLV (.flv)"
         case .rtsp: "RTSP"
+        case .hls: "HLS"
         }
     }
 }

@@ -13,6 +13,8 @@ final class BenchRunner: Sendable {
         var scale: ScaleOptions
         var encode: EncodeOptions
         var rates: [BenchRate]
+        /// `--ladder`: each rate is measured with the first rung, the first two, … every rung.
+        var ladder: [LadderRung]?
         var seconds: Int
         var scene: SceneKind?
         /// The private X server's process, whose CPU is reported too.
@@ -45,14 +47,20 @@ final class BenchRunner: Sendable {
     func run(progress: @escaping @Sendable (String) -> Void) async throws(PodiumError) -> (rows: [BenchRow], source: String, encoding: String) {
         var rows: [BenchRow] = []
         var source = "", encoding = ""
-        for (index, rate) in plan.rates.enumerated() where !stopFlag.isRaised {
+        // Without a ladder, one step a rate; with one, a step for each added rung.
+        let ladders: [[LadderRung]?] = plan.ladder.map { rungs in rungs.indices.map { Array(rungs[...$0]) } } ?? [nil]
+        let steps = plan.rates.flatMap { rate in ladders.map { (rate, $0) } }
+        for (index, (rate, ladder)) in steps.enumerated() where !stopFlag.isRaised {
             let scene = try plan.scene.map { kind throws(PodiumError) in try startScene(kind, rate: rate) }
             defer {
                 scene?.signal(SIGTERM)
                 _ = scene?.waitForExit()
             }
-            let step = "\(rate.framesPerSecond.map { "\($0) fps" } ?? "max") (\(index + 1) of \(plan.rates.count))"
-            let measured = try await measure(rate) { second in progress("bench: \(step), \(second) of \(self.plan.seconds) s") }
+            let rungs = ladder.map { ", " + $0.map(\.description).joined(separator: "+") } ?? ""
+            let step = "\(rate.framesPerSecond.map { "\($0) fps" } ?? "max")\(rungs) (\(index + 1) of \(steps.count))"
+            let measured = try await measure(rate, ladder: ladder) { second in
+                progress("bench: \(step), \(second) of \(self.plan.seconds) s")
+            }
             guard let measured, !stopFlag.isRaised else { break }
             rows.append(measured.row)
             (source, encoding) = (measured.source, measured.encoding)
@@ -61,18 +69,20 @@ final class BenchRunner: Sendable {
     }
 
     /// One rate: a short warm-up (the encoder's first keyframe, the scene settling), then `seconds` measured.
-    private func measure(_ rate: BenchRate, tick: @escaping @Sendable (Int) -> Void) async throws(PodiumError) -> (row: BenchRow, source: String, encoding: String)? {
+    private func measure(_ rate: BenchRate, ladder: [LadderRung]?, tick: @escaping @Sendable (Int) -> Void) async throws(PodiumError) -> (row: BenchRow, source: String, encoding: String)? {
         var source = plan.source
         // Flat out means every slot grabbed, changed or not.
         if rate == .max { source.constantFPS = true }
         let fps = FrameRate(rate.framesPerSecond ?? FrameRate.range.upperBound)
         let (connection, region, captured) = try PipelineSetup.openCapture(source)
-        let counters = PipelineCounters(targetFPS: fps.framesPerSecond, sinkURLs: [])
-        let (branch, encoder) = try PipelineSetup.encodeBranch(outputs: [], region: region, fps: fps, scale: plan.scale, encode: plan.encode,
-                                                               counters: counters, logger: logger)
+        let encodings = try EncodingPlan(bench: region.size, fps: fps, scale: plan.scale, encode: plan.encode, ladder: ladder)
+        let counters = PipelineCounters(targetFPS: fps.framesPerSecond, sinkURLs: [],
+                                        renditions: encodings.encodings.map { (name: $0.name, outputs: []) })
+        let setup = try PipelineSetup.encodeBranch(plan: encodings, region: region, fps: fps, counters: counters, logger: logger)
+        let encoder = setup.encoders[0]
         let warmUp: Duration = plan.seconds >= 3 ? .seconds(1) : .milliseconds(500)
         let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: source, fps: fps,
-                                                        branches: [branch], counters: counters,
+                                                        branches: [setup.branch], counters: counters,
                                                         limits: .init(duration: warmUp + .seconds(plan.seconds)), logger: logger)
         current.withLock { $0 = pipeline }
         defer { current.withLock { $0 = nil } }
@@ -102,9 +112,11 @@ final class BenchRunner: Sendable {
         }
         if let failure { throw failure }
         let content = plan.scene.map { " (scene \($0))" } ?? ""
+        // With a ladder the sizes are in each row; the heading names the rest of the encoding.
+        let size = ladder == nil ? "\(encoder.settings.size) " : ""
         return (BenchRow(target: rate, sample: sample, xServerCores: serverCores),
                 "\(connection.displayName) \(region) with \(method.rawValue)\(content)",
-                "\(encoder.settings.size) \(encoder.settings.codec) \(encoder.name)" + (encoder.preset.map { " \($0)" } ?? ""))
+                "\(size)\(encoder.settings.codec) \(encoder.name)" + (encoder.preset.map { " \($0)" } ?? ""))
     }
 
     /// `podium scene` on the private display, drawing at `rate`; returns once its frames show.

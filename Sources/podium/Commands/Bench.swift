@@ -26,6 +26,12 @@ extension Podium {
                   podium bench --scene video
                   podium bench --scene slides --fps 15,30,60 --seconds 10 --format csv > slides.csv
                   podium bench --display :0 --max-size 1280 --plot cost.svg
+                  podium bench --scene video --ladder 1080p,720p,360p
+
+                --ladder measures what each added encoding costs: at each rate (30 fps unless --fps \
+                says otherwise) it runs the first rung alone, then the first two, and so on; every \
+                frame is converted once and each smaller rung scales from that picture, as an HLS \
+                ladder does.
                 """
         )
 
@@ -35,7 +41,11 @@ extension Podium {
 
         @Option(name: .customLong("fps"), help: ArgumentHelp("The rates to measure, comma-separated, each 1 to 240 or max (default: 5,10,15,30,60,120,max).", valueName: "LIST"),
                 transform: parsed(BenchRate.sweep(parsing:)))
-        var rates: [BenchRate] = BenchRate.defaultSweep
+        var rates: [BenchRate]?
+
+        @Option(help: ArgumentHelp("Encodings to add one at a time, largest first, as in ?ladder= of an HLS output.", valueName: "LIST"),
+                transform: parsed(LadderRung.list(parsing:)))
+        var ladder: [LadderRung]?
 
         @Option(help: ArgumentHelp("Seconds to measure each rate, 1 to 600.", valueName: "N"))
         var seconds = 5
@@ -60,7 +70,7 @@ extension Podium {
         var quiet = false
 
         func validate() throws {
-            if rates.isEmpty { throw ValidationError("--fps needs at least one rate") }
+            if rates?.isEmpty == true { throw ValidationError("--fps needs at least one rate") }
             guard (1...600).contains(seconds) else { throw ValidationError("--seconds '\(seconds)' must be from 1 to 600") }
             if scene != nil && source.display != nil {
                 throw ValidationError("--scene draws on a private X server of its own: leave out --display '\(source.display!)'")
@@ -80,7 +90,8 @@ extension Podium {
             let server = try scene.map { _ throws(PodiumError) in try VirtualDisplay(size: sceneSize ?? PixelSize(width: 1920, height: 1080)) }
             var capture = source
             if let server { capture.display = server.display }
-            let runner = BenchRunner(plan: .init(source: capture, scale: scale, encode: encode, rates: rates, seconds: seconds, scene: scene, xServer: server?.pid),
+            let runner = BenchRunner(plan: .init(source: capture, scale: scale, encode: encode, rates: rates ?? (ladder == nil ? BenchRate.defaultSweep : [.fps(30)]),
+                                                   ladder: ladder, seconds: seconds, scene: scene, xServer: server?.pid),
                                      logger: logger)
             SignalTrap.onStop { runner.stop() }
             let showProgress = !quiet

@@ -80,29 +80,32 @@ extension Podium {
 
         func run() async throws {
             let logger = PipelineSetup.logger(runOptions)
-            let streams = outputs.compactMap(\.sinkURL)
+            let streams = outputs.compactMap { output in output.sinkURL.map { OutputRequest(url: $0, rendition: output.rendition) } }
             if let window = outputs.first(where: { $0.windowMonitor != nil }) {
                 throw PodiumError.usage("--to '\(window)': mirror shows its window already; place it with --on or --on-display")
             }
             try PipelineSetup.validateOutputs(streams, encode: encode, run: runOptions)
             let (connection, region, captured) = try PipelineSetup.openCapture(capture.source)
-            let counters = PipelineCounters(targetFPS: capture.fps.framesPerSecond, sinkURLs: streams.map(\.description), hasWindow: true)
+            let plan = try EncodingPlan(outputs: streams, source: region.size, fps: capture.fps, scale: scale, encode: encode)
+            let counters = PipelineCounters(targetFPS: capture.fps.framesPerSecond, sinkURLs: plan.sinks.map(\.description),
+                                            renditions: plan.encodings.map { (name: $0.name, outputs: plan.outputs(of: $0)) }, hasWindow: true)
             let request = WindowRequest(monitor: on, display: onDisplay, windowed: windowed, pictureInPicture: pictureInPicture, fit: fit, background: background)
             let (window, targetDisplay) = try request.branch(capturing: connection, region: region, captured: captured, filter: scale.scaleFilter, counters: counters)
             var branches: [any FrameBranch] = [window]
             var encoding = ""
+            var finish: @Sendable () -> Void = {}
             if !streams.isEmpty {
-                let (branch, encoder) = try PipelineSetup.encodeBranch(
-                    outputs: streams, region: region, fps: capture.fps, scale: scale, encode: encode, counters: counters, logger: logger
-                )
-                branches.append(branch)
-                encoding = "; " + PipelineSetup.describe(encoder, outputs: streams)
+                let setup = try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps, counters: counters,
+                                                           logger: logger)
+                branches.append(setup.branch)
+                encoding = "; " + setup.description
+                finish = setup.finish
             }
             let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture.source, fps: capture.fps,
                                                             branches: branches, counters: counters, limits: runOptions.limits, logger: logger)
             let source = capture.source.describe(region: region, on: connection, method: method, fps: capture.fps)
             let startLine = "\(source); mirroring to \(targetDisplay)\(encoding)"
-            try await PipelineSetup.run(pipeline, startLine: startLine, run: runOptions, logger: logger)
+            try await PipelineSetup.run(pipeline, startLine: startLine, run: runOptions, logger: logger, finish: finish)
         }
     }
 }

@@ -11,8 +11,13 @@ extension Podium {
         static let configuration = CommandConfiguration(
             abstract: "Capture the screen, encode it, and write it to files and network outputs.",
             discussion: """
-                Outputs (--to, as many as you like, all fed from one encoder):
+                Outputs (--to, as many as you like):
                   FILE.mkv FILE.mp4 FILE.ts FILE.flv   a recording, written as it goes: plays even if killed
+                  DIR/NAME.m3u8                        HLS: a master playlist, and a media playlist
+                    ?ladder=1080p,720p@3M,640x360      and segments for each variant (default:
+                    ?segment=1s  ?window=10            the captured size, 720p, 360p); segment
+                    ?segment-type=fmp4                 length, segments a live playlist keeps (0:
+                                                       all), fMP4 rather than MPEG-TS segments
                   udp://HOST:PORT                      MPEG-TS datagrams, paced over each frame
                     ?pkt_size=1316  ?ttl=N             bytes a datagram; hops, for a multicast group
                   tcp://HOST:PORT                      MPEG-TS to a listening peer; reconnects
@@ -31,11 +36,20 @@ extension Podium {
                   apart; ?retry=off gives up at once. A server's refusal ends that output.
                   window[:MONITOR]                     a fullscreen window, as 'podium mirror' shows
 
+                Each output may choose its own encoding: ?size=WxH ?max-size=N ?bitrate=RATE \
+                ?codec=C ?preset=P after its name; what it leaves out comes from --size, \
+                --bitrate, --codec and --preset. Outputs that ask for the same encoding share \
+                one encoder; with several, each frame is converted once and every smaller \
+                encoding scales from it, each on its own thread, all with keyframes at the same \
+                capture times.
+
                 Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops capture, flushes the encoder and \
                 finalizes every output; a second one more than a second later exits at once.
 
                 Examples:
                   podium stream --to talk.mkv
+                  podium stream --to talk.mkv --to 'live.ts?size=1280x720&bitrate=2M'
+                  podium stream --to hls/live.m3u8
                   podium stream --duration 30s --fps 60 --to clip.mp4
                   podium stream --monitor HDMI-1 --max-size 1280 --bitrate 3M --to udp://127.0.0.1:5000
                   podium stream --region 800x600+100+100 --codec vp9 --to region.mkv
@@ -62,11 +76,14 @@ extension Podium {
 
         func run() async throws {
             let logger = PipelineSetup.logger(runOptions)
-            let streams = outputs.compactMap(\.sinkURL)
+            let streams = outputs.compactMap { output in output.sinkURL.map { OutputRequest(url: $0, rendition: output.rendition) } }
             try PipelineSetup.validateOutputs(streams, encode: encode, run: runOptions)
             let (connection, region, captured) = try PipelineSetup.openCapture(capture.source)
+            let plan = try EncodingPlan(outputs: streams, source: region.size, fps: capture.fps, scale: scale, encode: encode)
             let windowMonitor = outputs.lazy.compactMap(\.windowMonitor).first
-            let counters = PipelineCounters(targetFPS: capture.fps.framesPerSecond, sinkURLs: streams.map(\.description), hasWindow: windowMonitor != nil)
+            let counters = PipelineCounters(targetFPS: capture.fps.framesPerSecond, sinkURLs: plan.sinks.map(\.description),
+                                            renditions: plan.encodings.map { (name: $0.name, outputs: plan.outputs(of: $0)) },
+                                            hasWindow: windowMonitor != nil)
             var branches: [any FrameBranch] = []
             var parts: [String] = []
             if let windowMonitor {
@@ -75,18 +92,19 @@ extension Podium {
                 branches.append(window)
                 parts.append("showing in a window on \(targetDisplay)")
             }
+            var finish: @Sendable () -> Void = {}
             if !streams.isEmpty {
-                let (branch, encoder) = try PipelineSetup.encodeBranch(
-                    outputs: streams, region: region, fps: capture.fps, scale: scale, encode: encode, counters: counters, logger: logger
-                )
-                branches.append(branch)
-                parts.append(PipelineSetup.describe(encoder, outputs: streams))
+                let setup = try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps, counters: counters,
+                                                           logger: logger)
+                branches.append(setup.branch)
+                parts.append(setup.description)
+                finish = setup.finish
             }
             let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture.source, fps: capture.fps,
                                                             branches: branches, counters: counters, limits: runOptions.limits, logger: logger)
             let source = capture.source.describe(region: region, on: connection, method: method, fps: capture.fps)
             let startLine = "\(source); \(parts.joined(separator: "; "))"
-            try await PipelineSetup.run(pipeline, startLine: startLine, run: runOptions, logger: logger)
+            try await PipelineSetup.run(pipeline, startLine: startLine, run: runOptions, logger: logger, finish: finish)
         }
     }
 }

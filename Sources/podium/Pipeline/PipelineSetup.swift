@@ -10,25 +10,28 @@ import Synchronization
 enum PipelineSetup {
     /// Everything about the outputs (`--to`, `--stats-json`) that can be checked without touching
     /// the outside world, so a bad one is refused before anything is opened.
-    static func validateOutputs(_ outputs: [SinkURL], encode: EncodeOptions, run: RunOptions) throws(PodiumError) {
-        let files = outputs.compactMap(\.filePath).map { (flag: "--to", path: $0) }
-        let written = files + (run.statsJSON.map { [(flag: "--stats-json", path: $0)] } ?? [])
-        if !outputs.isEmpty {
-            if Set(outputs).count != outputs.count { throw .usage("--to names the same output twice") }
-            if let name = encode.encoder { try EncoderCatalog.validate(name: name, codec: encode.codec) }
-            if let preset = encode.preset {
-                try EncoderCatalog.validate(preset: preset, encoderName: encode.encoder, codec: encode.codec)
-            }
-            for url in outputs { try url.validate(codec: encode.codec) }
+    static func validateOutputs(_ outputs: [OutputRequest], encode: EncodeOptions, run: RunOptions) throws(PodiumError) {
+        let urls = outputs.map(\.url)
+        let files = urls.compactMap(\.filePath).map { (flag: "--to", path: $0) }
+        let playlists = urls.compactMap { url -> String? in
+            if case .hls(let path, _) = url { return path }
+            return nil
         }
+        let written = files + playlists.map { (flag: "--to", path: $0) }
+            + (run.statsJSON.map { [(flag: "--stats-json", path: $0)] } ?? [])
+        if Set(urls).count != urls.count { throw .usage("--to names the same output twice") }
+        for output in outputs { try output.url.validate(codec: output.codec(encode)) }
         try OutputCheck.distinct(written)
-        for url in outputs { try NetworkAddress.resolve(url) }
-        for case .rtmp(let target) in outputs {
+        for url in urls { try NetworkAddress.resolve(url) }
+        for case .rtmp(let target) in urls {
             if let authorities = target.trustedCertificates, !FileManager.default.isReadableFile(atPath: authorities) {
                 throw .usage("--to '\(target)': cannot read the certificate authorities in '\(authorities)'")
             }
         }
-        for file in written { try OutputCheck.creatable(file.path, flag: file.flag, overwrite: run.overwrite) }
+        for file in files + (run.statsJSON.map { [(flag: "--stats-json", path: $0)] } ?? []) {
+            try OutputCheck.creatable(file.path, flag: file.flag, overwrite: run.overwrite)
+        }
+        for playlist in playlists { try HLSFolder.check(master: playlist, overwrite: run.overwrite) }
     }
 
     /// The captured display, the rectangle to capture on it, and the monitor it is (if any).
@@ -56,35 +59,80 @@ enum PipelineSetup {
         return (connection, monitor.rect, monitor)
     }
 
-    /// The encoder and its sinks, for `--to` outputs (already validated).
+    /// The encoders of `plan` and their outputs, as one branch of the pipeline: a single encoding
+    /// converts and encodes on one thread; several share one conversion (`LadderBranch`). HLS
+    /// folders are made and their master playlists written here, once every encoder is open.
     static func encodeBranch(
-        outputs: [SinkURL], region: PixelRect, fps: FrameRate, scale: ScaleOptions, encode: EncodeOptions,
-        counters: PipelineCounters, logger: Logger
-    ) throws(PodiumError) -> (EncodeBranch, VideoEncoder) {
-        let (size, rounded) = scale.request.outputSize(for: region.size)
-        if rounded { logger.notice("output size \(scale.request.exactSize(for: region.size)) rounded to \(size): 4:2:0 video needs even sides") }
-        let settings = EncoderSettings(
-            codec: encode.codec, encoderName: encode.encoder, size: size, framesPerSecond: fps.framesPerSecond,
-            bitrate: encode.bitrate, keyframeInterval: encode.keyint, preset: encode.preset, scaleFilter: scale.scaleFilter
-        )
-        let encoder = try VideoEncoder(settings: settings, sourceSize: region.size,
-                                       globalHeader: outputs.contains(where: \.needsGlobalHeader))
+        plan: EncodingPlan, region: PixelRect, fps: FrameRate, counters: PipelineCounters, logger: Logger
+    ) throws(PodiumError) -> EncodeSetup {
+        for notice in plan.notices { logger.notice("\(notice)") }
+        let single = plan.encodings.count == 1
+        var encoders: [VideoEncoder] = []
+        for (index, encoding) in plan.encodings.enumerated() {
+            let encoder = try VideoEncoder(settings: encoding.settings, sourceSize: single ? region.size : nil,
+                                           globalHeader: encoding.globalHeader, streamID: index)
+            encoder.plannedSource = region.size
+            encoders.append(encoder)
+        }
         // About two seconds of packets may wait for a slow output before it starts dropping.
         let capacity = max(8, 2 * fps.framesPerSecond)
         // A killed run loses at most this much of a recording.
-        let flushInterval = min(.seconds(1), settings.keyframeInterval)
-        var writers: [MuxerOutput] = []
-        var listeners: [ClientListener] = []
-        for (url, sinkCounters) in zip(outputs, counters.sinks) {
-            if case .tcpListen = url {
-                listeners.append(ClientListener(url: url, counters: sinkCounters, capacity: capacity, logger: logger))
-            } else {
-                writers.append(MuxerOutput(url: url, flushInterval: flushInterval, counters: sinkCounters,
-                                           capacity: capacity, logger: logger))
+        let flushInterval = min(.seconds(1), plan.keyframeInterval)
+        let required = RequiredOutputs(count: plan.sinks.count)
+        let outputs = zip(plan.encodings, encoders).map { encoding, encoder in
+            var writers: [MuxerOutput] = []
+            var listeners: [ClientListener] = []
+            for index in encoding.sinks {
+                let url = plan.sinks[index]
+                if case .tcpListen = url {
+                    listeners.append(ClientListener(url: url, counters: counters.sinks[index], capacity: capacity, logger: logger))
+                } else {
+                    writers.append(MuxerOutput(url: url, flushInterval: flushInterval, counters: counters.sinks[index],
+                                               capacity: capacity, logger: logger))
+                }
+            }
+            return RenditionOutputs(stream: encoder.stream, sinks: writers, listeners: listeners, required: required)
+        }
+        let streams = encoders.map(\.stream)
+        for ladder in plan.ladders {
+            try HLSFolder.prepare(master: ladder.master)
+            try HLSFolder.writeMaster(ladder, streams: streams)
+        }
+        let branch: any FrameBranch
+        if single {
+            branch = EncodeBranch(encoder: encoders[0], outputs: outputs[0], counters: counters)
+        } else {
+            let renditions = (0..<encoders.count).map { index in
+                LadderRendition(encoder: encoders[index], outputs: outputs[index], counters: counters.renditions[index])
+            }
+            let converter = try PictureConverter(size: region.size,
+                                                 count: LadderBranch.pictureCount(renditions: renditions.count))
+            branch = LadderBranch(converter: converter, renditions: renditions, keyframeInterval: plan.keyframeInterval,
+                                  counters: counters)
+        }
+        let described = zip(plan.encodings, encoders).map { encoding, encoder in
+            describe(encoder, outputs: plan.outputs(of: encoding))
+        }
+        return EncodeSetup(branch: branch, encoders: encoders, description: described.joined(separator: "; ")) {
+            // Measured now: each variant's peak and average rate, from its segments.
+            for ladder in plan.ladders {
+                do throws(PodiumError) {
+                    try HLSFolder.writeMaster(ladder, streams: streams)
+                } catch {
+                    logger.error("\(error.message)")
+                }
             }
         }
-        let branch = EncodeBranch(encoder: encoder, outputs: writers, listeners: listeners, counters: counters)
-        return (branch, encoder)
+    }
+
+    /// The encode side of a run, ready to go.
+    struct EncodeSetup {
+        var branch: any FrameBranch
+        var encoders: [VideoEncoder]
+        /// Each encoder and the outputs it feeds, for the start line.
+        var description: String
+        /// Called once the run is over: HLS master playlists get their measured rates.
+        var finish: @Sendable () -> Void
     }
 
     /// The capture and the pipeline over `branches`.
@@ -103,28 +151,33 @@ enum PipelineSetup {
     }
 
     /// One line describing an encoder, for the start message.
-    static func describe(_ encoder: VideoEncoder, outputs: [SinkURL]) -> String {
+    static func describe(_ encoder: VideoEncoder, outputs: [String]) -> String {
         let settings = encoder.settings
         let rate = settings.bitrate.map { "\($0)bit/s" } ?? "constant quality"
         let preset = encoder.preset.map { ", preset \($0)" } ?? ""
         return "encoding \(settings.codec) with \(encoder.name) (\(encoder.pixelFormatName) \(settings.size), \(rate)\(preset), keyframe every \(settings.keyframeInterval.seconds.formatted())s)"
-            + "; to " + outputs.map(\.description).joined(separator: ", ")
+            + " to " + outputs.joined(separator: ", ")
     }
 
     /// Runs `pipeline` with Ctrl-C handling and statistics, prints the summary, and throws what ended it.
     /// - Parameter startLine: what is captured and where it goes, said as capture starts.
-    static func run(_ pipeline: Pipeline, startLine: String, run: RunOptions, logger: Logger) async throws {
+    /// - Parameter finish: called once every output is finalized, before the summary.
+    static func run(_ pipeline: Pipeline, startLine: String, run: RunOptions, logger: Logger,
+                    finish: @Sendable () -> Void = {}) async throws {
         let reporter = try StatsReporter(counters: pipeline.counters, jsonPath: run.statsJSON, live: !run.quiet,
                                          logger: logger)
         SignalTrap.onStop { pipeline.stop() }
         let reporting = Task { await reporter.run() }
         let failure = await pipeline.run { logger.notice("\(startLine)") }
+        finish()
         reporting.cancel()
         await reporting.value
         let summary = reporter.finish()
         if !run.quiet && pipeline.started.load(ordering: .relaxed) {
             StatsLine.clear()
             Console.say("summary: " + summary.line)
+            // Each encoder's figures, when there are several.
+            if summary.renditions.count > 1 { summary.renditionLines.forEach { Console.say("  " + $0) } }
         }
         if let failure { throw failure }
     }

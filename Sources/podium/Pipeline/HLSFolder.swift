@@ -1,0 +1,95 @@
+import Foundation
+import PodiumCore
+
+/// The folder an HLS output writes: its master playlist, written by Podium, and each variant's
+/// media playlist and segments, written by libavformat's HLS muxer.
+enum HLSFolder {
+    /// Whether the playlist at `master` may be written, without touching anything.
+    /// - Throws: 73 when it, or a variant playlist of it, exists (and `overwrite` is off), or when
+    ///   its folder cannot be made or written.
+    static func check(master: String, overwrite: Bool) throws(PodiumError) {
+        let folder = OutputCheck.folder(of: master)
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else {
+            // A missing folder is made, where its parent exists.
+            let parent = OutputCheck.folder(of: folder)
+            guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue,
+                  access(parent, W_OK) == 0 else {
+                throw .cannotCreate("--to '\(master)': folder '\(parent)' does not exist or is not writable")
+            }
+            return
+        }
+        guard isFolder.boolValue else { throw .cannotCreate("--to '\(master)': '\(folder)' is not a folder") }
+        if !overwrite, let existing = ([master] + files(of: master)).first(where: { $0.hasSuffix(".m3u8") && exists($0) }) {
+            throw .cannotCreate("--to '\(master)': '\(existing)' exists; pass --overwrite to replace the playlists")
+        }
+        try OutputCheck.creatable(master, flag: "--to", overwrite: true)
+    }
+
+    /// Makes the folder, and removes what an earlier run of the same name left (the caller checked
+    /// `--overwrite`), so no stale segment or variant is found beside the new ones.
+    static func prepare(master: String) throws(PodiumError) {
+        let folder = OutputCheck.folder(of: master)
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        } catch CocoaError.fileWriteFileExists {
+        } catch {
+            var isFolder: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
+                throw .cannotCreate("--to '\(master)': cannot make folder '\(folder)': \(error.localizedDescription)")
+            }
+        }
+        for file in [master] + files(of: master) { unlink(file) }
+    }
+
+    /// Writes the master playlist: under a temporary name, then renamed, so a player never reads half.
+    static func writeMaster(_ ladder: EncodingPlan.Ladder, streams: [StreamDescription]) throws(PodiumError) {
+        let variants = ladder.variants.map { entry in
+            let stream = streams[entry.encoding]
+            // Until segments are measured, the target rate: x264 keeps each second within it.
+            let target = entry.variant.bitrate.bitsPerSecond
+            let measured = measuredBandwidth(entry.playlist)
+            return HLSPlaylist.Variant(
+                uri: String(entry.playlist.split(separator: "/").last ?? ""),
+                bandwidth: measured?.peak ?? target * 11 / 10, averageBandwidth: measured?.average ?? target,
+                size: stream.size, framesPerSecond: stream.framesPerSecond, codecs: stream.codecsAttribute)
+        }
+        let temporary = ladder.master + ".tmp"
+        do {
+            try HLSPlaylist.master(variants).write(toFile: temporary, atomically: false, encoding: .utf8)
+        } catch {
+            unlink(temporary)
+            throw .io("--to '\(ladder.master)': cannot write the master playlist: \(error.localizedDescription)")
+        }
+        guard rename(temporary, ladder.master) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw .io("--to '\(ladder.master)': cannot write the master playlist: \(reason)")
+        }
+    }
+
+    /// The peak and average bit rate of the segments a media playlist lists, from their files.
+    private static func measuredBandwidth(_ playlist: String) -> (peak: Int, average: Int)? {
+        guard let text = try? String(contentsOfFile: playlist, encoding: .utf8) else { return nil }
+        let folder = OutputCheck.folder(of: playlist)
+        let segments = HLSPlaylist.segments(of: text).map { segment in
+            var status = stat()
+            let bytes = stat(folder + "/" + segment.uri, &status) == 0 ? Int(status.st_size) : 0
+            return (seconds: segment.seconds, bytes: bytes)
+        }
+        return HLSPlaylist.bandwidth(of: segments)
+    }
+
+    /// The files of an earlier run of `master`: `live_*.m3u8`, `live_*.ts`, `.m4s`, `.mp4` and
+    /// their temporary versions beside `live.m3u8`.
+    private static func files(of master: String) -> [String] {
+        let folder = OutputCheck.folder(of: master)
+        let stem = String((master.split(separator: "/").last ?? "").dropLast(".m3u8".count)) + "_"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let kinds = [".m3u8", ".ts", ".m4s", ".mp4", ".tmp"]
+        return names.filter { name in name.hasPrefix(stem) && kinds.contains(where: { name.hasSuffix($0) }) }
+            .map { folder + "/" + $0 }
+    }
+
+    private static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Logging
+import PodiumCore
+import PodiumMedia
+import Synchronization
+
+/// Several encodings of one capture: each frame is converted to 4:2:0 once, on this branch's
+/// thread, and handed to every encoder. Each encoder has its own thread and latest-wins slot, so
+/// a slow one drops its own frames, never another's and never capture's. All of them follow one
+/// keyframe schedule by capture time, so their segments begin at the same frames.
+///
+/// ```
+/// capture ─▶ slot ─▶ convert once ─┬─ slot ─▶ encoder (captured size: the picture as it is) ─▶ hub ─▶ outputs
+///                                   └─ slot ─▶ encoder (smaller: I420Scale, then encode)    ─▶ hub ─▶ outputs
+/// ```
+final class LadderBranch: FrameBranch {
+    let slot = LatestSlot<CapturedFrame>()
+    private let converter: PictureConverter
+    private let renditions: [LadderRendition]
+    private let counters: PipelineCounters
+    private let keyframeInterval: Duration
+
+    init(converter: PictureConverter, renditions: [LadderRendition], keyframeInterval: Duration,
+         counters: PipelineCounters) {
+        self.converter = converter
+        self.renditions = renditions
+        self.keyframeInterval = keyframeInterval
+        self.counters = counters
+    }
+
+    /// Pictures the converter needs: each encoder holds up to two (one waiting, one encoding), one
+    /// is being converted, and one more covers an encoder that still references its last.
+    static func pictureCount(renditions: Int) -> Int { 2 * renditions + 2 }
+
+    func countDrop() { counters.encodeDropped.add(1, ordering: .relaxed) }
+
+    var countsFrames: Bool { true }
+
+    func prepare(_ pipeline: Pipeline) async {
+        for rendition in renditions { await rendition.outputs.prepare(pipeline) }
+    }
+
+    func run(_ pipeline: Pipeline) {
+        let encoders = DispatchGroup()
+        for rendition in renditions {
+            pipeline.spawn("podium-encoder", group: encoders) { rendition.run(pipeline) }
+        }
+        var converted = 0
+        var firstCapture: UInt64?
+        var schedule = KeyframeSchedule(interval: keyframeInterval)
+        let clock = pipeline.clock
+        while let frame = slot.take() {
+            defer { frame.buffer.release() }
+            if let limit = pipeline.limits.frames, converted >= limit { continue }
+            let origin = firstCapture ?? frame.captureTime
+            firstCapture = origin
+            let keyframe = schedule.wantsKeyframe(at: frame.captureTime, requested: false)
+            let start = clock.now()
+            let picture: SharedPicture?
+            do {
+                picture = try converter.convert(frame)
+            } catch {
+                pipeline.fail(error)
+                break
+            }
+            counters.convert.record(nanoseconds: clock.now() - start)
+            // Every picture still read by a slow encoder: this frame is dropped for all of them.
+            guard let picture else {
+                counters.encodeDropped.add(1, ordering: .relaxed)
+                continue
+            }
+            schedule.encoded(at: frame.captureTime, keyframe: keyframe)
+            picture.share(with: renditions.count)
+            let shared = ConvertedFrame(picture: picture, captureTime: frame.captureTime, origin: origin,
+                                        sequence: frame.sequence, keyframe: keyframe)
+            for rendition in renditions { rendition.offer(shared) }
+            converted += 1
+            counters.encoded.add(1, ordering: .relaxed)
+            if converted == pipeline.limits.frames { pipeline.stop() }
+        }
+        for rendition in renditions { rendition.slot.close() }
+        encoders.wait()
+    }
+
+    func finish(_ pipeline: Pipeline) async {
+        for rendition in renditions { await rendition.outputs.finish(pipeline) }
+    }
+}
+
+/// One encoder of a ladder, on its own thread: it takes the newest shared picture, scales it to
+/// its size if it must, encodes it and publishes the packets to its outputs.
+final class LadderRendition: Sendable {
+    let slot = LatestSlot<ConvertedFrame>()
+    let encoder: VideoEncoder
+    let outputs: RenditionOutputs
+    let counters: RenditionCounters
+    /// A scheduled keyframe was in a frame this encoder dropped: the next frame it takes is one.
+    private let keyframeOwed = Atomic<Bool>(false)
+
+    init(encoder: VideoEncoder, outputs: RenditionOutputs, counters: RenditionCounters) {
+        self.encoder = encoder
+        self.outputs = outputs
+        self.counters = counters
+    }
+
+    /// Leaves `frame` for this encoder; a frame it had not taken yet is dropped. Call from the
+    /// converting thread.
+    func offer(_ frame: ConvertedFrame) {
+        guard let displaced = slot.offer(frame) else { return }
+        displaced.picture.release()
+        guard displaced.sequence != frame.sequence else { return }
+        counters.dropped.add(1, ordering: .relaxed)
+        if displaced.keyframe { keyframeOwed.store(true, ordering: .relaxed) }
+    }
+
+    func run(_ pipeline: Pipeline) {
+        let clock = pipeline.clock
+        var firstCapture: UInt64?
+        let emit: (EncodedPacket) -> Void = { packet in
+            self.outputs.publish(packet, firstCapture: firstCapture, clock: clock, counters: self.counters)
+        }
+        while let frame = slot.take() {
+            defer { frame.picture.release() }
+            firstCapture = frame.origin
+            // The schedule's keyframe, one owed from a dropped frame, or one an output that just
+            // joined this rendition asked for.
+            let owed = keyframeOwed.exchange(false, ordering: .relaxed)
+            let keyframe = frame.keyframe || owed || outputs.hub.takeKeyframeRequest()
+            do {
+                let start = clock.now()
+                if try encoder.take(frame.picture) { counters.scale.record(nanoseconds: clock.now() - start) }
+                let encodeStart = clock.now()
+                let time = Int64((frame.captureTime - frame.origin) / 1_000)
+                try encoder.encodeConverted(time: time, keyframe: keyframe, emit: emit)
+                counters.encode.record(nanoseconds: clock.now() - encodeStart)
+            } catch {
+                pipeline.fail(.software("encoding \(counters.name) with \(encoder.name) failed: \(error)"))
+                break
+            }
+            counters.encoded.add(1, ordering: .relaxed)
+        }
+        // Pictures left in a slot that closed on an error go back too.
+        while case .element(let left) = slot.take(timeout: 0) { left.picture.release() }
+        do {
+            try encoder.flush(emit: emit)
+        } catch {
+            pipeline.logger.warning("the \(counters.name) encoder could not be flushed: \(error)")
+        }
+        outputs.close()
+    }
+}
