@@ -63,6 +63,15 @@ final class FakeClock: PacingClock {
         #expect(slot.take() == nil)
     }
 
+    @Test func latestSlotCanKeepThePendingAndDropTheNewcomer() {
+        let slot = LatestSlot<Int>()
+        let keepEven: (Int) -> Bool = { $0 % 2 == 0 }
+        #expect(slot.offer(1, keepingPending: keepEven) == nil)
+        #expect(slot.offer(2, keepingPending: keepEven) == 1, "an odd pending element is displaced")
+        #expect(slot.offer(3, keepingPending: keepEven) == 3, "an even one stays; the newcomer is dropped")
+        #expect(slot.take() == 2)
+    }
+
     @Test func boundedQueueRefusesWhenFullAndDrainsAfterClose() {
         let queue = BoundedQueue<Int>(capacity: 3)
         for value in 1...3 { #expect(queue.push(value) == .enqueued) }

@@ -64,6 +64,24 @@ import Testing
         try expectRefusal(result, status: 64, mentions: url, folder: folder)
     }
 
+    /// Encodings and playlists that cannot be made are refused before the playlist's folder is.
+    @Test(arguments: [
+        ("b.mkv?size=0x0", "?size=0x0: width and height must be positive"),
+        ("b.mkv?bogus=1", "unknown option ?bogus for a file"),
+        ("hls/live.m3u8?ladder=", "?ladder= is empty"),
+        ("hls/live.m3u8?ladder=720p,1080p", "every rung of the ladder is larger than the 320x240 source"),
+        ("hls/live.m3u8?codec=vp9", "HLS segments carry H.264 or HEVC"),
+        ("hls/live.m3u8?size=640x360", "?size= does not apply to a playlist"),
+        ("hls/live.m3u8?bogus=1", "unknown option ?bogus for an .m3u8 playlist"),
+    ])
+    func encodingsThatCannotBeMade(output: String, mentions: String) throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let folder = try Tools.temporaryFolder()
+        let result = try Tools.podium(["stream", "--to", folder.appendingPathComponent(output).path],
+                                      display: server.display)
+        try expectRefusal(result, status: 64, mentions: mentions, folder: folder)
+    }
+
     /// A refused URL is quoted with its stream key or passphrase masked.
     @Test(arguments: [
         (["--to", "srt://127.0.0.1:9000?passphrase=tooShort1"], "srt://127.0.0.1:9000?passphrase=••••", "tooShort1"),

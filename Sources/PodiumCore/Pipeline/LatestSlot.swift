@@ -15,9 +15,17 @@ public final class LatestSlot<Element: Sendable>: @unchecked Sendable {
     /// Leaves `element` for the consumer.
     /// - Returns: the element it displaced (a drop), or `element` itself if the slot is closed.
     public func offer(_ element: Element) -> Element? {
+        offer(element, keepingPending: { _ in false })
+    }
+
+    /// Leaves `element` for the consumer, unless the pending element is one to keep: then
+    /// `element` is the one dropped.
+    /// - Returns: the element dropped (the displaced one, or `element`), or `nil`.
+    public func offer(_ element: Element, keepingPending keep: (Element) -> Bool) -> Element? {
         condition.lock()
         defer { condition.unlock() }
         guard !closed else { return element }
+        if let pending, keep(pending) { return element }
         let displaced = pending
         pending = element
         condition.signal()

@@ -94,8 +94,6 @@ final class LadderRendition: Sendable {
     let encoder: VideoEncoder
     let outputs: RenditionOutputs
     let counters: RenditionCounters
-    /// A scheduled keyframe was in a frame this encoder dropped: the next frame it takes is one.
-    private let keyframeOwed = Atomic<Bool>(false)
 
     init(encoder: VideoEncoder, outputs: RenditionOutputs, counters: RenditionCounters) {
         self.encoder = encoder
@@ -103,14 +101,14 @@ final class LadderRendition: Sendable {
         self.counters = counters
     }
 
-    /// Leaves `frame` for this encoder; a frame it had not taken yet is dropped. Call from the
-    /// converting thread.
+    /// Leaves `frame` for this encoder; a frame it had not taken yet is dropped, unless that one
+    /// is a scheduled keyframe: then `frame` is. Every encoder makes its keyframes of the very
+    /// frames the schedule chose, so the segments of every rendition start at the same times.
+    /// Call from the converting thread.
     func offer(_ frame: ConvertedFrame) {
-        guard let displaced = slot.offer(frame) else { return }
-        displaced.picture.release()
-        guard displaced.sequence != frame.sequence else { return }
+        guard let dropped = slot.offer(frame, keepingPending: \.keyframe) else { return }
+        dropped.picture.release()
         counters.dropped.add(1, ordering: .relaxed)
-        if displaced.keyframe { keyframeOwed.store(true, ordering: .relaxed) }
     }
 
     func run(_ pipeline: Pipeline) {
@@ -122,10 +120,8 @@ final class LadderRendition: Sendable {
         while let frame = slot.take() {
             defer { frame.picture.release() }
             firstCapture = frame.origin
-            // The schedule's keyframe, one owed from a dropped frame, or one an output that just
-            // joined this rendition asked for.
-            let owed = keyframeOwed.exchange(false, ordering: .relaxed)
-            let keyframe = frame.keyframe || owed || outputs.hub.takeKeyframeRequest()
+            // The schedule's keyframe, or one an output that just joined this rendition asked for.
+            let keyframe = frame.keyframe || outputs.hub.takeKeyframeRequest()
             do {
                 let start = clock.now()
                 if try encoder.take(frame.picture) { counters.scale.record(nanoseconds: clock.now() - start) }

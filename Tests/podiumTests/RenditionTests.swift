@@ -1,0 +1,232 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// Several encodings of one capture, and HLS ladders, checked by FFmpeg's tools and played by
+/// headless Chromium. One at a time: each encodes two or three pictures a frame in real time.
+@Suite(.serialized) struct RenditionTests {
+    /// A display showing the moving `video` scene at `fps`, and a folder for the files.
+    private struct Stage {
+        let server: XvfbServer
+        let scene: RunningCommand
+        let folder: URL
+
+        init(width: Int, height: Int, fps: Int = 30) throws {
+            server = try XvfbServer(width: width, height: height)
+            scene = try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", "video",
+                                                       "--fps", "\(fps)", "--quiet"])
+            folder = try Tools.temporaryFolder()
+        }
+
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+        func stop() { _ = try? scene.interrupt() }
+    }
+
+    /// Every frame of `path` with its time: decoded by ffmpeg to grey pixels, scaled to `size` by
+    /// its area filter, each frame once.
+    private func greyFrames(_ path: String, size: (width: Int, height: Int)) throws -> [String: [UInt8]] {
+        let times = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
+                                              "-of", "csv=p=0", path]).stdout.split(separator: "\n").map(String.init)
+        let raw = path + ".grey"
+        let decoded = try Tools.run("ffmpeg", ["-v", "error", "-y", "-i", path, "-fps_mode", "passthrough",
+                                               "-vf", "scale=\(size.width):\(size.height):flags=area",
+                                               "-f", "rawvideo", "-pix_fmt", "gray", raw])
+        guard decoded.status == 0 else { throw TestFailure("ffmpeg cannot decode \(path): \(decoded.stderr)") }
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
+        let frameBytes = size.width * size.height
+        guard bytes.count == frameBytes * times.count else {
+            throw TestFailure("\(path): \(bytes.count / frameBytes) frames decoded, \(times.count) times")
+        }
+        var frames: [String: [UInt8]] = [:]
+        for (index, time) in times.enumerated() {
+            frames[time] = Array(bytes[(index * frameBytes)..<((index + 1) * frameBytes)])
+        }
+        return frames
+    }
+
+    /// The summary object of a `--stats-json` file.
+    private func summary(_ path: String) throws -> [String: Any] {
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        let last = try #require(lines.last)
+        return try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+    }
+
+    /// Two outputs of two encodings: one encoder each, each at its size, and frames of the same
+    /// capture time show the same picture. Frames two apart differ, so the check can fail.
+    @Test func twoEncodingsOfOneCapture() throws {
+        let stage = try Stage(width: 320, height: 240)
+        defer { stage.stop() }
+        let stats = stage.path("stats.json")
+        let result = try Tools.podium(["stream", "--duration", "4s", "--stats-json", stats, "--to", stage.path("a.mkv"),
+                                       "--to", stage.path("b.mkv") + "?size=160x120&bitrate=500k"],
+                                      display: stage.server.display)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.components(separatedBy: "encoding h264 with libx264").count - 1 == 2,
+                "the start line names each encoder once: \(result.stderr)")
+        let renditions = try #require(try summary(stats)["renditions"] as? [[String: Any]])
+        #expect(renditions.compactMap { $0["name"] as? String } == ["320x240", "160x120"])
+        #expect(renditions.compactMap { $0["outputs"] as? [String] }.map(\.count) == [1, 1])
+
+        let large = try Tools.probe(stage.path("a.mkv"))
+        let small = try Tools.probe(stage.path("b.mkv"))
+        #expect(large.width == 320 && large.height == 240 && large.frames >= 90, "\(large)")
+        #expect(small.width == 160 && small.height == 120 && small.frames >= 90, "\(small)")
+
+        let scaled = try greyFrames(stage.path("a.mkv"), size: (160, 120))
+        let own = try greyFrames(stage.path("b.mkv"), size: (160, 120))
+        let common = scaled.keys.filter { own[$0] != nil }.sorted { Double($0) ?? 0 < Double($1) ?? 0 }
+        #expect(common.count >= 90, "\(common.count) capture times in both")
+        let matched = common.map { psnr(scaled[$0]!, own[$0]!) }
+        let shifted = zip(common, common.dropFirst(2)).map { psnr(scaled[$0]!, own[$1]!) }
+        let matchedMedian = matched.sorted()[matched.count / 2]
+        let shiftedMedian = shifted.sorted()[shifted.count / 2]
+        #expect(matchedMedian >= 30, "same capture time: \(matchedMedian) dB")
+        #expect(matchedMedian >= shiftedMedian + 3, "same time \(matchedMedian) dB, two frames apart \(shiftedMedian) dB")
+    }
+
+    /// The `#EXT-X-STREAM-INF` attributes of a master playlist, one dictionary per variant, with its URI.
+    private func variants(_ master: String) throws -> [[String: String]] {
+        let lines = try String(contentsOfFile: master, encoding: .utf8).split(separator: "\n").map(String.init)
+        return lines.indices.filter { lines[$0].hasPrefix("#EXT-X-STREAM-INF:") }.map { index in
+            var attributes: [String: String] = ["URI": index + 1 < lines.count ? lines[index + 1] : ""]
+            // Split on commas outside quotes.
+            var field = "", quoted = false
+            for character in lines[index].dropFirst("#EXT-X-STREAM-INF:".count) + "," {
+                if character == "\"" { quoted.toggle() }
+                if character == ",", !quoted {
+                    let pair = field.split(separator: "=", maxSplits: 1).map(String.init)
+                    if pair.count == 2 { attributes[pair[0]] = pair[1].replacingOccurrences(of: "\"", with: "") }
+                    field = ""
+                } else {
+                    field.append(character)
+                }
+            }
+            return attributes
+        }
+    }
+
+    /// The segments a media playlist lists, with their `#EXTINF` durations as written.
+    private func segments(_ playlist: String) throws -> (durations: [String], files: [String], ended: Bool) {
+        let text = try String(contentsOfFile: playlist, encoding: .utf8)
+        let lines = text.split(separator: "\n").map(String.init)
+        let durations = lines.filter { $0.hasPrefix("#EXTINF:") }
+        let folder = URL(fileURLWithPath: playlist).deletingLastPathComponent()
+        let files = lines.filter { !$0.hasPrefix("#") }.map { folder.appendingPathComponent($0).path }
+        return (durations, files, text.contains("#EXT-X-ENDLIST"))
+    }
+
+    /// A segment decodes without a word from ffprobe's decoder, from a keyframe, to at least one frame.
+    private func expectSegmentDecodes(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let decoded = try Tools.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
+                                                "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
+        let frames = Int(decoded.stdout.split(separator: "\n").first.map { String($0).trimmingCharacters(in: .punctuationCharacters) } ?? "") ?? 0
+        #expect(decoded.status == 0 && decoded.stderr.isEmpty && frames > 0, "\(path): \(frames) frames, \(decoded.stderr)",
+                sourceLocation: sourceLocation)
+        let flags = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags",
+                                              "-of", "csv=p=0", path])
+        #expect(flags.stdout.hasPrefix("K"), "\(path) starts on a keyframe", sourceLocation: sourceLocation)
+    }
+
+    /// The default ladder of a 1280x800 source: the source, 720p and 360p, announced as they are,
+    /// every segment decodable, every variant cut at the same times, closed at the end.
+    @Test func hlsLadderOfTheVideoScene() throws {
+        let stage = try Stage(width: 1280, height: 800, fps: 15)
+        defer { stage.stop() }
+        let master = stage.path("hls/live.m3u8")
+        let result = try Tools.podium(["stream", "--fps", "15", "--duration", "6s", "--to", master],
+                                      display: stage.server.display, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let probe = try Tools.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,width,height,level",
+                                              "-of", "csv=p=0", master])
+        #expect(probe.status == 0, "\(probe.stderr)")
+        let streams = Set(probe.stdout.split(separator: "\n").map(String.init))
+        #expect(streams.map { $0.split(separator: ",").prefix(3).joined(separator: ",") }.sorted()
+                == ["h264,1152,720", "h264,1280,800", "h264,576,360"], "\(probe.stdout)")
+
+        let announced = try variants(master)
+        #expect(announced.map { $0["RESOLUTION"] ?? "" } == ["1280x800", "1152x720", "576x360"])
+        var boundaries: [[String]] = []
+        for variant in announced {
+            #expect(variant["FRAME-RATE"] == "15.000")
+            let peak = Int(variant["BANDWIDTH"] ?? "") ?? 0
+            let average = Int(variant["AVERAGE-BANDWIDTH"] ?? "") ?? 0
+            #expect(peak >= average && average > 0, "\(variant)")
+            let playlist = stage.path("hls/" + (variant["URI"] ?? ""))
+            // CODECS is what ffprobe finds in the variant: constrained baseline at its level.
+            let level = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=level",
+                                                  "-of", "csv=p=0", playlist]).stdout.split(separator: "\n").first
+            let levelHex = String(Int(level.map(String.init) ?? "") ?? 0, radix: 16)
+            #expect(variant["CODECS"] == "avc1.42c0" + (levelHex.count == 1 ? "0" : "") + levelHex, "\(variant)")
+            let media = try segments(playlist)
+            #expect(media.ended, "\(playlist) is closed with #EXT-X-ENDLIST")
+            #expect(media.files.count >= 5, "\(playlist): \(media.files)")
+            for segment in media.files { try expectSegmentDecodes(segment) }
+            boundaries.append(media.durations)
+        }
+        #expect(Set(boundaries.map { $0.joined(separator: " ") }).count == 1,
+                "every variant's segments have the same durations: \(boundaries)")
+    }
+
+    /// A run killed mid-segment: every segment its playlists list is whole.
+    @Test func killedLeavesEveryListedSegmentWhole() throws {
+        let stage = try Stage(width: 320, height: 240)
+        defer { stage.stop() }
+        let master = stage.path("hls/live.m3u8")
+        let run = try Tools.start(Tools.podium.path, ["stream", "--display", stage.server.display,
+                                                     "--to", master + "?ladder=320x240,160x120"])
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 3.5)
+        run.signal(SIGKILL)
+        _ = try run.wait(timeout: 10)
+        let announced = try variants(master)
+        #expect(announced.map { $0["RESOLUTION"] ?? "" } == ["320x240", "160x120"])
+        for variant in announced {
+            let media = try segments(stage.path("hls/" + (variant["URI"] ?? "")))
+            #expect(!media.ended, "a killed run did not close its playlists")
+            #expect(media.files.count >= 2, "\(media.files)")
+            for segment in media.files { try expectSegmentDecodes(segment) }
+        }
+    }
+
+    /// Headless Chromium plays the master playlist from an HTTP server (natively: Chromium plays
+    /// HLS itself) for 3 s, and its screenshot of the page is the picture on the screen.
+    @Test func chromiumPlaysTheLadder() throws {
+        let server = try XvfbServer(width: 640, height: 480)
+        let pattern = TestPattern(width: 640, height: 480, seed: 3)
+        try Painter(display: server.display).draw(pattern)
+        let folder = try Tools.temporaryFolder()
+        let result = try Tools.podium(["stream", "--constant-fps", "--no-cursor", "--duration", "5s",
+                                       "--to", folder.appendingPathComponent("hls/live.m3u8").path],
+                                      display: server.display)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try variants(folder.appendingPathComponent("hls/live.m3u8").path).count == 2, "480p and 360p")
+        let page = """
+            <!doctype html><html><body style="margin:0;overflow:hidden;background:#000">
+            <video id="v" src="hls/live.m3u8" muted autoplay playsinline
+              style="position:fixed;inset:0;width:100%;height:100%;object-fit:fill"></video></body></html>
+            """
+        try page.write(to: folder.appendingPathComponent("play.html"), atomically: true, encoding: .utf8)
+        let port = Tools.freePort()
+        let http = try Tools.start("/usr/bin/python3", ["-m", "http.server", "\(port)", "--bind", "127.0.0.1",
+                                                        "--directory", folder.path])
+        defer { _ = try? http.interrupt() }
+        try Tools.waitUntilListening(port: port, process: http)
+        let shot = folder.appendingPathComponent("shot.png").path
+        let video = "document.getElementById('v')"
+        let played = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path, [
+            "http://127.0.0.1:\(port)/play.html", "--size", "640x480", "--timeout", "40", "--screenshot", shot,
+            "--until", "\(video).currentTime >= 3",
+            "--value", "{time: \(video).currentTime, width: \(video).videoWidth, error: \(video).error && \(video).error.message}",
+        ], timeout: 60)
+        #expect(played.status == 0, "Chromium did not reach 3 s: \(played.stdout) \(played.stderr)")
+        let rgb = shot + ".rgb"
+        let converted = try Tools.run("ffmpeg", ["-v", "error", "-y", "-i", shot, "-vf", "scale=640:480",
+                                                 "-f", "rawvideo", "-pix_fmt", "rgb24", rgb])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let seen = [UInt8](try Data(contentsOf: URL(fileURLWithPath: rgb)))
+        let quality = psnr(seen, pattern.rgb)
+        #expect(quality >= 32, "the page shows the screen: \(quality) dB (\(played.stdout))")
+    }
+}
