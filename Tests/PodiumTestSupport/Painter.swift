@@ -123,6 +123,6 @@ extension Painter {
 
 extension TestPattern {
     init(raw: [UInt8], width: Int, height: Int) {
-        self.init(uncheckedWidth: width, height: height, bgra: raw)
+        self.init(width: width, height: height, bgra: raw)
     }
 }

@@ -25,7 +25,8 @@ public struct TestPattern: Sendable {
         bgra = bytes
     }
 
-    init(uncheckedWidth width: Int, height: Int, bgra: [UInt8]) {
+    /// A picture of `width × height` BGRA pixels given as they are.
+    public init(width: Int, height: Int, bgra: [UInt8]) {
         self.width = width
         self.height = height
         self.bgra = bgra
@@ -33,7 +34,7 @@ public struct TestPattern: Sendable {
 
     /// One colour everywhere, given as (blue, green, red).
     public static func solid(width: Int, height: Int, bgra: (UInt8, UInt8, UInt8)) -> TestPattern {
-        TestPattern(uncheckedWidth: width, height: height, bgra: Array([[UInt8]](repeating: [bgra.0, bgra.1, bgra.2, 255], count: width * height).joined()))
+        TestPattern(width: width, height: height, bgra: Array([[UInt8]](repeating: [bgra.0, bgra.1, bgra.2, 255], count: width * height).joined()))
     }
 
     /// The rows `y..<y+height` and columns `x..<x+width`, as BGRA.

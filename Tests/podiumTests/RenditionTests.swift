@@ -85,6 +85,40 @@ import Testing
         #expect(matchedMedian >= shiftedMedian + 3, "same time \(matchedMedian) dB, two frames apart \(shiftedMedian) dB")
     }
 
+    /// A still screen costs only idle repeats in every encoding, and a change drawn meanwhile
+    /// reaches the smaller one too: a scaled picture is made again when the rows under it changed.
+    @Test func aChangeReachesEveryEncodingOfAStillScreen() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let before = TestPattern(width: 320, height: 240, seed: 4)
+        try Painter(display: server.display).draw(before)
+        let folder = try Tools.temporaryFolder()
+        let (large, small) = (folder.appendingPathComponent("a.mkv").path, folder.appendingPathComponent("b.mkv").path)
+        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--no-cursor", "--keyint", "1s",
+                                                     "--duration", "4s", "--to", large, "--to", small + "?size=160x120"])
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 2)
+        // A band across the middle only: the rows above and below it stay as they were.
+        try Painter(display: server.display).fill(x: 0, y: 100, width: 320, height: 40, bgra: (0, 0, 255))
+        let result = try run.wait(timeout: 20)
+        #expect(result.status == 0, "\(result.stderr)")
+        var after = before.bgra
+        for y in 100..<140 {
+            for x in 0..<320 { after.replaceSubrange(((y * 320 + x) * 4)..<((y * 320 + x) * 4 + 3), with: [0, 0, 255]) }
+        }
+        let changed = TestPattern(width: 320, height: 240, bgra: after)
+        for (output, width, height) in [(large, 320, 240), (small, 160, 120)] {
+            let frames = try Tools.probe(output).frames
+            #expect((3...8).contains(frames), "\(output): \(frames) frames, idle repeats and the change")
+            let first = try Tools.decodeFrame(output, index: 0)
+            let last = try Tools.decodeFrame(output, index: frames - 1)
+            let reference = (before: try Tools.reference(before, width: width, height: height),
+                             after: try Tools.reference(changed, width: width, height: height))
+            #expect(psnr(first, reference.before) >= 33, "\(output) starts with the pattern")
+            #expect(psnr(last, reference.after) >= 33, "\(output) ends with the change: \(psnr(last, reference.after)) dB")
+            #expect(psnr(last, reference.before) < 25, "\(output) no longer shows the pattern alone")
+        }
+    }
+
     /// The `#EXT-X-STREAM-INF` attributes of a master playlist, one dictionary per variant, with its URI.
     private func variants(_ master: String) throws -> [[String: String]] {
         let lines = try String(contentsOfFile: master, encoding: .utf8).split(separator: "\n").map(String.init)

@@ -60,25 +60,53 @@ public struct ConvertedFrame: Sendable {
     }
 }
 
-/// Converts captured BGRA frames to 4:2:0 once for every encoder, into a small pool of pictures.
-/// A picture is brought up to date by converting only the rows that changed since the frame it
-/// last held, when the frames in between are known; otherwise whole.
+/// Converts captured BGRA frames to 4:2:0 once for every encoder, and scales the result once to
+/// each smaller size an encoder wants, each from the smallest larger picture (360p from 720p, not
+/// from the captured 1080p: a fraction of the work). Each size has a small pool of pictures. The
+/// captured-size picture is brought up to date by converting only the rows that changed since the
+/// frame it last held, when the frames in between are known; otherwise whole.
 ///
 /// Not thread-safe: confine to the converting thread.
 public final class PictureConverter: @unchecked Sendable {
     // Unchecked: confined to the converting thread (see above); the branch that owns it is Sendable.
     private var converter: FrameConverter
-    private var pool: [SharedPicture]
+    /// The sizes it makes: the captured size first, then the smaller ones, largest first.
+    public let sizes: [PixelSize]
+    private var pools: [[SharedPicture]]
+    /// For each smaller size: the size it is scaled from, and how.
+    private let sources: [Int]
+    private let scalers: [YUVScaler?]
+    /// The picture each size holds for the frame being converted.
+    private var latest: [SharedPicture?]
     private let count: Int
     /// The changed rows of the frames seen lately, each against the frame before it.
     private var history: [(sequence: UInt64, rows: RowBands?)] = []
 
-    /// - Parameter count: pictures in the pool: each encoder holds at most two (one waiting, one
-    ///   encoding), and one is being converted.
-    public init(size: PixelSize, count: Int) throws(PodiumError) {
+    /// - Parameters:
+    ///   - size: the captured size.
+    ///   - targets: the other sizes to make (any order; the captured size and repeats are ignored).
+    ///   - count: pictures of each size: each encoder holds at most two (one waiting, one
+    ///     encoding), and one is being made.
+    public init(size: PixelSize, scaledTo targets: [PixelSize], count: Int, filter: ScaleFilter) throws(PodiumError) {
         self.count = count
         converter = try FrameConverter(source: size, output: size, format: AV_PIX_FMT_YUV420P, filter: .box)
-        pool = try Self.pictures(size: size, count: count)
+        var sizes = [size]
+        for candidate in targets.sorted(by: { $0.area > $1.area }) where !sizes.contains(candidate) {
+            sizes.append(candidate)
+        }
+        self.sizes = sizes
+        var sources = [0]
+        var scalers: [YUVScaler?] = [nil]
+        for (index, target) in sizes.enumerated().dropFirst() {
+            // The smallest picture made before it that covers it.
+            let source = (0..<index).last { sizes[$0].width >= target.width && sizes[$0].height >= target.height } ?? 0
+            sources.append(source)
+            scalers.append(try YUVScaler(source: sizes[source], output: target, filter: filter))
+        }
+        self.sources = sources
+        self.scalers = scalers
+        pools = try sizes.map { size throws(PodiumError) in try Self.pictures(size: size, count: count) }
+        latest = Array(repeating: nil, count: sizes.count)
     }
 
     private static func pictures(size: PixelSize, count: Int) throws(PodiumError) -> [SharedPicture] {
@@ -92,25 +120,48 @@ public final class PictureConverter: @unchecked Sendable {
         return pictures
     }
 
-    /// Converts `frame` into a free picture of the pool.
+    /// Converts `frame` into a free picture of the captured size.
     /// - Returns: the picture, or `nil` when every picture is still being read (the frame is dropped).
     public func convert(_ frame: CapturedFrame) throws(PodiumError) -> SharedPicture? {
+        for index in latest.indices { latest[index] = nil }
         if frame.size != converter.source {
             // The captured size changed: pictures of the new size (those being read go when released).
+            // Encoders then scale from it themselves, fitting it into their own size.
             converter = try FrameConverter(source: frame.size, output: frame.size, format: AV_PIX_FMT_YUV420P,
                                            filter: .box)
-            pool = try Self.pictures(size: frame.size, count: count)
+            pools[0] = try Self.pictures(size: frame.size, count: count)
             history = []
         }
         if history.count == count + 1 { history.removeFirst() }
         history.append((frame.sequence, frame.changedRows))
-        guard let picture = pool.first(where: \.isFree) else { return nil }
+        guard let picture = pools[0].first(where: \.isFree) else { return nil }
         if let rows = changedRows(since: picture.heldSequence, upTo: frame.sequence) {
             converter.convert(frame, rows: rows, into: picture.frame)
         } else {
             converter.convert(frame, into: picture.frame)
         }
         picture.heldSequence = frame.sequence
+        latest[0] = picture
+        return picture
+    }
+
+    /// Scales the frame just converted to `sizes[index]` (1 or more), from the smallest picture
+    /// made for it that covers that size.
+    ///
+    /// The corresponding C function is libyuv's `I420Scale` (or `sws_scale`).
+    /// - Returns: the picture, or `nil` when there is none to scale from (the captured size
+    ///   changed) or none free; its encoders then take the captured-size picture.
+    public func scaled(_ index: Int) -> SharedPicture? {
+        guard index > 0, index < sizes.count, let source = latest[sources[index]], source.size == sizes[sources[index]],
+              let scaler = scalers[index], let picture = pools[index].first(where: \.isFree),
+              let sequence = source.heldSequence else { return nil }
+        // A picture that already shows this content (nothing changed since: an idle repeat, a
+        // cursor outside the picture) is not scaled again.
+        let current = picture.heldSequence == sequence
+            || changedRows(since: picture.heldSequence, upTo: sequence)?.isEmpty == true
+        if !current { scaler.scale(source.frame, into: picture.frame, at: (0, 0)) }
+        picture.heldSequence = sequence
+        latest[index] = picture
         return picture
     }
 

@@ -5,13 +5,16 @@ import PodiumMedia
 import Synchronization
 
 /// Several encodings of one capture: each frame is converted to 4:2:0 once, on this branch's
-/// thread, and handed to every encoder. Each encoder has its own thread and latest-wins slot, so
-/// a slow one drops its own frames, never another's and never capture's. All of them follow one
-/// keyframe schedule by capture time, so their segments begin at the same frames.
+/// thread, and scaled once to each smaller size, each from the smallest larger picture; every
+/// encoder then takes the picture of its size as it is. Each encoder has its own thread and
+/// latest-wins slot, so a slow one drops its own frames, never another's and never capture's.
+/// All of them follow one keyframe schedule by capture time, so their segments begin at the same
+/// frames.
 ///
 /// ```
-/// capture ─▶ slot ─▶ convert once ─┬─ slot ─▶ encoder (captured size: the picture as it is) ─▶ hub ─▶ outputs
-///                                   └─ slot ─▶ encoder (smaller: I420Scale, then encode)    ─▶ hub ─▶ outputs
+/// capture ─▶ slot ─▶ convert once (1080p) ──────────────┬─ slot ─▶ encoder 1080p ─▶ hub ─▶ outputs
+///                      └▶ I420Scale 720p ───────────────┼─ slot ─▶ encoder 720p  ─▶ hub ─▶ outputs
+///                           └▶ I420Scale 360p ──────────┴─ slot ─▶ encoder 360p  ─▶ hub ─▶ outputs
 /// ```
 final class LadderBranch: FrameBranch {
     let slot = LatestSlot<CapturedFrame>()
@@ -19,6 +22,8 @@ final class LadderBranch: FrameBranch {
     private let renditions: [LadderRendition]
     private let counters: PipelineCounters
     private let keyframeInterval: Duration
+    /// For each size the converter makes, the rendition whose counters take its scaling time.
+    private let scaleTimers: [StageTimer?]
 
     init(converter: PictureConverter, renditions: [LadderRendition], keyframeInterval: Duration,
          counters: PipelineCounters) {
@@ -26,6 +31,9 @@ final class LadderBranch: FrameBranch {
         self.renditions = renditions
         self.keyframeInterval = keyframeInterval
         self.counters = counters
+        scaleTimers = converter.sizes.indices.map { level in
+            renditions.first { $0.level == level }?.counters.scale
+        }
     }
 
     /// Pictures the converter needs: each encoder holds up to two (one waiting, one encoding), one
@@ -47,6 +55,9 @@ final class LadderBranch: FrameBranch {
         }
         var converted = 0
         var firstCapture: UInt64?
+        // The picture of each size for the frame at hand, and how many encoders read it.
+        var pictures = [SharedPicture?](repeating: nil, count: converter.sizes.count)
+        var readers = [Int](repeating: 0, count: converter.sizes.count)
         var schedule = KeyframeSchedule(interval: keyframeInterval)
         let clock = pipeline.clock
         while let frame = slot.take() {
@@ -70,10 +81,21 @@ final class LadderBranch: FrameBranch {
                 continue
             }
             schedule.encoded(at: frame.captureTime, keyframe: keyframe)
-            picture.share(with: renditions.count)
-            let shared = ConvertedFrame(picture: picture, captureTime: frame.captureTime, origin: origin,
-                                        sequence: frame.sequence, keyframe: keyframe)
-            for rendition in renditions { rendition.offer(shared) }
+            pictures[0] = picture
+            for level in pictures.indices.dropFirst() {
+                let scaleStart = clock.now()
+                pictures[level] = converter.scaled(level)
+                scaleTimers[level]?.record(nanoseconds: clock.now() - scaleStart)
+            }
+            // An encoder whose size could not be made takes the captured picture and scales it itself.
+            for level in readers.indices { readers[level] = 0 }
+            for rendition in renditions { readers[pictures[rendition.level] == nil ? 0 : rendition.level] += 1 }
+            for level in pictures.indices { pictures[level]?.share(with: readers[level]) }
+            for rendition in renditions {
+                let shared = ConvertedFrame(picture: pictures[rendition.level] ?? picture, captureTime: frame.captureTime,
+                                            origin: origin, sequence: frame.sequence, keyframe: keyframe)
+                rendition.offer(shared)
+            }
             converted += 1
             counters.encoded.add(1, ordering: .relaxed)
             if converted == pipeline.limits.frames { pipeline.stop() }
@@ -94,11 +116,14 @@ final class LadderRendition: Sendable {
     let encoder: VideoEncoder
     let outputs: RenditionOutputs
     let counters: RenditionCounters
+    /// The index of its size among the converter's.
+    let level: Int
 
-    init(encoder: VideoEncoder, outputs: RenditionOutputs, counters: RenditionCounters) {
+    init(encoder: VideoEncoder, outputs: RenditionOutputs, counters: RenditionCounters, level: Int) {
         self.encoder = encoder
         self.outputs = outputs
         self.counters = counters
+        self.level = level
     }
 
     /// Leaves `frame` for this encoder; a frame it had not taken yet is dropped, unless that one
@@ -106,7 +131,7 @@ final class LadderRendition: Sendable {
     /// frames the schedule chose, so the segments of every rendition start at the same times.
     /// Call from the converting thread.
     func offer(_ frame: ConvertedFrame) {
-        guard let dropped = slot.offer(frame, keepingPending: \.keyframe) else { return }
+        guard let dropped = slot.offer(frame, keepingPending: { $0.keyframe }) else { return }
         dropped.picture.release()
         counters.dropped.add(1, ordering: .relaxed)
     }

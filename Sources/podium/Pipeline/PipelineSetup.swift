@@ -102,11 +102,15 @@ enum PipelineSetup {
         if single {
             branch = EncodeBranch(encoder: encoders[0], outputs: outputs[0], counters: counters)
         } else {
-            let renditions = (0..<encoders.count).map { index in
-                LadderRendition(encoder: encoders[index], outputs: outputs[index], counters: counters.renditions[index])
-            }
+            // Each smaller size is made once, for every encoder of that size.
             let converter = try PictureConverter(size: region.size,
-                                                 count: LadderBranch.pictureCount(renditions: renditions.count))
+                                                 scaledTo: encoders.map(\.settings.size).filter { $0 != region.size },
+                                                 count: LadderBranch.pictureCount(renditions: encoders.count),
+                                                 filter: plan.encodings[0].settings.scaleFilter)
+            let renditions = (0..<encoders.count).map { index in
+                LadderRendition(encoder: encoders[index], outputs: outputs[index], counters: counters.renditions[index],
+                                level: converter.sizes.firstIndex(of: encoders[index].settings.size) ?? 0)
+            }
             branch = LadderBranch(converter: converter, renditions: renditions, keyframeInterval: plan.keyframeInterval,
                                   counters: counters)
         }
