@@ -26,6 +26,9 @@ public struct Bitrate: Hashable, Sendable, Codable, CustomStringConvertible {
 
     public var description: String {
         if bitsPerSecond % 1_000_000 == 0 { return "\(bitsPerSecond / 1_000_000)M" }
+        if bitsPerSecond > 1_000_000 && bitsPerSecond % 100_000 == 0 {
+            return "\(bitsPerSecond / 1_000_000).\(bitsPerSecond % 1_000_000 / 100_000)M"
+        }
         if bitsPerSecond % 1_000 == 0 { return "\(bitsPerSecond / 1_000)k" }
         return "\(bitsPerSecond)"
     }

@@ -15,6 +15,8 @@ public struct HLSOptions: Hashable, Sendable {
     /// `?ladder=`; `nil` follows the source (see `ladder(for:)`).
     public var ladder: [LadderRung]?
     public var segmentType = SegmentType.mpegts
+    /// Set on a variant's media playlist, which is named by its path alone.
+    public var isVariant = false
 
     public init() {}
 
@@ -48,7 +50,8 @@ public struct HLSOptions: Hashable, Sendable {
 
     /// The `?…` that describes non-default options.
     var describedFields: [String?] {
-        [segment == .seconds(1) ? nil : "segment=\(segment.nanoseconds / 1_000_000)ms",
+        if isVariant { return [] }
+        return [segment == .seconds(1) ? nil : "segment=\(segment.nanoseconds / 1_000_000)ms",
          window == 10 ? nil : "window=\(window)",
          ladder.map { "ladder=" + $0.map(\.description).joined(separator: ",") },
          segmentType == .mpegts ? nil : "segment-type=\(segmentType.rawValue)"]
@@ -72,7 +75,7 @@ public struct HLSOptions: Hashable, Sendable {
                 continue
             }
             guard !variants.contains(where: { $0.size == size }) else { continue }
-            let bits = rung.bitrate ?? Bitrate(bitsPerSecond: max(100_000, size.area * framesPerSecond / 10))
+            let bits = rung.bitrate ?? Self.defaultBitrate(size, framesPerSecond: framesPerSecond)
             variants.append(Variant(size: size, bitrate: bits, name: ""))
         }
         guard !variants.isEmpty else {
@@ -87,6 +90,13 @@ public struct HLSOptions: Hashable, Sendable {
             variants[index].name = shared ? "\(variants[index].size)" : "\(height)p"
         }
         return (variants, dropped)
+    }
+
+    /// 0.1 bit a pixel a frame (6.2M for 1080p30, 2.8M for 720p30, 700k for 360p30, close to
+    /// Apple's authoring guidance), rounded to 100k.
+    static func defaultBitrate(_ size: PixelSize, framesPerSecond: Int) -> Bitrate {
+        let bits = Double(size.area * framesPerSecond) / 10
+        return Bitrate(bitsPerSecond: max(100_000, Int((bits / 100_000).rounded()) * 100_000))
     }
 
     /// One variant of the ladder, as planned for the source.

@@ -92,20 +92,20 @@ extension Podium {
             let request = WindowRequest(monitor: on, display: onDisplay, windowed: windowed, pictureInPicture: pictureInPicture, fit: fit, background: background)
             let (window, targetDisplay) = try request.branch(capturing: connection, region: region, captured: captured, filter: scale.scaleFilter, counters: counters)
             var branches: [any FrameBranch] = [window]
-            var encoding = ""
+            var encoders: [String] = []
             var finish: @Sendable () -> Void = {}
             if !streams.isEmpty {
                 let setup = try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps, counters: counters,
                                                            logger: logger)
                 branches.append(setup.branch)
-                encoding = "; " + setup.description
+                encoders = setup.described
                 finish = setup.finish
             }
             let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture.source, fps: capture.fps,
                                                             branches: branches, counters: counters, limits: runOptions.limits, logger: logger)
             let source = capture.source.describe(region: region, on: connection, method: method, fps: capture.fps)
-            let startLine = "\(source); mirroring to \(targetDisplay)\(encoding)"
-            try await PipelineSetup.run(pipeline, startLine: startLine, run: runOptions, logger: logger, finish: finish)
+            let lines = PipelineSetup.startLines([source, "mirroring to \(targetDisplay)"], encoders: encoders)
+            try await PipelineSetup.run(pipeline, startLines: lines, run: runOptions, logger: logger, finish: finish)
         }
     }
 }

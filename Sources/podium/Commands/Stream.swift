@@ -93,18 +93,19 @@ extension Podium {
                 parts.append("showing in a window on \(targetDisplay)")
             }
             var finish: @Sendable () -> Void = {}
+            var encoders: [String] = []
             if !streams.isEmpty {
                 let setup = try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps, counters: counters,
                                                            logger: logger)
                 branches.append(setup.branch)
-                parts.append(setup.description)
+                encoders = setup.described
                 finish = setup.finish
             }
             let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture.source, fps: capture.fps,
                                                             branches: branches, counters: counters, limits: runOptions.limits, logger: logger)
             let source = capture.source.describe(region: region, on: connection, method: method, fps: capture.fps)
-            let startLine = "\(source); \(parts.joined(separator: "; "))"
-            try await PipelineSetup.run(pipeline, startLine: startLine, run: runOptions, logger: logger, finish: finish)
+            try await PipelineSetup.run(pipeline, startLines: PipelineSetup.startLines([source] + parts, encoders: encoders),
+                                        run: runOptions, logger: logger, finish: finish)
         }
     }
 }

@@ -83,13 +83,15 @@ struct EncodingPlan {
             }
             keyframeInterval = min(keyframeInterval, options.segment)
             var ladder = Ladder(master: master, options: options, variants: [])
+            var variantOptions = options
+            variantOptions.isVariant = true
             let stem = master.dropLast(".m3u8".count)
             for variant in planned.variants {
                 var rung = settings
                 rung.size = variant.size
                 rung.bitrate = variant.bitrate
                 let playlist = "\(stem)_\(variant.name).m3u8"
-                wanted.append((rung, .hls(path: playlist, options: options)))
+                wanted.append((rung, .hls(path: playlist, options: variantOptions)))
                 ladder.variants.append((variant, -1, playlist))
             }
             ladders.append(ladder)
@@ -111,7 +113,10 @@ struct EncodingPlan {
             for variant in ladders[index].variants.indices {
                 let playlist = ladders[index].variants[variant].playlist
                 ladders[index].variants[variant].encoding = encodings.firstIndex { encoding in
-                    encoding.sinks.contains { sinks[$0] == .hls(path: playlist, options: ladders[index].options) }
+                    encoding.sinks.contains {
+                        if case .hls(playlist, _) = sinks[$0] { return true }
+                        return false
+                    }
                 } ?? 0
             }
         }

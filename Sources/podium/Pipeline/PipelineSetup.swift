@@ -117,7 +117,7 @@ enum PipelineSetup {
         let described = zip(plan.encodings, encoders).map { encoding, encoder in
             describe(encoder, outputs: plan.outputs(of: encoding))
         }
-        return EncodeSetup(branch: branch, encoders: encoders, description: described.joined(separator: "; ")) {
+        return EncodeSetup(branch: branch, encoders: encoders, described: described) {
             // Measured now: each variant's peak and average rate, from its segments.
             for ladder in plan.ladders {
                 do throws(PodiumError) {
@@ -133,8 +133,8 @@ enum PipelineSetup {
     struct EncodeSetup {
         var branch: any FrameBranch
         var encoders: [VideoEncoder]
-        /// Each encoder and the outputs it feeds, for the start line.
-        var description: String
+        /// Each encoder and the outputs it feeds, for the start message.
+        var described: [String]
         /// Called once the run is over: HLS master playlists get their measured rates.
         var finish: @Sendable () -> Void
     }
@@ -163,16 +163,23 @@ enum PipelineSetup {
             + " to " + outputs.joined(separator: ", ")
     }
 
+    /// What is captured and where it goes, said as capture starts: one line, or with several
+    /// encoders a line for each.
+    static func startLines(_ parts: [String], encoders: [String]) -> [String] {
+        guard encoders.count > 1 else { return [(parts + encoders).joined(separator: "; ")] }
+        return [(parts + ["\(encoders.count) encoders:"]).joined(separator: "; ")] + encoders.map { "  " + $0 }
+    }
+
     /// Runs `pipeline` with Ctrl-C handling and statistics, prints the summary, and throws what ended it.
-    /// - Parameter startLine: what is captured and where it goes, said as capture starts.
+    /// - Parameter startLines: what is captured and where it goes, said as capture starts.
     /// - Parameter finish: called once every output is finalized, before the summary.
-    static func run(_ pipeline: Pipeline, startLine: String, run: RunOptions, logger: Logger,
+    static func run(_ pipeline: Pipeline, startLines: [String], run: RunOptions, logger: Logger,
                     finish: @Sendable () -> Void = {}) async throws {
         let reporter = try StatsReporter(counters: pipeline.counters, jsonPath: run.statsJSON, live: !run.quiet,
                                          logger: logger)
         SignalTrap.onStop { pipeline.stop() }
         let reporting = Task { await reporter.run() }
-        let failure = await pipeline.run { logger.notice("\(startLine)") }
+        let failure = await pipeline.run { startLines.forEach { logger.notice("\($0)") } }
         finish()
         reporting.cancel()
         await reporting.value
