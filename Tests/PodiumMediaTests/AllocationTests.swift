@@ -43,6 +43,42 @@ import Testing
     }
 }
 
+/// With several encodings, converting once and scaling to each size allocates nothing either.
+@Suite struct LadderAllocationTests {
+    @Test func convertingOnceAndScalingAllocateNothing() throws {
+        let server = try XvfbServer(width: 640, height: 480)
+        let painter = try Painter(display: server.display)
+        try painter.draw(TestPattern(width: 640, height: 480, seed: 6))
+        let connection = try XConnection(display: server.display)
+        let size = PixelSize(width: 640, height: 480)
+        let capture = ScreenCapture(connection: connection, region: PixelRect(x: 0, y: 0, size: size), allowSharedMemory: true,
+                                    drawCursor: false, tracksDamage: true, bufferCount: 4, logger: Logger(label: "test"))
+        let converter = try PictureConverter(size: size, scaledTo: [PixelSize(width: 160, height: 120), PixelSize(width: 320, height: 240)],
+                                             count: 4, filter: .box)
+        #expect(converter.sizes.map(\.width) == [640, 320, 160], "largest first, each scaled from the next larger")
+        var allocations = 0
+        for sequence in 0..<220 as Range<UInt64> {
+            let start = podium_allocations_on_this_thread()
+            guard case .frame(let frame) = try capture.capture(sequence: sequence, time: sequence * 33_000_000, evenIfUnchanged: true) else {
+                throw TestFailure("no frame at \(sequence)")
+            }
+            frame.buffer.share(with: 1)
+            guard let picture = try converter.convert(frame) else { throw TestFailure("no picture free") }
+            guard let large = converter.scaled(1), let small = converter.scaled(2) else { throw TestFailure("none free") }
+            let scaled = (large, small)
+            frame.buffer.release()
+            picture.share(with: 1)
+            picture.release()
+            scaled.0.share(with: 1)
+            scaled.0.release()
+            scaled.1.share(with: 1)
+            scaled.1.release()
+            if sequence >= 20 { allocations += podium_allocations_on_this_thread() - start }
+        }
+        #expect(allocations == 0, "\(Double(allocations) / 200) allocations a frame")
+    }
+}
+
 /// Publishing a packet to the hub allocates nothing, whatever the number of sinks.
 @Suite struct PacketHubAllocationTests {
     final class Bytes: PacketPayload {

@@ -79,8 +79,10 @@ public final class PictureConverter: @unchecked Sendable {
     /// The picture each size holds for the frame being converted.
     private var latest: [SharedPicture?]
     private let count: Int
-    /// The changed rows of the frames seen lately, each against the frame before it.
-    private var history: [(sequence: UInt64, rows: RowBands?)] = []
+    /// The changed rows of the frames seen lately, each against the frame before it: a ring of
+    /// `count + 1` entries (a picture is at most that many frames behind), the oldest replaced.
+    private var history: [(sequence: UInt64, rows: RowBands?)]
+    private var historyNext = 0
 
     /// - Parameters:
     ///   - size: the captured size.
@@ -106,6 +108,7 @@ public final class PictureConverter: @unchecked Sendable {
         self.sources = sources
         self.scalers = scalers
         pools = try sizes.map { size throws(PodiumError) in try Self.pictures(size: size, count: count) }
+        history = Array(repeating: (UInt64.max, nil), count: count + 1)
         latest = Array(repeating: nil, count: sizes.count)
     }
 
@@ -123,18 +126,22 @@ public final class PictureConverter: @unchecked Sendable {
     /// Converts `frame` into a free picture of the captured size.
     /// - Returns: the picture, or `nil` when every picture is still being read (the frame is dropped).
     public func convert(_ frame: CapturedFrame) throws(PodiumError) -> SharedPicture? {
-        for index in latest.indices { latest[index] = nil }
+        var index = 0
+        while index < latest.count {
+            latest[index] = nil
+            index += 1
+        }
         if frame.size != converter.source {
             // The captured size changed: pictures of the new size (those being read go when released).
             // Encoders then scale from it themselves, fitting it into their own size.
             converter = try FrameConverter(source: frame.size, output: frame.size, format: AV_PIX_FMT_YUV420P,
                                            filter: .box)
             pools[0] = try Self.pictures(size: frame.size, count: count)
-            history = []
+            forgetHistory()
         }
-        if history.count == count + 1 { history.removeFirst() }
-        history.append((frame.sequence, frame.changedRows))
-        guard let picture = pools[0].first(where: \.isFree) else { return nil }
+        history[historyNext] = (frame.sequence, frame.changedRows)
+        historyNext = (historyNext + 1) % history.count
+        guard let picture = Self.free(in: pools[0]) else { return nil }
         if let rows = changedRows(since: picture.heldSequence, upTo: frame.sequence) {
             converter.convert(frame, rows: rows, into: picture.frame)
         } else {
@@ -153,7 +160,7 @@ public final class PictureConverter: @unchecked Sendable {
     ///   changed) or none free; its encoders then take the captured-size picture.
     public func scaled(_ index: Int) -> SharedPicture? {
         guard index > 0, index < sizes.count, let source = latest[sources[index]], source.size == sizes[sources[index]],
-              let scaler = scalers[index], let picture = pools[index].first(where: \.isFree),
+              let scaler = scalers[index], let picture = Self.free(in: pools[index]),
               let sequence = source.heldSequence else { return nil }
         // A picture that already shows this content (nothing changed since: an idle repeat, a
         // cursor outside the picture) is not scaled again.
@@ -165,15 +172,38 @@ public final class PictureConverter: @unchecked Sendable {
         return picture
     }
 
+    // The loops below are plain `while` loops: an unoptimized build allocates to iterate a range
+    // or call a closure, and these run for every frame.
+
+    private func forgetHistory() {
+        var index = 0
+        while index < history.count {
+            history[index] = (UInt64.max, nil)
+            index += 1
+        }
+    }
+
+    /// A picture of `pool` that nobody reads.
+    private static func free(in pool: [SharedPicture]) -> SharedPicture? {
+        var index = 0
+        while index < pool.count {
+            if pool[index].isFree { return pool[index] }
+            index += 1
+        }
+        return nil
+    }
+
     /// The rows that changed after frame `held` up to frame `target`, or `nil` when not known.
     private func changedRows(since held: UInt64?, upTo target: UInt64) -> RowBands? {
         guard let held, held < target, target - held <= UInt64(history.count) else { return nil }
         var rows = RowBands()
-        for sequence in (held + 1)...target {
-            guard let entry = history.first(where: { $0.sequence == sequence }), let changed = entry.rows else {
-                return nil
-            }
+        var sequence = held + 1
+        while sequence <= target {
+            var index = 0
+            while index < history.count && history[index].sequence != sequence { index += 1 }
+            guard index < history.count, let changed = history[index].rows else { return nil }
             rows.formUnion(changed)
+            sequence += 1
         }
         return rows
     }

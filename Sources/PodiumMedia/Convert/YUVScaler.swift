@@ -40,22 +40,22 @@ final class YUVScaler {
     func scale(_ picture: UnsafePointer<AVFrame>, into target: UnsafeMutablePointer<AVFrame>, at origin: (x: Int, y: Int)) {
         let from = Planes(picture)
         var to = Planes(target)
-        for plane in 0..<3 {
-            let shift = plane == 0 ? 0 : 1
-            to.data[plane] = to.data[plane].map { $0 + (origin.y >> shift) * Int(to.strides[plane]) + (origin.x >> shift) }
-        }
+        // Chroma planes have half the rows and columns.
+        to.luma = to.luma.map { $0 + origin.y * Int(to.lumaStride) + origin.x }
+        to.blue = to.blue.map { $0 + origin.y / 2 * Int(to.chromaStride) + origin.x / 2 }
+        to.red = to.red.map { $0 + origin.y / 2 * Int(to.chromaStride) + origin.x / 2 }
         switch engine {
         case .libyuv(let mode):
-            _ = I420Scale(from.data[0], from.strides[0], from.data[1], from.strides[1], from.data[2], from.strides[2],
+            _ = I420Scale(from.luma, from.lumaStride, from.blue, from.chromaStride, from.red, from.chromaStride,
                           Int32(source.width), Int32(source.height),
-                          to.data[0], to.strides[0], to.data[1], to.strides[1], to.data[2], to.strides[2],
+                          to.luma, to.lumaStride, to.blue, to.chromaStride, to.red, to.chromaStride,
                           Int32(output.width), Int32(output.height), mode)
         case .swscale(let context):
             var sourcePlanes: (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) =
-                (UnsafePointer(from.data[0]), UnsafePointer(from.data[1]), UnsafePointer(from.data[2]), nil)
-            var sourceStrides = (from.strides[0], from.strides[1], from.strides[2], Int32(0))
-            var targetPlanes = (to.data[0], to.data[1], to.data[2], UnsafeMutablePointer<UInt8>?.none)
-            var targetStrides = (to.strides[0], to.strides[1], to.strides[2], Int32(0))
+                (UnsafePointer(from.luma), UnsafePointer(from.blue), UnsafePointer(from.red), nil)
+            var sourceStrides = (from.lumaStride, from.chromaStride, from.chromaStride, Int32(0))
+            var targetPlanes = (to.luma, to.blue, to.red, UnsafeMutablePointer<UInt8>?.none)
+            var targetStrides = (to.lumaStride, to.chromaStride, to.chromaStride, Int32(0))
             withUnsafePointer(to: &sourcePlanes) { planes in
                 withUnsafePointer(to: &sourceStrides) { strides in
                     withUnsafePointer(to: &targetPlanes) { outPlanes in
@@ -74,19 +74,16 @@ final class YUVScaler {
     }
 }
 
-/// The three planes of a 4:2:0 `AVFrame` and their strides (inline: read once a frame).
+/// The three planes of a 4:2:0 `AVFrame` and their strides (the two chroma planes share one).
 struct Planes {
-    var data: InlineArray<3, UnsafeMutablePointer<UInt8>?>
-    var strides: InlineArray<3, Int32>
+    var luma: UnsafeMutablePointer<UInt8>?
+    var blue: UnsafeMutablePointer<UInt8>?
+    var red: UnsafeMutablePointer<UInt8>?
+    var lumaStride: Int32
+    var chromaStride: Int32
 
     init(_ frame: UnsafePointer<AVFrame>) {
-        data = .init(repeating: nil)
-        strides = .init(repeating: 0)
-        withUnsafeBytes(of: frame.pointee.data) { bytes in
-            for plane in 0..<3 { data[plane] = bytes.load(fromByteOffset: plane * 8, as: UnsafeMutablePointer<UInt8>?.self) }
-        }
-        withUnsafeBytes(of: frame.pointee.linesize) { bytes in
-            for plane in 0..<3 { strides[plane] = bytes.load(fromByteOffset: plane * 4, as: Int32.self) }
-        }
+        (luma, blue, red) = (frame.pointee.data.0, frame.pointee.data.1, frame.pointee.data.2)
+        (lumaStride, chromaStride) = (frame.pointee.linesize.0, frame.pointee.linesize.1)
     }
 }
