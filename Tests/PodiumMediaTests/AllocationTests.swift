@@ -11,16 +11,16 @@ import Testing
 /// allocates for every round trip (it reads each reply into memory of its own), so a frame may
 /// cost what one bare round trip costs, and no more.
 @Suite struct AllocationTests {
-    @Test(arguments: [false, true])
-    func grabAndConvertAllocateNothingOfTheirOwn(damageTracking: Bool) throws {
+    /// Grabs 220 frames of a 640x480 test pattern, each passed to `work`, and counts the heap
+    /// allocations on this thread after the first 20 (which fill the pools and set things up).
+    /// - Returns: allocations a frame, and what one bare libxcb round trip makes.
+    private func allocations(damageTracking: Bool, _ work: (CapturedFrame) throws -> Void) throws
+        -> (perFrame: Double, roundTrip: Int) {
         let server = try XvfbServer(width: 640, height: 480)
         try Painter(display: server.display).draw(TestPattern(width: 640, height: 480, seed: 5))
         let connection = try XConnection(display: server.display)
-        let size = PixelSize(width: 640, height: 480)
-        let capture = ScreenCapture(connection: connection, region: PixelRect(x: 0, y: 0, size: size), allowSharedMemory: true, drawCursor: false,
-                                    tracksDamage: damageTracking, bufferCount: 4, logger: Logger(label: "test"))
-        let encoder = try VideoEncoder(settings: EncoderSettings(codec: .h264, size: size, framesPerSecond: 30), sourceSize: size, globalHeader: false)
-
+        let capture = ScreenCapture(connection: connection, region: PixelRect(x: 0, y: 0, size: Self.size), allowSharedMemory: true,
+                                    drawCursor: false, tracksDamage: damageTracking, bufferCount: 4, logger: Logger(label: "test"))
         var allocations = 0
         for sequence in 0..<220 as Range<UInt64> {
             let start = podium_allocations_on_this_thread()
@@ -29,53 +29,44 @@ import Testing
                 throw TestFailure("no frame at \(sequence)")
             }
             frame.buffer.share(with: 1)
-            try encoder.convert(frame)
+            try work(frame)
             frame.buffer.release()
-            // The first frames fill the pool and set things up.
             if sequence >= 20 { allocations += podium_allocations_on_this_thread() - start }
         }
         let start = podium_allocations_on_this_thread()
         connection.sync()
-        let roundTrip = podium_allocations_on_this_thread() - start
-        #expect(roundTrip > 0, "the counter sees libxcb's allocations")
-        let perFrame = Double(allocations) / 200
-        #expect(perFrame <= Double(damageTracking ? 0 : roundTrip), "\(perFrame) allocations a frame; a round trip makes \(roundTrip)")
+        return (Double(allocations) / 200, podium_allocations_on_this_thread() - start)
     }
-}
 
-/// With several encodings, converting once and scaling to each size allocates nothing either.
-@Suite struct LadderAllocationTests {
+    private static let size = PixelSize(width: 640, height: 480)
+
+    @Test(arguments: [false, true])
+    func grabAndConvertAllocateNothingOfTheirOwn(damageTracking: Bool) throws {
+        let encoder = try VideoEncoder(settings: EncoderSettings(codec: .h264, size: Self.size, framesPerSecond: 30), sourceSize: Self.size,
+                                       globalHeader: false)
+        let measured = try allocations(damageTracking: damageTracking) { frame in try encoder.convert(frame) }
+        #expect(measured.roundTrip > 0, "the counter sees libxcb's allocations")
+        #expect(measured.perFrame <= Double(damageTracking ? 0 : measured.roundTrip),
+                "\(measured.perFrame) allocations a frame; a round trip makes \(measured.roundTrip)")
+    }
+
+    /// With several encodings, converting once and scaling to each size allocates nothing either.
     @Test func convertingOnceAndScalingAllocateNothing() throws {
-        let server = try XvfbServer(width: 640, height: 480)
-        let painter = try Painter(display: server.display)
-        try painter.draw(TestPattern(width: 640, height: 480, seed: 6))
-        let connection = try XConnection(display: server.display)
-        let size = PixelSize(width: 640, height: 480)
-        let capture = ScreenCapture(connection: connection, region: PixelRect(x: 0, y: 0, size: size), allowSharedMemory: true,
-                                    drawCursor: false, tracksDamage: true, bufferCount: 4, logger: Logger(label: "test"))
-        let converter = try PictureConverter(size: size, scaledTo: [PixelSize(width: 160, height: 120), PixelSize(width: 320, height: 240)],
+        let converter = try PictureConverter(size: Self.size, scaledTo: [PixelSize(width: 160, height: 120), PixelSize(width: 320, height: 240)],
                                              count: 4, filter: .box)
         #expect(converter.sizes.map(\.width) == [640, 320, 160], "largest first, each scaled from the next larger")
-        var allocations = 0
-        for sequence in 0..<220 as Range<UInt64> {
-            let start = podium_allocations_on_this_thread()
-            guard case .frame(let frame) = try capture.capture(sequence: sequence, time: sequence * 33_000_000, evenIfUnchanged: true) else {
-                throw TestFailure("no frame at \(sequence)")
+        let measured = try allocations(damageTracking: true) { frame in
+            guard let picture = try converter.convert(frame), let large = converter.scaled(1), let small = converter.scaled(2) else {
+                throw TestFailure("no picture free")
             }
-            frame.buffer.share(with: 1)
-            guard let picture = try converter.convert(frame) else { throw TestFailure("no picture free") }
-            guard let large = converter.scaled(1), let small = converter.scaled(2) else { throw TestFailure("none free") }
-            let scaled = (large, small)
-            frame.buffer.release()
             picture.share(with: 1)
             picture.release()
-            scaled.0.share(with: 1)
-            scaled.0.release()
-            scaled.1.share(with: 1)
-            scaled.1.release()
-            if sequence >= 20 { allocations += podium_allocations_on_this_thread() - start }
+            large.share(with: 1)
+            large.release()
+            small.share(with: 1)
+            small.release()
         }
-        #expect(allocations == 0, "\(Double(allocations) / 200) allocations a frame")
+        #expect(measured.perFrame == 0, "\(measured.perFrame) allocations a frame")
     }
 }
 
