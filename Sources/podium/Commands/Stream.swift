@@ -13,11 +13,10 @@ extension Podium {
             discussion: """
                 Outputs (--to, as many as you like):
                   FILE.mkv FILE.mp4 FILE.ts FILE.flv   a recording, written as it goes: plays even if killed
-                  DIR/NAME.m3u8                        HLS: a master playlist, and a media playlist
-                    ?ladder=1080p,720p@3M,640x360      and segments for each variant (default:
-                    ?segment=1s  ?window=10            the captured size, 720p, 360p); segment
-                    ?segment-type=fmp4                 length, segments a live playlist keeps (0:
-                                                       all), fMP4 rather than MPEG-TS segments
+                  DIR/NAME.m3u8                        HLS: master playlist + one per variant
+                    ?ladder=1080p,720p@3M,640x360      sizes (default: captured, 720p, 360p)
+                    ?segment=1s  ?window=10            segment length; segments kept (0: all)
+                    ?segment-type=fmp4                 fMP4 segments rather than MPEG-TS
                   udp://HOST:PORT                      MPEG-TS datagrams, paced over each frame
                     ?pkt_size=1316  ?ttl=N             bytes a datagram; hops, for a multicast group
                   tcp://HOST:PORT                      MPEG-TS to a listening peer; reconnects
