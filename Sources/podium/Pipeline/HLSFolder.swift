@@ -46,12 +46,14 @@ enum HLSFolder {
     static func writeMaster(_ ladder: EncodingPlan.Ladder, streams: [StreamDescription]) throws(PodiumError) {
         let variants = ladder.variants.map { entry in
             let stream = streams[entry.encoding]
-            // Until segments are measured, the target rate: x264 keeps each second within it.
+            // Until segments are measured, what the encoder's rate control allows: the target
+            // rate on average, and at most its one-second buffer more in any one segment.
             let target = entry.variant.bitrate.bitsPerSecond
+            let bound = target + Int(Double(target) / max(ladder.options.segment.seconds, 0.1))
             let measured = measuredBandwidth(entry.playlist)
             return HLSPlaylist.Variant(
                 uri: String(entry.playlist.split(separator: "/").last ?? ""),
-                bandwidth: measured?.peak ?? target * 11 / 10, averageBandwidth: measured?.average ?? target,
+                bandwidth: measured?.peak ?? bound, averageBandwidth: measured?.average ?? target,
                 size: stream.size, framesPerSecond: stream.framesPerSecond, codecs: stream.codecsAttribute)
         }
         let temporary = ladder.master + ".tmp"
