@@ -224,6 +224,27 @@ import Testing
         }
     }
 
+    /// A folder holding an earlier run's playlist is refused without `--overwrite`; with it, that
+    /// run's files go and nothing else in the folder is touched.
+    @Test func anEarlierRunIsReplacedOnlyWithOverwrite() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let folder = try Tools.temporaryFolder().appendingPathComponent("hls")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        let files = ["live.m3u8": "old", "live_720p.m3u8": "old", "live_720p_00003.ts": "old", "live_final.ts": "mine"]
+        for (name, text) in files { try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        let master = folder.appendingPathComponent("live.m3u8").path
+        let refused = try Tools.podium(["stream", "--duration", "1s", "--to", master], display: server.display)
+        #expect(refused.status == 73 && refused.stderr.contains("pass --overwrite"), "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == files.keys.sorted())
+
+        let replaced = try Tools.podium(["stream", "--duration", "2s", "--overwrite", "--to", master], display: server.display)
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(!left.contains("live_720p.m3u8") && !left.contains("live_720p_00003.ts"), "\(left)")
+        #expect(left.contains("live_240p.m3u8"), "\(left)")
+        #expect(try String(contentsOf: folder.appendingPathComponent("live_final.ts"), encoding: .utf8) == "mine")
+    }
+
     /// Headless Chromium plays the master playlist from an HTTP server (natively: Chromium plays
     /// HLS itself) for 3 s, and its screenshot of the page is the picture on the screen.
     @Test func chromiumPlaysTheLadder() throws {

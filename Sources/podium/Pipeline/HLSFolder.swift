@@ -20,8 +20,9 @@ enum HLSFolder {
             return
         }
         guard isFolder.boolValue else { throw .cannotCreate("--to '\(master)': '\(folder)' is not a folder") }
-        if !overwrite, let existing = ([master] + files(of: master)).first(where: { $0.hasSuffix(".m3u8") && exists($0) }) {
-            throw .cannotCreate("--to '\(master)': '\(existing)' exists; pass --overwrite to replace the playlists")
+        if !overwrite, let existing = ([master] + files(of: master)).first(where: exists) {
+            throw .cannotCreate("--to '\(master)': '\(existing)' exists (an earlier run's?); "
+                                + "pass --overwrite to replace that playlist and its segments")
         }
         try OutputCheck.creatable(master, flag: "--to", overwrite: true)
     }
@@ -82,15 +83,27 @@ enum HLSFolder {
         return HLSPlaylist.bandwidth(of: segments)
     }
 
-    /// The files of an earlier run of `master`: `live_*.m3u8`, `live_*.ts`, `.m4s`, `.mp4` and
-    /// their temporary versions beside `live.m3u8`.
+    /// The files an earlier run of `master` left beside `live.m3u8`, named as Podium names them:
+    /// `live_V.m3u8`, `live_V_00042.ts` or `.m4s`, `live_V_init.mp4`, and their `.tmp` versions.
+    /// Nothing else in the folder (a `live_final.ts` of the user's) is ever touched.
     private static func files(of master: String) -> [String] {
         let folder = OutputCheck.folder(of: master)
         let stem = String((master.split(separator: "/").last ?? "").dropLast(".m3u8".count)) + "_"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        let kinds = [".m3u8", ".ts", ".m4s", ".mp4", ".tmp"]
-        return names.filter { name in name.hasPrefix(stem) && kinds.contains(where: { name.hasSuffix($0) }) }
-            .map { folder + "/" + $0 }
+        return names.filter { isVariantFile($0, stem: stem) }.map { folder + "/" + $0 }
+    }
+
+    private static func isVariantFile(_ name: String, stem: String) -> Bool {
+        var name = Substring(name)
+        if name.hasSuffix(".tmp") { name = name.dropLast(4) }
+        guard name.hasPrefix(stem) else { return false }
+        let rest = name.dropFirst(stem.count)
+        if rest.hasSuffix("_init.mp4") || (rest.hasSuffix(".m3u8") && !rest.contains("_")) { return true }
+        for kind in [".ts", ".m4s"] where rest.hasSuffix(kind) {
+            let number = rest.dropLast(kind.count).split(separator: "_").last ?? ""
+            return number.count == 5 && number.allSatisfy(\.isNumber)
+        }
+        return false
     }
 
     private static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
