@@ -166,6 +166,7 @@ public final class VideoEncoder: @unchecked Sendable {
     /// - Returns: whether it was scaled.
     public func take(_ picture: SharedPicture) throws(FFmpegError) -> Bool {
         if picture.size == settings.size && picture.frame.pointee.format == frame.pointee.format {
+            av_frame_unref(borrowed)
             try check(av_frame_ref(borrowed, picture.frame))
             sendsBorrowed = true
             return false
