@@ -158,4 +158,25 @@ import Testing
         #expect(!schedule.wantsKeyframe(at: 9 * second, requested: false))
         #expect(schedule.wantsKeyframe(at: 10 * second, requested: false))
     }
+
+    @Test func keyframesOnAGridStayOnItWhateverComesBetween() {
+        var schedule = KeyframeSchedule(interval: .seconds(1), onGrid: true)
+        let millisecond: UInt64 = 1_000_000
+        let start = 5_000 * millisecond
+        schedule.encoded(at: start, keyframe: true)
+        // A frame just past each second is due, even when late (1.03 s): the next stays at 2 s.
+        #expect(!schedule.wantsKeyframe(at: start + 999 * millisecond, requested: false))
+        #expect(schedule.wantsKeyframe(at: start + 1_030 * millisecond, requested: false))
+        schedule.encoded(at: start + 1_030 * millisecond, keyframe: true)
+        #expect(!schedule.wantsKeyframe(at: start + 1_990 * millisecond, requested: false))
+        // A keyframe asked for between (a viewer joined) does not move the grid.
+        schedule.encoded(at: start + 1_500 * millisecond, keyframe: true)
+        #expect(schedule.wantsKeyframe(at: start + 2_000 * millisecond, requested: false))
+        schedule.encoded(at: start + 2_000 * millisecond, keyframe: true)
+        // An idle screen skips multiples: the frame at 4.6 s is due, then 5 s.
+        #expect(schedule.wantsKeyframe(at: start + 4_600 * millisecond, requested: false))
+        schedule.encoded(at: start + 4_600 * millisecond, keyframe: true)
+        #expect(!schedule.wantsKeyframe(at: start + 4_990 * millisecond, requested: false))
+        #expect(schedule.wantsKeyframe(at: start + 5_000 * millisecond, requested: false))
+    }
 }

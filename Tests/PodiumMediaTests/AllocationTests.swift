@@ -56,7 +56,8 @@ import Testing
                                              count: 4, filter: .box)
         #expect(converter.sizes.map(\.width) == [640, 320, 160], "largest first, each scaled from the next larger")
         let measured = try allocations(damageTracking: true) { frame in
-            guard let picture = try converter.convert(frame), let large = converter.scaled(1), let small = converter.scaled(2) else {
+            guard let picture = try converter.convert(frame), let large = converter.scaled(1)?.picture,
+                  let small = converter.scaled(2)?.picture else {
                 throw TestFailure("no picture free")
             }
             picture.share(with: 1)

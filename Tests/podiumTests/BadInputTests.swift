@@ -73,6 +73,7 @@ import Testing
         ("hls/live.m3u8?codec=vp9", "HLS segments carry H.264 or HEVC"),
         ("hls/live.m3u8?size=640x360", "?size= does not apply to a playlist"),
         ("hls/live.m3u8?bogus=1", "unknown option ?bogus for an .m3u8 playlist"),
+        ("hls/li%ve.m3u8", "an HLS playlist's path may not contain %"),
     ])
     func encodingsThatCannotBeMade(output: String, mentions: String) throws {
         let server = try XvfbServer(width: 320, height: 240)
@@ -80,6 +81,27 @@ import Testing
         let result = try Tools.podium(["stream", "--to", folder.appendingPathComponent(output).path],
                                       display: server.display)
         try expectRefusal(result, status: 64, mentions: mentions, folder: folder)
+    }
+
+    /// Two outputs that would write one playlist: a second playlist named as a variant of the first.
+    @Test func aPlaylistThatIsAnotherOnesVariant() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let folder = try Tools.temporaryFolder()
+        let result = try Tools.podium(["stream", "--to", folder.appendingPathComponent("hls/live.m3u8").path,
+                                       "--to", folder.appendingPathComponent("hls/live_240p.m3u8").path],
+                                      display: server.display)
+        try expectRefusal(result, status: 64, mentions: "live_240p.m3u8'; give each playlist a name of its own",
+                          folder: folder)
+    }
+
+    /// An encoder or preset that does not exist is a usage error before the display is opened.
+    @Test(arguments: [["--preset", "warp9", "--to"], ["--encoder", "nope264", "--to"], ["--to"]])
+    func encoderChoicesAreCheckedBeforeTheDisplay(_ arguments: [String]) throws {
+        let folder = try Tools.temporaryFolder()
+        let output = folder.appendingPathComponent("a.mkv").path + (arguments == ["--to"] ? "?preset=warp9" : "")
+        let result = try Tools.podium(["stream", "--display", ":9999"] + arguments + [output])
+        try expectRefusal(result, status: 64, mentions: arguments == ["--encoder", "nope264", "--to"] ? "nope264" : "warp9",
+                          folder: folder)
     }
 
     /// A refused URL is quoted with its stream key or passphrase masked.

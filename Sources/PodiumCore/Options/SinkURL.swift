@@ -203,7 +203,11 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
             throw OptionParseError("a file needs an extension: .mkv, .mp4, .ts, .flv or .m3u8")
         }
         let ext = name[name.index(after: dot)...].lowercased()
-        if ext == "m3u8" { return .hls(path: path, options: try HLSOptions(query: query)) }
+        if ext == "m3u8" {
+            // libavformat's HLS muxer reads `%d` and `%v` in its names as patterns.
+            guard !path.contains("%") else { throw OptionParseError("an HLS playlist's path may not contain %") }
+            return .hls(path: path, options: try HLSOptions(query: query))
+        }
         guard let container = Container.byExtension[ext] else {
             throw OptionParseError("unknown extension .\(ext); use .mkv, .mp4, .ts, .flv or .m3u8")
         }

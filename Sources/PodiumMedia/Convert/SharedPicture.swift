@@ -156,9 +156,10 @@ public final class PictureConverter: @unchecked Sendable {
     /// made for it that covers that size.
     ///
     /// The corresponding C function is libyuv's `I420Scale` (or `sws_scale`).
-    /// - Returns: the picture, or `nil` when there is none to scale from (the captured size
-    ///   changed) or none free; its encoders then take the captured-size picture.
-    public func scaled(_ index: Int) -> SharedPicture? {
+    /// - Returns: the picture and whether it had to be scaled (not when it already showed this
+    ///   content), or `nil` when there is none to scale from (the captured size changed) or none
+    ///   free; its encoders then take the captured-size picture.
+    public func scaled(_ index: Int) -> (picture: SharedPicture, rescaled: Bool)? {
         guard index > 0, index < sizes.count, let source = latest[sources[index]], source.size == sizes[sources[index]],
               let scaler = scalers[index], let picture = Self.free(in: pools[index]),
               let sequence = source.heldSequence else { return nil }
@@ -169,7 +170,7 @@ public final class PictureConverter: @unchecked Sendable {
         if !current { scaler.scale(source.frame, into: picture.frame, at: (0, 0)) }
         picture.heldSequence = sequence
         latest[index] = picture
-        return picture
+        return (picture, !current)
     }
 
     // The loops below are plain `while` loops: an unoptimized build allocates to iterate a range
@@ -183,14 +184,18 @@ public final class PictureConverter: @unchecked Sendable {
         }
     }
 
-    /// A picture of `pool` that nobody reads.
+    /// The picture of `pool` that nobody reads and that holds the latest frame (the fewest rows to redo).
     private static func free(in pool: [SharedPicture]) -> SharedPicture? {
+        var best: SharedPicture?
         var index = 0
         while index < pool.count {
-            if pool[index].isFree { return pool[index] }
+            let picture = pool[index]
+            if picture.isFree && (best == nil || (picture.heldSequence ?? 0) > (best?.heldSequence ?? 0)) {
+                best = picture
+            }
             index += 1
         }
-        return nil
+        return best
     }
 
     /// The rows that changed after frame `held` up to frame `target`, or `nil` when not known.

@@ -335,6 +335,8 @@ public final class VideoEncoder: @unchecked Sendable {
             // own interval out of the way.
             context.pointee.gop_size = Int32(clamping: 2 * settings.gopSize + 1)
             av_opt_set(context.pointee.priv_data, "sc_threshold", "0", 0)
+            // A forced keyframe must be one a segment can start with (NVENC's, say, is not by default).
+            av_opt_set(context.pointee.priv_data, "forced-idr", "1", 0)
             if encoder.name == "libx265" { av_opt_set(context.pointee.priv_data, "x265-params", "log-level=error:scenecut=0", 0) }
         }
         // x264 and x265 cut each frame into slices, one per thread (zerolatency), and by default

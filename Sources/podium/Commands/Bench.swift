@@ -76,6 +76,10 @@ extension Podium {
                 throw ValidationError("--scene draws on a private X server of its own: leave out --display '\(source.display!)'")
             }
             if sceneSize != nil && scene == nil { throw ValidationError("--scene-size needs --scene") }
+            if let plot, ladder != nil {
+                throw ValidationError("--plot '\(plot)' charts a sweep of rates; with --ladder the rows are encoders: "
+                                      + "use --format table, csv or json")
+            }
             if let sceneSize, sceneSize.width < SceneStrip.size.width || sceneSize.height < SceneStrip.size.height {
                 throw ValidationError("--scene-size '\(sceneSize)' is smaller than the scene's stamp (\(SceneStrip.size))")
             }

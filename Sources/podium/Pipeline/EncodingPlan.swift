@@ -167,11 +167,11 @@ struct EncodingPlan {
                 throw .usage("--codec mjpeg: MJPEG's full-range pictures cannot share a conversion with other "
                              + "encodings; give every output the same encoding, or none of them mjpeg")
             }
-            if let name = settings.encoderName { try EncoderCatalog.validate(name: name, codec: settings.codec) }
-            if let preset = settings.preset {
-                try EncoderCatalog.validate(preset: preset, encoderName: settings.encoderName, codec: settings.codec)
-            }
-            for sink in encodings[index].sinks { try sinks[sink].validate(codec: settings.codec) }
+        }
+        // A variant's playlist may not be another output's (`--to d/live_720p.m3u8` beside `--to d/live.m3u8`).
+        var playlists = Set(ladders.map(\.master))
+        for case .hls(let path, _) in sinks where !playlists.insert(path).inserted {
+            throw .usage("--to: two outputs write '\(path)'; give each playlist a name of its own")
         }
     }
 

@@ -44,6 +44,7 @@ enum HLSFolder {
     }
 
     /// Writes the master playlist: under a temporary name, then renamed, so a player never reads half.
+    /// - Throws: 73 when it cannot be written.
     static func writeMaster(_ ladder: EncodingPlan.Ladder, streams: [StreamDescription]) throws(PodiumError) {
         let variants = ladder.variants.map { entry in
             let stream = streams[entry.encoding]
@@ -62,12 +63,12 @@ enum HLSFolder {
             try HLSPlaylist.master(variants).write(toFile: temporary, atomically: false, encoding: .utf8)
         } catch {
             unlink(temporary)
-            throw .io("--to '\(ladder.master)': cannot write the master playlist: \(error.localizedDescription)")
+            throw .cannotCreate("--to '\(ladder.master)': cannot write the master playlist: \(error.localizedDescription)")
         }
         guard rename(temporary, ladder.master) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
-            throw .io("--to '\(ladder.master)': cannot write the master playlist: \(reason)")
+            throw .cannotCreate("--to '\(ladder.master)': cannot write the master playlist: \(reason)")
         }
     }
 
@@ -93,17 +94,30 @@ enum HLSFolder {
         return names.filter { isVariantFile($0, stem: stem) }.map { folder + "/" + $0 }
     }
 
+    /// Whether `name` is one of the files Podium writes for a variant of `stem`: the variant is
+    /// named `720p` or `1440x1080`; segments are numbered with five digits or more.
     private static func isVariantFile(_ name: String, stem: String) -> Bool {
         var name = Substring(name)
         if name.hasSuffix(".tmp") { name = name.dropLast(4) }
         guard name.hasPrefix(stem) else { return false }
-        let rest = name.dropFirst(stem.count)
-        if rest.hasSuffix("_init.mp4") || (rest.hasSuffix(".m3u8") && !rest.contains("_")) { return true }
-        for kind in [".ts", ".m4s"] where rest.hasSuffix(kind) {
-            let number = rest.dropLast(kind.count).split(separator: "_").last ?? ""
-            return number.count == 5 && number.allSatisfy(\.isNumber)
+        var rest = name.dropFirst(stem.count)
+        let variant = rest.prefix { $0 != "_" && $0 != "." }
+        guard isVariantName(variant) else { return false }
+        rest = rest.dropFirst(variant.count)
+        if rest == ".m3u8" || rest == "_init.mp4" { return true }
+        for kind in [".ts", ".m4s"] where rest.hasPrefix("_") && rest.hasSuffix(kind) {
+            let number = rest.dropFirst().dropLast(kind.count)
+            return number.count >= 5 && number.allSatisfy(\.isASCII) && number.allSatisfy(\.isNumber)
         }
         return false
+    }
+
+    /// `720p` or `1440x1080`.
+    private static func isVariantName(_ name: Substring) -> Bool {
+        func digits(_ text: Substring) -> Bool { !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber } }
+        if name.hasSuffix("p") { return digits(name.dropLast()) }
+        let sides = name.split(separator: "x", omittingEmptySubsequences: false)
+        return sides.count == 2 && digits(sides[0]) && digits(sides[1])
     }
 
     private static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }

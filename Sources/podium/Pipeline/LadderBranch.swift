@@ -58,7 +58,10 @@ final class LadderBranch: FrameBranch {
         // The picture of each size for the frame at hand, and how many encoders read it.
         var pictures = [SharedPicture?](repeating: nil, count: converter.sizes.count)
         var readers = [Int](repeating: 0, count: converter.sizes.count)
-        var schedule = KeyframeSchedule(interval: keyframeInterval)
+        // On a grid of capture times from the first frame: HLS cuts a segment at the first keyframe
+        // past each multiple of its length, so a keyframe a joining viewer asked of one encoder
+        // in between never moves a cut, and every variant is cut at the same frame.
+        var schedule = KeyframeSchedule(interval: keyframeInterval, onGrid: true)
         let clock = pipeline.clock
         while let frame = slot.take() {
             defer { frame.buffer.release() }
@@ -84,8 +87,9 @@ final class LadderBranch: FrameBranch {
             pictures[0] = picture
             for level in pictures.indices.dropFirst() {
                 let scaleStart = clock.now()
-                pictures[level] = converter.scaled(level)
-                scaleTimers[level]?.record(nanoseconds: clock.now() - scaleStart)
+                let scaled = converter.scaled(level)
+                pictures[level] = scaled?.picture
+                if scaled?.rescaled == true { scaleTimers[level]?.record(nanoseconds: clock.now() - scaleStart) }
             }
             // An encoder whose size could not be made takes the captured picture and scales it itself.
             for level in readers.indices { readers[level] = 0 }
@@ -131,7 +135,8 @@ final class LadderRendition: Sendable {
     /// frames the schedule chose, so the segments of every rendition start at the same times.
     /// Call from the converting thread.
     func offer(_ frame: ConvertedFrame) {
-        guard let dropped = slot.offer(frame, keepingPending: { $0.keyframe }) else { return }
+        // A newer scheduled keyframe does replace a waiting one: the encoder is a whole interval behind.
+        guard let dropped = slot.offer(frame, keepingPending: { $0.keyframe && !frame.keyframe }) else { return }
         dropped.picture.release()
         counters.dropped.add(1, ordering: .relaxed)
     }
@@ -156,11 +161,12 @@ final class LadderRendition: Sendable {
                 counters.encode.record(nanoseconds: clock.now() - encodeStart)
             } catch {
                 pipeline.fail(.software("encoding \(counters.name) with \(encoder.name) failed: \(error)"))
+                // No more pictures are left for this encoder; the one waiting goes back.
+                slot.close()
                 break
             }
             counters.encoded.add(1, ordering: .relaxed)
         }
-        // Pictures left in a slot that closed on an error go back too.
         while case .element(let left) = slot.take(timeout: 0) { left.picture.release() }
         do {
             try encoder.flush(emit: emit)

@@ -20,7 +20,16 @@ enum PipelineSetup {
         let written = files + playlists.map { (flag: "--to", path: $0) }
             + (run.statsJSON.map { [(flag: "--stats-json", path: $0)] } ?? [])
         if Set(urls).count != urls.count { throw .usage("--to names the same output twice") }
-        for output in outputs { try output.url.validate(codec: output.codec(encode)) }
+        for output in outputs {
+            let codec = output.codec(encode)
+            try output.url.validate(codec: codec)
+            // --encoder names an encoder of --codec; an output asking for another codec gets that codec's.
+            let encoder = codec == encode.codec ? encode.encoder : nil
+            if let encoder { try EncoderCatalog.validate(name: encoder, codec: codec) }
+            if let preset = output.rendition.preset ?? encode.preset {
+                try EncoderCatalog.validate(preset: preset, encoderName: encoder, codec: codec)
+            }
+        }
         try OutputCheck.distinct(written)
         for url in urls { try NetworkAddress.resolve(url) }
         for case .rtmp(let target) in urls {
@@ -93,11 +102,6 @@ enum PipelineSetup {
             }
             return RenditionOutputs(stream: encoder.stream, sinks: writers, listeners: listeners, required: required)
         }
-        let streams = encoders.map(\.stream)
-        for ladder in plan.ladders {
-            try HLSFolder.prepare(master: ladder.master)
-            try HLSFolder.writeMaster(ladder, streams: streams)
-        }
         let branch: any FrameBranch
         if single {
             branch = EncodeBranch(encoder: encoders[0], outputs: outputs[0], counters: counters)
@@ -113,6 +117,12 @@ enum PipelineSetup {
             }
             branch = LadderBranch(converter: converter, renditions: renditions, keyframeInterval: plan.keyframeInterval,
                                   counters: counters)
+        }
+        // Last, once nothing else can fail: an HLS folder is made, and its master playlist written.
+        let streams = encoders.map(\.stream)
+        for ladder in plan.ladders {
+            try HLSFolder.prepare(master: ladder.master)
+            try HLSFolder.writeMaster(ladder, streams: streams)
         }
         let described = zip(plan.encodings, encoders).map { encoding, encoder in
             describe(encoder, outputs: plan.outputs(of: encoding))
