@@ -5,7 +5,8 @@ import Testing
     @Test func encodingFieldsAreSplitOffAnyOutput() throws {
         let (file, request) = try RenditionRequest.split("b.mkv?size=640x360&bitrate=500k")
         #expect(file == "b.mkv")
-        #expect(request == RenditionRequest(size: PixelSize(width: 640, height: 360), bitrate: Bitrate(bitsPerSecond: 500_000)))
+        #expect(request == RenditionRequest(size: PixelSize(width: 640, height: 360),
+                                            bitrate: Bitrate(bitsPerSecond: 500_000)))
         // The output keeps the fields that are its own, in order.
         let (udp, codec) = try RenditionRequest.split("udp://h:5000?ttl=2&codec=hevc&pkt_size=188&preset=fast")
         #expect(udp == "udp://h:5000?ttl=2&pkt_size=188")
@@ -38,8 +39,11 @@ import Testing
     }
 
     @Test func playlistOptions() throws {
-        guard case .hls(let path, let options) = try SinkURL(parsing: "out/live.m3u8?segment=2s&window=0&segment-type=fmp4")
-        else { Issue.record("not HLS"); return }
+        let url = try SinkURL(parsing: "out/live.m3u8?segment=2s&window=0&segment-type=fmp4")
+        guard case .hls(let path, let options) = url else {
+            Issue.record("not HLS")
+            return
+        }
         #expect(path == "out/live.m3u8")
         #expect(options.segment == .seconds(2) && options.window == 0 && options.segmentType == .fmp4)
         #expect(try SinkURL(parsing: "live.m3u8").description == "live.m3u8")

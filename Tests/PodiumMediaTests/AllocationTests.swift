@@ -19,8 +19,9 @@ import Testing
         let server = try XvfbServer(width: 640, height: 480)
         try Painter(display: server.display).draw(TestPattern(width: 640, height: 480, seed: 5))
         let connection = try XConnection(display: server.display)
-        let capture = ScreenCapture(connection: connection, region: PixelRect(x: 0, y: 0, size: Self.size), allowSharedMemory: true,
-                                    drawCursor: false, tracksDamage: damageTracking, bufferCount: 4, logger: Logger(label: "test"))
+        let capture = ScreenCapture(connection: connection, region: PixelRect(x: 0, y: 0, size: Self.size),
+                                    allowSharedMemory: true, drawCursor: false, tracksDamage: damageTracking,
+                                    bufferCount: 4, logger: Logger(label: "test"))
         var allocations = 0
         for sequence in 0..<220 as Range<UInt64> {
             let start = podium_allocations_on_this_thread()
@@ -42,8 +43,8 @@ import Testing
 
     @Test(arguments: [false, true])
     func grabAndConvertAllocateNothingOfTheirOwn(damageTracking: Bool) throws {
-        let encoder = try VideoEncoder(settings: EncoderSettings(codec: .h264, size: Self.size, framesPerSecond: 30), sourceSize: Self.size,
-                                       globalHeader: false)
+        let settings = EncoderSettings(codec: .h264, size: Self.size, framesPerSecond: 30)
+        let encoder = try VideoEncoder(settings: settings, sourceSize: Self.size, globalHeader: false)
         let measured = try allocations(damageTracking: damageTracking) { frame in try encoder.convert(frame) }
         #expect(measured.roundTrip > 0, "the counter sees libxcb's allocations")
         #expect(measured.perFrame <= Double(damageTracking ? 0 : measured.roundTrip),
@@ -52,8 +53,8 @@ import Testing
 
     /// With several encodings, converting once and scaling to each size allocates nothing either.
     @Test func convertingOnceAndScalingAllocateNothing() throws {
-        let converter = try PictureConverter(size: Self.size, scaledTo: [PixelSize(width: 160, height: 120), PixelSize(width: 320, height: 240)],
-                                             count: 4, filter: .box)
+        let smaller = [PixelSize(width: 160, height: 120), PixelSize(width: 320, height: 240)]
+        let converter = try PictureConverter(size: Self.size, scaledTo: smaller, count: 4, filter: .box)
         #expect(converter.sizes.map(\.width) == [640, 320, 160], "largest first, each scaled from the next larger")
         let measured = try allocations(damageTracking: true) { frame in
             guard let picture = try converter.convert(frame), let large = converter.scaled(1)?.picture,

@@ -34,7 +34,9 @@ public struct TestPattern: Sendable {
 
     /// One colour everywhere, given as (blue, green, red).
     public static func solid(width: Int, height: Int, bgra: (UInt8, UInt8, UInt8)) -> TestPattern {
-        TestPattern(width: width, height: height, bgra: Array([[UInt8]](repeating: [bgra.0, bgra.1, bgra.2, 255], count: width * height).joined()))
+        let pixel: [UInt8] = [bgra.0, bgra.1, bgra.2, 255]
+        let pixels = Array([[UInt8]](repeating: pixel, count: width * height).joined())
+        return TestPattern(width: width, height: height, bgra: pixels)
     }
 
     /// The rows `y..<y+height` and columns `x..<x+width`, as BGRA.

@@ -100,8 +100,8 @@ import Testing
         let folder = try Tools.temporaryFolder()
         let output = folder.appendingPathComponent("a.mkv").path + (arguments == ["--to"] ? "?preset=warp9" : "")
         let result = try Tools.podium(["stream", "--display", ":9999"] + arguments + [output])
-        try expectRefusal(result, status: 64, mentions: arguments == ["--encoder", "nope264", "--to"] ? "nope264" : "warp9",
-                          folder: folder)
+        let named = arguments.contains("nope264") ? "nope264" : "warp9"
+        try expectRefusal(result, status: 64, mentions: named, folder: folder)
     }
 
     /// A refused URL is quoted with its stream key or passphrase masked.

@@ -3,7 +3,9 @@ import PodiumTestSupport
 import Testing
 
 /// Several encodings of one capture, and HLS ladders, checked by FFmpeg's tools and played by
-/// headless Chromium. One at a time: each encodes two or three pictures a frame in real time.
+/// headless Chromium. One at a time, and apart from the other suites (`Scripts/test`): each
+/// encodes two or three pictures a frame in real time, which on two cores costs the suites that
+/// count a real-time run's frames some of theirs.
 @Suite(.serialized) struct RenditionTests {
     /// A display showing the moving `video` scene at `fps`, and a folder for the files.
     private struct Stage {
@@ -26,8 +28,9 @@ import Testing
     /// Every frame of `path` with its time: decoded by ffmpeg to grey pixels, scaled to `size` by
     /// its area filter, each frame once.
     private func greyFrames(_ path: String, size: (width: Int, height: Int)) throws -> [String: [UInt8]] {
-        let times = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
-                                              "-of", "csv=p=0", path]).stdout.split(separator: "\n").map(String.init)
+        let times = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0",
+                                              "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
+            .stdout.split(separator: "\n").map(String.init)
         let raw = path + ".grey"
         let decoded = try Tools.run("ffmpeg", ["-v", "error", "-y", "-i", path, "-fps_mode", "passthrough",
                                                "-vf", "scale=\(size.width):\(size.height):flags=area",
@@ -82,7 +85,8 @@ import Testing
         let matchedMedian = matched.sorted()[matched.count / 2]
         let shiftedMedian = shifted.sorted()[shifted.count / 2]
         #expect(matchedMedian >= 30, "same capture time: \(matchedMedian) dB")
-        #expect(matchedMedian >= shiftedMedian + 3, "same time \(matchedMedian) dB, two frames apart \(shiftedMedian) dB")
+        #expect(matchedMedian >= shiftedMedian + 3,
+                "same time \(matchedMedian) dB, two frames apart \(shiftedMedian) dB")
     }
 
     /// A still screen costs only idle repeats in every encoding, and a change drawn meanwhile
@@ -93,8 +97,9 @@ import Testing
         try Painter(display: server.display).draw(before)
         let folder = try Tools.temporaryFolder()
         let (large, small) = (folder.appendingPathComponent("a.mkv").path, folder.appendingPathComponent("b.mkv").path)
-        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--no-cursor", "--keyint", "1s",
-                                                     "--duration", "4s", "--to", large, "--to", small + "?size=160x120"])
+        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--no-cursor",
+                                                     "--keyint", "1s", "--duration", "4s",
+                                                     "--to", large, "--to", small + "?size=160x120"])
         try run.waitForStderr(containing: "capturing")
         Thread.sleep(forTimeInterval: 2)
         // A band across the middle only: the rows above and below it stay as they were.
@@ -114,7 +119,8 @@ import Testing
             let reference = (before: try Tools.reference(before, width: width, height: height),
                              after: try Tools.reference(changed, width: width, height: height))
             #expect(psnr(first, reference.before) >= 33, "\(output) starts with the pattern")
-            #expect(psnr(last, reference.after) >= 33, "\(output) ends with the change: \(psnr(last, reference.after)) dB")
+            let changedQuality = psnr(last, reference.after)
+            #expect(changedQuality >= 33, "\(output) ends with the change: \(changedQuality) dB")
             #expect(psnr(last, reference.before) < 25, "\(output) no longer shows the pattern alone")
         }
     }
@@ -154,8 +160,10 @@ import Testing
     private func expectSegmentDecodes(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let decoded = try Tools.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
                                                 "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
-        let frames = Int(decoded.stdout.split(separator: "\n").first.map { String($0).trimmingCharacters(in: .punctuationCharacters) } ?? "") ?? 0
-        #expect(decoded.status == 0 && decoded.stderr.isEmpty && frames > 0, "\(path): \(frames) frames, \(decoded.stderr)",
+        let firstLine = decoded.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        let frames = Int(firstLine.trimmingCharacters(in: .punctuationCharacters)) ?? 0
+        #expect(decoded.status == 0 && decoded.stderr.isEmpty && frames > 0,
+                "\(path): \(frames) frames, \(decoded.stderr)",
                 sourceLocation: sourceLocation)
         let flags = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags",
                                               "-of", "csv=p=0", path])
@@ -189,8 +197,9 @@ import Testing
             #expect(peak >= average && average > 0, "\(variant)")
             let playlist = stage.path("hls/" + (variant["URI"] ?? ""))
             // CODECS is what ffprobe finds in the variant: constrained baseline at its level.
-            let level = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=level",
-                                                  "-of", "csv=p=0", playlist]).stdout.split(separator: "\n").first
+            let level = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0",
+                                                  "-show_entries", "stream=level", "-of", "csv=p=0", playlist])
+                .stdout.split(separator: "\n").first
             let levelHex = String(Int(level.map(String.init) ?? "") ?? 0, radix: 16)
             #expect(variant["CODECS"] == "avc1.42c0" + (levelHex.count == 1 ? "0" : "") + levelHex, "\(variant)")
             let media = try segments(playlist)
@@ -231,13 +240,16 @@ import Testing
         let folder = try Tools.temporaryFolder().appendingPathComponent("hls")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
         let files = ["live.m3u8": "old", "live_720p.m3u8": "old", "live_720p_00003.ts": "old", "live_final.ts": "mine"]
-        for (name, text) in files { try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        for (name, text) in files {
+            try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
         let master = folder.appendingPathComponent("live.m3u8").path
         let refused = try Tools.podium(["stream", "--duration", "1s", "--to", master], display: server.display)
         #expect(refused.status == 73 && refused.stderr.contains("pass --overwrite"), "\(refused.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == files.keys.sorted())
 
-        let replaced = try Tools.podium(["stream", "--duration", "2s", "--overwrite", "--to", master], display: server.display)
+        let replaced = try Tools.podium(["stream", "--duration", "2s", "--overwrite", "--to", master],
+                                        display: server.display)
         #expect(replaced.status == 0, "\(replaced.stderr)")
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(!left.contains("live_720p.m3u8") && !left.contains("live_720p_00003.ts"), "\(left)")
@@ -273,7 +285,8 @@ import Testing
         let played = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path, [
             "http://127.0.0.1:\(port)/play.html", "--size", "640x480", "--timeout", "40", "--screenshot", shot,
             "--until", "\(video).currentTime >= 3",
-            "--value", "{time: \(video).currentTime, width: \(video).videoWidth, error: \(video).error && \(video).error.message}",
+            "--value",
+            "{time: \(video).currentTime, width: \(video).videoWidth, error: \(video).error && \(video).error.message}",
         ], timeout: 60)
         #expect(played.status == 0, "Chromium did not reach 3 s: \(played.stdout) \(played.stderr)")
         let rgb = shot + ".rgb"

@@ -20,7 +20,8 @@ public enum Destination: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .stream(let url, let rendition): url.description
-            + (rendition.isEmpty ? "" : (url.description.contains("?") ? "&" : "?") + rendition.fields.joined(separator: "&"))
+            + (rendition.isEmpty ? "" : (url.description.contains("?") ? "&" : "?")
+                + rendition.fields.joined(separator: "&"))
         case .window(let monitor): "window" + (monitor.map { ":\($0)" } ?? "")
         }
     }

@@ -28,7 +28,11 @@ public struct HLSOptions: Hashable, Sendable {
             switch key {
             case "segment":
                 let length: Duration
-                do { length = try Duration(parsing: value) } catch { throw OptionParseError("?segment=\(value): \(error)") }
+                do {
+                    length = try Duration(parsing: value)
+                } catch {
+                    throw OptionParseError("?segment=\(value): \(error)")
+                }
                 guard length >= .milliseconds(100) && length <= .seconds(60) else {
                     throw OptionParseError("?segment=\(value): expected 100ms to 60s")
                 }
@@ -135,7 +139,8 @@ public struct LadderRung: Hashable, Sendable, CustomStringConvertible {
             let sizeText = String(parts[0])
             if sizeText.hasSuffix("p"), let height = Int(sizeText.dropLast()) {
                 guard (2...PixelSize.maximumSide).contains(height) else {
-                    throw OptionParseError("?ladder=\(text): '\(item)' is not a height from 2 to \(PixelSize.maximumSide)")
+                    throw OptionParseError(
+                        "?ladder=\(text): '\(item)' is not a height from 2 to \(PixelSize.maximumSide)")
                 }
                 rung = LadderRung(height: height)
             } else {

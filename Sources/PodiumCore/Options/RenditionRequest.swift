@@ -76,7 +76,8 @@ public struct RenditionRequest: Hashable, Sendable {
         case "codec":
             codec = try parsed(codec) { () throws(OptionParseError) in
                 guard let codec = VideoCodec(rawValue: value) else {
-                    throw OptionParseError("expected one of " + VideoCodec.allCases.map(\.rawValue).joined(separator: ", "))
+                    let names = VideoCodec.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw OptionParseError("expected one of \(names)")
                 }
                 return codec
             }

@@ -15,7 +15,8 @@ extension StreamDescription {
         if extradata.first == 1, extradata.count >= 4 {
             // avcC: the same three bytes follow its version.
             sps = extradata[1..<4]
-        } else if let unit = Self.annexBUnits(extradata).first(where: { ($0.first ?? 0) & 0x1F == 7 }), unit.count >= 4 {
+        } else if let unit = Self.annexBUnits(extradata).first(where: { ($0.first ?? 0) & 0x1F == 7 }),
+                  unit.count >= 4 {
             sps = unit[(unit.startIndex + 1)..<(unit.startIndex + 4)]
         } else {
             return nil

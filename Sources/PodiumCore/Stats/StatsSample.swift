@@ -91,7 +91,8 @@ public struct StatsSampler {
     private struct Totals {
         var time: UInt64
         var cpu: UInt64
-        var captured = 0, unchanged = 0, encoded = 0, skipped = 0, noBuffer = 0, encodeDropped = 0, presented = 0, windowDropped = 0
+        var captured = 0, unchanged = 0, encoded = 0, skipped = 0, noBuffer = 0, encodeDropped = 0
+        var presented = 0, windowDropped = 0
         var renditionEncoded: [Int] = []
         var renditionDropped: [Int] = []
         var renditionBytes: [Int] = []
@@ -113,7 +114,9 @@ public struct StatsSampler {
     public mutating func interval(time: UInt64, cpu: UInt64) -> StatsSample {
         let now = Self.read(counters, time: time, cpu: cpu)
         defer { previous = now }
-        let times = counters.renditions.map { ($0.scale.takeInterval(), $0.encode.takeInterval(), $0.latency.takeInterval()) }
+        let times = counters.renditions.map {
+            ($0.scale.takeInterval(), $0.encode.takeInterval(), $0.latency.takeInterval())
+        }
         let stages = StatsSample.Stages(
             grab: counters.grab.takeInterval(),
             convert: counters.convert.takeInterval(),
@@ -252,8 +255,8 @@ extension StatsSample {
             parts.append("\(fixed(mbps, 2)) Mbit/s")
             // With several encoders, the slowest one's times, named.
             let slowest = renditions.count > 1 ? renditions.max(by: { $0.encode.p95 < $1.encode.p95 }) : nil
-            times += [stage("conv", stages.convert), stage("enc" + (slowest.map { "(\($0.name))" } ?? ""), stages.encode),
-                      stage("send", stages.send)]
+            let encode = "enc" + (slowest.map { "(\($0.name))" } ?? "")
+            times += [stage("conv", stages.convert), stage(encode, stages.encode), stage("send", stages.send)]
         }
         parts += ["ms p50/p95: " + times.joined(separator: " "), "cpu \(fixed(cpuCores, 2))"]
         if failed > 0 { parts.append("\(failed) sink\(failed == 1 ? "" : "s") failed") }

@@ -37,7 +37,8 @@ final class YUVScaler {
     /// Scales `picture` (of `source` size) into `target` at `origin` (even coordinates).
     ///
     /// The corresponding C functions are libyuv's `I420Scale` and `sws_scale`.
-    func scale(_ picture: UnsafePointer<AVFrame>, into target: UnsafeMutablePointer<AVFrame>, at origin: (x: Int, y: Int)) {
+    func scale(_ picture: UnsafePointer<AVFrame>, into target: UnsafeMutablePointer<AVFrame>,
+               at origin: (x: Int, y: Int)) {
         let from = Planes(picture)
         var to = Planes(target)
         // Chroma planes have half the rows and columns.
@@ -51,7 +52,8 @@ final class YUVScaler {
                           to.luma, to.lumaStride, to.blue, to.chromaStride, to.red, to.chromaStride,
                           Int32(output.width), Int32(output.height), mode)
         case .swscale(let context):
-            var sourcePlanes: (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) =
+            typealias Plane = UnsafePointer<UInt8>?
+            var sourcePlanes: (Plane, Plane, Plane, Plane) =
                 (UnsafePointer(from.luma), UnsafePointer(from.blue), UnsafePointer(from.red), nil)
             var sourceStrides = (from.lumaStride, from.chromaStride, from.chromaStride, Int32(0))
             var targetPlanes = (to.luma, to.blue, to.red, UnsafeMutablePointer<UInt8>?.none)
@@ -60,11 +62,11 @@ final class YUVScaler {
                 withUnsafePointer(to: &sourceStrides) { strides in
                     withUnsafePointer(to: &targetPlanes) { outPlanes in
                         withUnsafePointer(to: &targetStrides) { outStrides in
-                            _ = sws_scale(context.pointer,
-                                          UnsafeRawPointer(planes).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                            let output = UnsafeRawPointer(outPlanes)
+                                .assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
+                            _ = sws_scale(context.pointer, UnsafeRawPointer(planes).assumingMemoryBound(to: Plane.self),
                                           UnsafeRawPointer(strides).assumingMemoryBound(to: Int32.self), 0,
-                                          Int32(source.height),
-                                          UnsafeRawPointer(outPlanes).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                                          Int32(source.height), output,
                                           UnsafeRawPointer(outStrides).assumingMemoryBound(to: Int32.self))
                         }
                     }

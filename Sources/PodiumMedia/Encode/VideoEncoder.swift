@@ -176,7 +176,8 @@ public final class VideoEncoder: @unchecked Sendable {
         let area = picture.size == (plannedSource ?? picture.size)
             ? PixelRect(x: 0, y: 0, size: settings.size) : placement(of: picture.size)
         if scaler?.source != picture.size || scaler?.output != area.size {
-            guard let made = try? YUVScaler(source: picture.size, output: area.size, filter: settings.scaleFilter) else {
+            guard let made = try? YUVScaler(source: picture.size, output: area.size, filter: settings.scaleFilter)
+            else {
                 throw FFmpegError(code: cffmpeg_averror(EINVAL))
             }
             scaler = made
@@ -337,7 +338,9 @@ public final class VideoEncoder: @unchecked Sendable {
             av_opt_set(context.pointee.priv_data, "sc_threshold", "0", 0)
             // A forced keyframe must be one a segment can start with (NVENC's, say, is not by default).
             av_opt_set(context.pointee.priv_data, "forced-idr", "1", 0)
-            if encoder.name == "libx265" { av_opt_set(context.pointee.priv_data, "x265-params", "log-level=error:scenecut=0", 0) }
+            if encoder.name == "libx265" {
+                av_opt_set(context.pointee.priv_data, "x265-params", "log-level=error:scenecut=0", 0)
+            }
         }
         // x264 and x265 cut each frame into slices, one per thread (zerolatency), and by default
         // start 1.5 threads a core: on two cores the third slice waits for a core, so a frame

@@ -181,7 +181,8 @@ final class MuxerSink {
         // that Podium connects to again would otherwise see the stream begin minutes in.
         let timeBase = AVRational(num: 1, den: Int32(streams[index].timeScale))
         let microsecond = AVRational(num: 1, den: 1_000_000)
-        let origin = self.origin ?? (route.rebasesTimeline ? av_rescale_q(outgoing.pointee.dts, timeBase, microsecond) : 0)
+        let origin = self.origin
+            ?? (route.rebasesTimeline ? av_rescale_q(outgoing.pointee.dts, timeBase, microsecond) : 0)
         self.origin = origin
         let shift = av_rescale_q(origin, microsecond, timeBase)
         outgoing.pointee.pts -= shift

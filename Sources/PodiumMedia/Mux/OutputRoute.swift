@@ -75,7 +75,8 @@ extension SinkURL {
             switch hls.segmentType {
             case .mpegts: options.append(("hls_segment_filename", stem + "_%05d.ts"))
             case .fmp4:
-                options += [("hls_segment_filename", stem + "_%05d.m4s"), ("hls_fmp4_init_filename", name + "_init.mp4")]
+                options += [("hls_segment_filename", stem + "_%05d.m4s"),
+                            ("hls_fmp4_init_filename", name + "_init.mp4")]
             }
             return OutputRoute(container: .hls, destination: .muxer(path), options: options, opensLate: false,
                                retry: nil, pacesDatagrams: false, datagramSize: 0, isLocal: true,

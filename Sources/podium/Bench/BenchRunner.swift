@@ -69,16 +69,18 @@ final class BenchRunner: Sendable {
     }
 
     /// One rate: a short warm-up (the encoder's first keyframe, the scene settling), then `seconds` measured.
-    private func measure(_ rate: BenchRate, ladder: [LadderRung]?, tick: @escaping @Sendable (Int) -> Void) async throws(PodiumError) -> (row: BenchRow, source: String, encoding: String)? {
+    private func measure(_ rate: BenchRate, ladder: [LadderRung]?, tick: @escaping @Sendable (Int) -> Void)
+        async throws(PodiumError) -> (row: BenchRow, source: String, encoding: String)? {
         var source = plan.source
         // Flat out means every slot grabbed, changed or not.
         if rate == .max { source.constantFPS = true }
         let fps = FrameRate(rate.framesPerSecond ?? FrameRate.range.upperBound)
         let (connection, region, captured) = try PipelineSetup.openCapture(source)
-        let encodings = try EncodingPlan(bench: region.size, fps: fps, scale: plan.scale, encode: plan.encode, ladder: ladder)
-        let counters = PipelineCounters(targetFPS: fps.framesPerSecond, sinkURLs: [],
-                                        renditions: encodings.encodings.map { (name: $0.name, outputs: []) })
-        let setup = try PipelineSetup.encodeBranch(plan: encodings, region: region, fps: fps, counters: counters, logger: logger)
+        let encodings = try EncodingPlan(bench: region.size, fps: fps, scale: plan.scale, encode: plan.encode,
+                                         ladder: ladder)
+        let counters = PipelineSetup.counters(encodings, fps: fps, hasWindow: false)
+        let setup = try PipelineSetup.encodeBranch(plan: encodings, region: region, fps: fps, counters: counters,
+                                                   logger: logger)
         let encoder = setup.encoders[0]
         let warmUp: Duration = plan.seconds >= 3 ? .seconds(1) : .milliseconds(500)
         let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: source, fps: fps,

@@ -43,7 +43,8 @@ extension Podium {
                 transform: parsed(BenchRate.sweep(parsing:)))
         var rates: [BenchRate]?
 
-        @Option(help: ArgumentHelp("Encodings to add one at a time, largest first, as in ?ladder= of an HLS output.", valueName: "LIST"),
+        @Option(help: ArgumentHelp("Encodings to add one at a time, largest first, as in ?ladder= of an HLS output.",
+                                   valueName: "LIST"),
                 transform: parsed(LadderRung.list(parsing:)))
         var ladder: [LadderRung]?
 
@@ -94,8 +95,10 @@ extension Podium {
             let server = try scene.map { _ throws(PodiumError) in try VirtualDisplay(size: sceneSize ?? PixelSize(width: 1920, height: 1080)) }
             var capture = source
             if let server { capture.display = server.display }
-            let runner = BenchRunner(plan: .init(source: capture, scale: scale, encode: encode, rates: rates ?? (ladder == nil ? BenchRate.defaultSweep : [.fps(30)]),
-                                                   ladder: ladder, seconds: seconds, scene: scene, xServer: server?.pid),
+            let sweep = rates ?? (ladder == nil ? BenchRate.defaultSweep : [.fps(30)])
+            let runner = BenchRunner(plan: .init(source: capture, scale: scale, encode: encode, rates: sweep,
+                                                 ladder: ladder, seconds: seconds, scene: scene,
+                                                 xServer: server?.pid),
                                      logger: logger)
             SignalTrap.onStop { runner.stop() }
             let showProgress = !quiet

@@ -80,23 +80,23 @@ extension Podium {
 
         func run() async throws {
             let logger = PipelineSetup.logger(runOptions)
-            let streams = outputs.compactMap { output in output.sinkURL.map { OutputRequest(url: $0, rendition: output.rendition) } }
+            let streams = OutputRequest.streams(of: outputs)
             if let window = outputs.first(where: { $0.windowMonitor != nil }) {
                 throw PodiumError.usage("--to '\(window)': mirror shows its window already; place it with --on or --on-display")
             }
             try PipelineSetup.validateOutputs(streams, encode: encode, run: runOptions)
             let (connection, region, captured) = try PipelineSetup.openCapture(capture.source)
-            let plan = try EncodingPlan(outputs: streams, source: region.size, fps: capture.fps, scale: scale, encode: encode)
-            let counters = PipelineCounters(targetFPS: capture.fps.framesPerSecond, sinkURLs: plan.sinks.map(\.description),
-                                            renditions: plan.encodings.map { (name: $0.name, outputs: plan.outputs(of: $0)) }, hasWindow: true)
+            let plan = try EncodingPlan(outputs: streams, source: region.size, fps: capture.fps, scale: scale,
+                                        encode: encode)
+            let counters = PipelineSetup.counters(plan, fps: capture.fps, hasWindow: true)
             let request = WindowRequest(monitor: on, display: onDisplay, windowed: windowed, pictureInPicture: pictureInPicture, fit: fit, background: background)
             let (window, targetDisplay) = try request.branch(capturing: connection, region: region, captured: captured, filter: scale.scaleFilter, counters: counters)
             var branches: [any FrameBranch] = [window]
             var encoders: [String] = []
             var finish: @Sendable () -> Void = {}
             if !streams.isEmpty {
-                let setup = try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps, counters: counters,
-                                                           logger: logger)
+                let setup = try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps,
+                                                           counters: counters, logger: logger)
                 branches.append(setup.branch)
                 encoders = setup.described
                 finish = setup.finish

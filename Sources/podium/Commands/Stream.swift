@@ -75,14 +75,13 @@ extension Podium {
 
         func run() async throws {
             let logger = PipelineSetup.logger(runOptions)
-            let streams = outputs.compactMap { output in output.sinkURL.map { OutputRequest(url: $0, rendition: output.rendition) } }
+            let streams = OutputRequest.streams(of: outputs)
             try PipelineSetup.validateOutputs(streams, encode: encode, run: runOptions)
             let (connection, region, captured) = try PipelineSetup.openCapture(capture.source)
-            let plan = try EncodingPlan(outputs: streams, source: region.size, fps: capture.fps, scale: scale, encode: encode)
+            let plan = try EncodingPlan(outputs: streams, source: region.size, fps: capture.fps, scale: scale,
+                                        encode: encode)
             let windowMonitor = outputs.lazy.compactMap(\.windowMonitor).first
-            let counters = PipelineCounters(targetFPS: capture.fps.framesPerSecond, sinkURLs: plan.sinks.map(\.description),
-                                            renditions: plan.encodings.map { (name: $0.name, outputs: plan.outputs(of: $0)) },
-                                            hasWindow: windowMonitor != nil)
+            let counters = PipelineSetup.counters(plan, fps: capture.fps, hasWindow: windowMonitor != nil)
             var branches: [any FrameBranch] = []
             var parts: [String] = []
             if let windowMonitor {
@@ -94,8 +93,8 @@ extension Podium {
             var finish: @Sendable () -> Void = {}
             var encoders: [String] = []
             if !streams.isEmpty {
-                let setup = try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps, counters: counters,
-                                                           logger: logger)
+                let setup = try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps,
+                                                           counters: counters, logger: logger)
                 branches.append(setup.branch)
                 encoders = setup.described
                 finish = setup.finish
@@ -103,8 +102,8 @@ extension Podium {
             let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture.source, fps: capture.fps,
                                                             branches: branches, counters: counters, limits: runOptions.limits, logger: logger)
             let source = capture.source.describe(region: region, on: connection, method: method, fps: capture.fps)
-            try await PipelineSetup.run(pipeline, startLines: PipelineSetup.startLines([source] + parts, encoders: encoders),
-                                        run: runOptions, logger: logger, finish: finish)
+            let lines = PipelineSetup.startLines([source] + parts, encoders: encoders)
+            try await PipelineSetup.run(pipeline, startLines: lines, run: runOptions, logger: logger, finish: finish)
         }
     }
 }

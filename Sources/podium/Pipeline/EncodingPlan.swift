@@ -9,6 +9,13 @@ struct OutputRequest: Sendable {
 
     /// The codec it is encoded with.
     func codec(_ encode: EncodeOptions) -> VideoCodec { rendition.codec ?? encode.codec }
+
+    /// The outputs among `destinations` that get an encoded stream (all but a window).
+    static func streams(of destinations: [Destination]) -> [OutputRequest] {
+        destinations.compactMap { destination in
+            destination.sinkURL.map { OutputRequest(url: $0, rendition: destination.rendition) }
+        }
+    }
 }
 
 /// Which encoders a run needs and what each feeds. Outputs that ask for the same encoding share
@@ -59,8 +66,9 @@ struct EncodingPlan {
                 let request = output.rendition.scale(or: scale.request)
                 let (size, rounded) = request.outputSize(for: source)
                 if rounded {
-                    notices.append("output size \(request.exactSize(for: source)) rounded to \(size) for \(output.url): "
-                                   + "4:2:0 video needs even sides")
+                    let exact = request.exactSize(for: source)
+                    notices.append(
+                        "output size \(exact) rounded to \(size) for \(output.url): 4:2:0 video needs even sides")
                 }
                 settings.size = size
                 wanted.append((settings, output.url))

@@ -63,7 +63,8 @@ enum HLSFolder {
             try HLSPlaylist.master(variants).write(toFile: temporary, atomically: false, encoding: .utf8)
         } catch {
             unlink(temporary)
-            throw .cannotCreate("--to '\(ladder.master)': cannot write the master playlist: \(error.localizedDescription)")
+            let reason = error.localizedDescription
+            throw .cannotCreate("--to '\(ladder.master)': cannot write the master playlist: \(reason)")
         }
         guard rename(temporary, ladder.master) == 0 else {
             let reason = String(cString: strerror(errno))

@@ -96,8 +96,9 @@ final class LadderBranch: FrameBranch {
             for rendition in renditions { readers[pictures[rendition.level] == nil ? 0 : rendition.level] += 1 }
             for level in pictures.indices { pictures[level]?.share(with: readers[level]) }
             for rendition in renditions {
-                let shared = ConvertedFrame(picture: pictures[rendition.level] ?? picture, captureTime: frame.captureTime,
-                                            origin: origin, sequence: frame.sequence, keyframe: keyframe)
+                let shared = ConvertedFrame(picture: pictures[rendition.level] ?? picture,
+                                            captureTime: frame.captureTime, origin: origin, sequence: frame.sequence,
+                                            keyframe: keyframe)
                 rendition.offer(shared)
             }
             converted += 1

@@ -10,7 +10,8 @@ import Synchronization
 enum PipelineSetup {
     /// Everything about the outputs (`--to`, `--stats-json`) that can be checked without touching
     /// the outside world, so a bad one is refused before anything is opened.
-    static func validateOutputs(_ outputs: [OutputRequest], encode: EncodeOptions, run: RunOptions) throws(PodiumError) {
+    static func validateOutputs(_ outputs: [OutputRequest], encode: EncodeOptions, run: RunOptions)
+        throws(PodiumError) {
         let urls = outputs.map(\.url)
         let files = urls.compactMap(\.filePath).map { (flag: "--to", path: $0) }
         let playlists = urls.compactMap { url -> String? in
@@ -94,7 +95,8 @@ enum PipelineSetup {
             for index in encoding.sinks {
                 let url = plan.sinks[index]
                 if case .tcpListen = url {
-                    listeners.append(ClientListener(url: url, counters: counters.sinks[index], capacity: capacity, logger: logger))
+                    listeners.append(ClientListener(url: url, counters: counters.sinks[index], capacity: capacity,
+                                                    logger: logger))
                 } else {
                     writers.append(MuxerOutput(url: url, flushInterval: flushInterval, counters: counters.sinks[index],
                                                capacity: capacity, logger: logger))
@@ -137,6 +139,13 @@ enum PipelineSetup {
                 }
             }
         }
+    }
+
+    /// The counters of a run of `plan`: one per output that gets packets, one per encoder.
+    static func counters(_ plan: EncodingPlan, fps: FrameRate, hasWindow: Bool) -> PipelineCounters {
+        PipelineCounters(targetFPS: fps.framesPerSecond, sinkURLs: plan.sinks.map(\.description),
+                         renditions: plan.encodings.map { (name: $0.name, outputs: plan.outputs(of: $0)) },
+                         hasWindow: hasWindow)
     }
 
     /// The encode side of a run, ready to go.

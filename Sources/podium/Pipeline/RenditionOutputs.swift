@@ -86,7 +86,8 @@ final class RenditionOutputs: Sendable {
     func publish(_ packet: EncodedPacket, firstCapture: UInt64?, clock: any PacingClock, counters: RenditionCounters) {
         // Packets carry their frame's grab time, in microseconds since the first frame.
         if let firstCapture {
-            counters.latency.record(nanoseconds: clock.now() &- (firstCapture + UInt64(max(0, packet.presentationTime)) * 1_000))
+            let captured = firstCapture + UInt64(max(0, packet.presentationTime)) * 1_000
+            counters.latency.record(nanoseconds: clock.now() &- captured)
         }
         counters.bytes.add(packet.size, ordering: .relaxed)
         hub.publish(packet)
