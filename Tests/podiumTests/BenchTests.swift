@@ -38,6 +38,23 @@ import Testing
         #expect(parsed.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "8")
     }
 
+    /// `--ladder` adds one encoding a row, each made from the one conversion: the scaled rungs
+    /// report their scaling time, and every rung keeps the rate.
+    @Test func ladderRowsAddAnEncodingEach() throws {
+        let result = try Tools.podium(["bench", "--scene", "video", "--scene-size", "640x360", "--ladder", "360p,180p",
+                                       "--fps", "15", "--seconds", "1", "--format", "csv"], timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+            .map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        #expect(lines.count == 3, "\(result.stdout)")
+        guard lines.count == 3, let encoders = lines[0].firstIndex(of: "encoders"),
+              let scale = lines[0].firstIndex(of: "scale_ms_p50"), let fps = lines[0].firstIndex(of: "achieved_fps")
+        else { return }
+        #expect(lines[1][encoders] == "640x360" && lines[2][encoders] == "640x360+320x180", "\(result.stdout)")
+        #expect(Double(lines[1][scale]) == 0 && Double(lines[2][scale]) ?? 0 > 0, "\(result.stdout)")
+        #expect(lines.dropFirst().allSatisfy { Double($0[fps]) ?? 0 > 12 }, "\(result.stdout)")
+    }
+
     @Test func tableAndCSVHaveARowPerRate() throws {
         let result = try Tools.podium(["bench", "--scene", "static", "--scene-size", "320x240", "--fps", "15", "--seconds", "1", "--format", "csv"], timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")

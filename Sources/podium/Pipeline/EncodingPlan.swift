@@ -36,7 +36,8 @@ struct EncodingPlan {
     struct Ladder {
         var master: String
         var options: HLSOptions
-        var variants: [(variant: HLSOptions.Variant, encoding: Int, playlist: String)]
+        /// Each variant, its media playlist (at `sink` in `sinks`), and the encoding that feeds it.
+        var variants: [(variant: HLSOptions.Variant, playlist: String, sink: Int, encoding: Int)]
     }
 
     var encodings: [Encoding] = []
@@ -54,14 +55,12 @@ struct EncodingPlan {
     init(outputs: [OutputRequest], source: PixelSize, fps: FrameRate, scale: ScaleOptions,
          encode: EncodeOptions) throws(PodiumError) {
         keyframeInterval = encode.keyint
-        var wanted: [(settings: EncoderSettings, sink: SinkURL)] = []
+        // The encoding each output (or variant) asks for, in the order of `sinks`.
+        var wanted: [EncoderSettings] = []
         for output in outputs {
-            let codec = output.codec(encode)
-            var settings = EncoderSettings(
-                codec: codec, encoderName: codec == encode.codec ? encode.encoder : nil, size: source,
-                framesPerSecond: fps.framesPerSecond, bitrate: output.rendition.bitrate ?? encode.bitrate,
-                keyframeInterval: encode.keyint, preset: output.rendition.preset ?? encode.preset,
-                scaleFilter: scale.scaleFilter)
+            var settings = Self.settings(codec: output.codec(encode), size: source, fps: fps, scale: scale,
+                                         encode: encode, bitrate: output.rendition.bitrate,
+                                         preset: output.rendition.preset)
             guard case .hls(let master, let options) = output.url else {
                 let request = output.rendition.scale(or: scale.request)
                 let (size, rounded) = request.outputSize(for: source)
@@ -71,7 +70,8 @@ struct EncodingPlan {
                         "output size \(exact) rounded to \(size) for \(output.url): 4:2:0 video needs even sides")
                 }
                 settings.size = size
-                wanted.append((settings, output.url))
+                wanted.append(settings)
+                sinks.append(output.url)
                 continue
             }
             if let key = output.rendition.fields.first(where: { !$0.hasPrefix("codec=") && !$0.hasPrefix("preset=") }) {
@@ -80,12 +80,7 @@ struct EncodingPlan {
             }
             // The ladder starts from the size the run encodes (--size, --max-size or the captured size).
             let top = scale.request.outputSize(for: source).size
-            let planned: (variants: [HLSOptions.Variant], dropped: [LadderRung])
-            do {
-                planned = try options.variants(for: top, framesPerSecond: fps.framesPerSecond)
-            } catch {
-                throw .usage("--to '\(output.url)': \(error.reason)")
-            }
+            let planned = try Self.rungs(of: options, top: top, base: settings, naming: "--to '\(output.url)'")
             for rung in planned.dropped {
                 notices.append("\(output.url): \(rung) is larger than the \(top) source; that variant is left out")
             }
@@ -94,41 +89,65 @@ struct EncodingPlan {
             var variantOptions = options
             variantOptions.isVariant = true
             let stem = master.dropLast(".m3u8".count)
-            for variant in planned.variants {
-                var rung = settings
-                rung.size = variant.size
-                rung.bitrate = variant.bitrate
+            for (variant, rung) in planned.rungs {
                 let playlist = "\(stem)_\(variant.name).m3u8"
-                wanted.append((rung, .hls(path: playlist, options: variantOptions)))
-                ladder.variants.append((variant, -1, playlist))
+                ladder.variants.append((variant, playlist, sinks.count, 0))
+                wanted.append(rung)
+                sinks.append(.hls(path: playlist, options: variantOptions))
             }
             ladders.append(ladder)
         }
         // One schedule for all: outputs that differ only in their keyframe interval share an encoder.
-        for (settings, sink) in wanted {
+        var encodingOfSink: [Int] = []
+        for (sink, settings) in zip(sinks, wanted) {
             var settings = settings
             settings.keyframeInterval = keyframeInterval
-            sinks.append(sink)
-            if let index = encodings.firstIndex(where: { $0.settings == settings }) {
-                encodings[index].sinks.append(sinks.count - 1)
-                encodings[index].globalHeader = encodings[index].globalHeader || sink.needsGlobalHeader
-            } else {
-                encodings.append(Encoding(settings: settings, name: "", sinks: [sinks.count - 1],
-                                          globalHeader: sink.needsGlobalHeader))
+            let index = encodings.firstIndex { $0.settings == settings } ?? encodings.count
+            if index == encodings.count {
+                encodings.append(Encoding(settings: settings, name: "", sinks: [], globalHeader: false))
             }
+            encodings[index].sinks.append(encodingOfSink.count)
+            encodings[index].globalHeader = encodings[index].globalHeader || sink.needsGlobalHeader
+            encodingOfSink.append(index)
         }
-        for index in ladders.indices {
-            for variant in ladders[index].variants.indices {
-                let playlist = ladders[index].variants[variant].playlist
-                ladders[index].variants[variant].encoding = encodings.firstIndex { encoding in
-                    encoding.sinks.contains {
-                        if case .hls(playlist, _) = sinks[$0] { return true }
-                        return false
-                    }
-                } ?? 0
+        for ladder in ladders.indices {
+            for variant in ladders[ladder].variants.indices {
+                ladders[ladder].variants[variant].encoding = encodingOfSink[ladders[ladder].variants[variant].sink]
             }
         }
         try nameAndCheckEncodings()
+    }
+
+    /// What an output asks of its encoder, the run's options filling in what it leaves out.
+    private static func settings(codec: VideoCodec, size: PixelSize, fps: FrameRate, scale: ScaleOptions,
+                                 encode: EncodeOptions, bitrate: Bitrate? = nil, preset: String? = nil)
+        -> EncoderSettings {
+        // --encoder names an encoder of --codec; an output asking for another codec gets that codec's.
+        EncoderSettings(
+            codec: codec, encoderName: codec == encode.codec ? encode.encoder : nil, size: size,
+            framesPerSecond: fps.framesPerSecond, bitrate: bitrate ?? encode.bitrate, keyframeInterval: encode.keyint,
+            preset: preset ?? encode.preset, scaleFilter: scale.scaleFilter)
+    }
+
+    /// The encoding of each variant of `options`' ladder over a `top` picture: `base` at the
+    /// variant's size and rate.
+    /// - Parameter naming: the flag and value a refusal names.
+    /// - Throws: 64 when no variant is left.
+    private static func rungs(of options: HLSOptions, top: PixelSize, base: EncoderSettings, naming: String)
+        throws(PodiumError) -> (rungs: [(HLSOptions.Variant, EncoderSettings)], dropped: [LadderRung]) {
+        let planned: (variants: [HLSOptions.Variant], dropped: [LadderRung])
+        do {
+            planned = try options.variants(for: top, framesPerSecond: base.framesPerSecond)
+        } catch {
+            throw .usage("\(naming): \(error.reason)")
+        }
+        let rungs = planned.variants.map { variant in
+            var rung = base
+            rung.size = variant.size
+            rung.bitrate = variant.bitrate
+            return (variant, rung)
+        }
+        return (rungs, planned.dropped)
     }
 
     /// Encoders that feed nothing, for `podium bench`: the run's encoding, or one per rung of
@@ -137,29 +156,12 @@ struct EncodingPlan {
          ladder: [LadderRung]?) throws(PodiumError) {
         keyframeInterval = encode.keyint
         let (top, _) = scale.request.outputSize(for: source)
-        let settings = EncoderSettings(
-            codec: encode.codec, encoderName: encode.encoder, size: top, framesPerSecond: fps.framesPerSecond,
-            bitrate: encode.bitrate, keyframeInterval: encode.keyint, preset: encode.preset,
-            scaleFilter: scale.scaleFilter)
-        guard let ladder else {
-            encodings = [Encoding(settings: settings, name: "", sinks: [], globalHeader: false)]
-            try nameAndCheckEncodings()
-            return
-        }
+        let settings = Self.settings(codec: encode.codec, size: top, fps: fps, scale: scale, encode: encode)
         var options = HLSOptions()
         options.ladder = ladder
-        let planned: [HLSOptions.Variant]
-        do {
-            planned = try options.variants(for: top, framesPerSecond: fps.framesPerSecond).variants
-        } catch {
-            throw .usage("--ladder: \(error.reason)")
-        }
-        encodings = planned.map { variant in
-            var rung = settings
-            rung.size = variant.size
-            rung.bitrate = variant.bitrate
-            return Encoding(settings: rung, name: "", sinks: [], globalHeader: false)
-        }
+        let rungs = try ladder == nil ? [settings] : Self.rungs(of: options, top: top, base: settings,
+                                                                naming: "--ladder").rungs.map(\.1)
+        encodings = rungs.map { Encoding(settings: $0, name: "", sinks: [], globalHeader: false) }
         try nameAndCheckEncodings()
     }
 

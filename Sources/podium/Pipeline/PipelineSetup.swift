@@ -24,7 +24,7 @@ enum PipelineSetup {
         for output in outputs {
             let codec = output.codec(encode)
             try output.url.validate(codec: codec)
-            // --encoder names an encoder of --codec; an output asking for another codec gets that codec's.
+            // As the plan will choose it (`EncodingPlan.settings`).
             let encoder = codec == encode.codec ? encode.encoder : nil
             if let encoder { try EncoderCatalog.validate(name: encoder, codec: codec) }
             if let preset = output.rendition.preset ?? encode.preset {
