@@ -5,11 +5,6 @@ import Testing
 
 /// The hub with sinks that only record what they get (pure logic, no FFmpeg).
 @Suite struct PacketHubTests {
-    final class Bytes: PacketPayload {
-        let byteCount: Int
-        init(_ count: Int) { byteCount = count }
-    }
-
     final class RecordingSink: PacketSink {
         let isRequired: Bool
         let received = Mutex<[Int64]>([])
@@ -25,7 +20,7 @@ import Testing
 
     static let stream = StreamDescription(id: 0, codec: .h264, size: PixelSize(width: 64, height: 48),
                                           timeScale: 1_000_000, framesPerSecond: 30, colors: ColorTags(range: .limited))
-    let payload = Bytes(100)
+    let payload = ArrayPayload(count: 100)
 
     func packet(_ time: Int64, keyframe: Bool) -> EncodedPacket {
         EncodedPacket(streamID: 0, presentationTime: time, isKeyframe: keyframe, payload: payload)

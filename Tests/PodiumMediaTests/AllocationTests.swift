@@ -74,10 +74,6 @@ import Testing
 
 /// Publishing a packet to the hub allocates nothing, whatever the number of sinks.
 @Suite struct PacketHubAllocationTests {
-    final class Bytes: PacketPayload {
-        let byteCount = 1_000
-    }
-
     final class CountingSink: PacketSink {
         let isRequired = true
         let count = Atomic<Int>(0)
@@ -92,7 +88,7 @@ import Testing
         let hub = PacketHub(streams: [stream])
         let sinks = (0..<4).map { _ in CountingSink() }
         for sink in sinks { try hub.subscribe(sink) }
-        let payload = Bytes()
+        let payload = ArrayPayload(count: 1_000)
         hub.publish(EncodedPacket(streamID: 0, presentationTime: 0, isKeyframe: true, payload: payload))
         let start = podium_allocations_on_this_thread()
         // A plain loop: an unoptimized build allocates to iterate a range of Int64.

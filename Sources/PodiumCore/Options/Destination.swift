@@ -4,10 +4,18 @@ public enum Destination: Hashable, Sendable, CustomStringConvertible {
     case stream(SinkURL, rendition: RenditionRequest = .init())
     /// `window` or `window:MONITOR`: the picture scaled to a fullscreen window, no encoder involved.
     case window(MonitorSelector?)
+    /// `http://HOST:PORT` or `https://…`: the browser viewer's server, and the encoding it asks for.
+    case viewer(ViewerOptions, rendition: RenditionRequest = .init())
 
-    /// Reads `window`, `window:MONITOR`, or anything `SinkURL` reads.
+    /// Reads `window`, `window:MONITOR`, `http(s)://HOST:PORT`, or anything `SinkURL` reads.
     public init(parsing text: String) throws(OptionParseError) {
-        if text == "window" {
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
+            let (output, rendition) = try RenditionRequest.split(text)
+            let secure = lowered.hasPrefix("https://")
+            let rest = output.dropFirst(secure ? "https://".count : "http://".count)
+            self = .viewer(try ViewerOptions(parsing: rest, secure: secure), rendition: rendition)
+        } else if text == "window" {
             self = .window(nil)
         } else if text.hasPrefix("window:") {
             self = .window(try MonitorSelector(parsing: String(text.dropFirst("window:".count))))
@@ -19,11 +27,15 @@ public enum Destination: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .stream(let url, let rendition): url.description
-            + (rendition.isEmpty ? "" : (url.description.contains("?") ? "&" : "?")
-                + rendition.fields.joined(separator: "&"))
+        case .stream(let url, let rendition): Self.appending(rendition, to: url.description)
+        case .viewer(let options, let rendition): Self.appending(rendition, to: options.description)
         case .window(let monitor): "window" + (monitor.map { ":\($0)" } ?? "")
         }
+    }
+
+    private static func appending(_ rendition: RenditionRequest, to output: String) -> String {
+        guard !rendition.isEmpty else { return output }
+        return output + (output.contains("?") ? "&" : "?") + rendition.fields.joined(separator: "&")
     }
 
     public var sinkURL: SinkURL? {
@@ -31,10 +43,17 @@ public enum Destination: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
-    /// The encoding a stream asks for (empty for a window).
+    /// The encoding a stream or the viewer asks for (empty for a window).
     public var rendition: RenditionRequest {
-        if case .stream(_, let rendition) = self { return rendition }
-        return RenditionRequest()
+        switch self {
+        case .stream(_, let rendition), .viewer(_, let rendition): rendition
+        case .window: RenditionRequest()
+        }
+    }
+
+    public var viewer: ViewerOptions? {
+        if case .viewer(let options, _) = self { return options }
+        return nil
     }
 
     /// The monitor asked for, wrapped (`.some(nil)` is a window on the default monitor).

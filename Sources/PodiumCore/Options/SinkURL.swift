@@ -123,14 +123,15 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
             self = .rtmp(try RTMPTarget(parsing: rest, secure: scheme == "rtmps"))
         case "rtsp":
             self = try Self.rtsp(rest)
-        case "http", "https", "rtp":
+        case "rtp":
             throw OptionParseError("\(scheme):// is not supported yet; \(Self.supported)")
         default:
             throw OptionParseError("unknown scheme \(scheme)://; \(Self.supported)")
         }
     }
 
-    private static let supported = "use a file, udp://, tcp://, srt://, rtmp://, rtmps:// or rtsp://"
+    private static let supported =
+        "use a file, udp://, tcp://, srt://, rtmp://, rtmps://, rtsp://, or http(s):// for the browser viewer"
 
     /// The output as Podium names it in messages and statistics, its secrets masked (`••••`).
     public var description: String {
@@ -302,10 +303,10 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         return present.isEmpty ? "" : "?" + present.joined(separator: "&")
     }
 
-    static func bracketed(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
+    public static func bracketed(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 
     /// `host`, or `host:port` when a port is given; IPv6 addresses in brackets.
-    static func authority(_ host: String, _ port: Int?) -> String {
+    public static func authority(_ host: String, _ port: Int?) -> String {
         bracketed(host) + (port.map { ":\($0)" } ?? "")
     }
 }

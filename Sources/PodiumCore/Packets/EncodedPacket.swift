@@ -3,6 +3,10 @@
 /// reference, never the bytes.
 public protocol PacketPayload: AnyObject, Sendable {
     var byteCount: Int { get }
+    /// Calls `body` with the packet's bytes, valid for the call only.
+    func withUnsafeBytes<Result, Failure: Error>(
+        _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result
 }
 
 /// One compressed picture of one stream.
@@ -14,13 +18,39 @@ public struct EncodedPacket: Sendable {
     /// Whether decoding can start here.
     public var isKeyframe: Bool
     public var payload: any PacketPayload
+    /// When its frame was grabbed, in `MonotonicClock` nanoseconds; set as it is published, 0 before.
+    public var captureTime: UInt64
 
-    public init(streamID: Int, presentationTime: Int64, isKeyframe: Bool, payload: any PacketPayload) {
+    public init(streamID: Int, presentationTime: Int64, isKeyframe: Bool, payload: any PacketPayload,
+                captureTime: UInt64 = 0) {
         self.streamID = streamID
         self.presentationTime = presentationTime
         self.isKeyframe = isKeyframe
         self.payload = payload
+        self.captureTime = captureTime
     }
 
     public var size: Int { payload.byteCount }
+}
+
+/// Packet bytes held in a Swift array: packets made without an encoder (tests, fixtures).
+public final class ArrayPayload: PacketPayload {
+    public let bytes: [UInt8]
+
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// `count` zero bytes.
+    public convenience init(count: Int) { self.init([UInt8](repeating: 0, count: count)) }
+
+    public var byteCount: Int { bytes.count }
+
+    public func withUnsafeBytes<Result, Failure: Error>(
+        _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        // `Array.withUnsafeBytes` rethrows untyped; the closure keeps the typed error.
+        let result: Swift.Result<Result, Failure> = bytes.withUnsafeBytes { buffer in
+            do throws(Failure) { return .success(try body(buffer)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
 }

@@ -29,7 +29,7 @@ public final class PacketHub: Sendable {
     public func subscribe(_ sink: any PacketSink) throws(PodiumError) {
         try sink.start(streams)
         subscribers.withLock { $0.append(Subscriber(sink)) }
-        keyframeWanted.store(true, ordering: .releasing)
+        requestKeyframe()
     }
 
     /// `sink` gets no more packets (it may still be handed the one being published now).
@@ -39,6 +39,11 @@ public final class PacketHub: Sendable {
 
     /// How many sinks are subscribed.
     public var count: Int { subscribers.withLock { $0.count } }
+
+    /// Asks the encoder for a keyframe at its next picture: a viewer joined, or skipped ahead.
+    public func requestKeyframe() {
+        keyframeWanted.store(true, ordering: .releasing)
+    }
 
     /// Whether a sink joined since the last call, so the next picture should be a keyframe.
     /// Reading clears it; call from the encode thread.

@@ -52,24 +52,11 @@ extension StreamDescription {
         return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
     }
 
-    /// The NAL units of an Annex B byte stream (each after a `00 00 01` start code).
+    /// The NAL units of an Annex B byte stream.
     static func annexBUnits(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
-        var starts: [Int] = []
-        var index = 0
-        while index + 2 < bytes.count {
-            if bytes[index] == 0 && bytes[index + 1] == 0 && bytes[index + 2] == 1 {
-                starts.append(index + 3)
-                index += 3
-            } else {
-                index += 1
-            }
-        }
-        return starts.indices.map { position in
-            var end = position + 1 < starts.count ? starts[position + 1] - 3 : bytes.count
-            // A four-byte start code leaves a zero before the next three.
-            while end > starts[position] && bytes[end - 1] == 0 { end -= 1 }
-            return bytes[starts[position]..<end]
-        }
+        var ranges: [Range<Int>] = []
+        bytes.withUnsafeBytes { buffer in AnnexB.forEachUnit(in: buffer) { ranges.append($0) } }
+        return ranges.map { bytes[$0] }
     }
 
     /// `unit` with the `03` of each `00 00 03` removed.

@@ -119,12 +119,16 @@ public final class PipelineCounters: Sendable {
     /// Frames replaced in the window slot before the window took them.
     public let windowDropped = Atomic<Int>(0)
     public let present = StageTimer("present")
+    /// The browser viewers, when the run serves them.
+    public let viewers: ViewerBoard?
 
     /// - Parameter renditions: each encoder's name and the outputs it feeds.
+    /// - Parameter servesViewers: whether the run has a browser viewer (`--to http://…`).
     public init(targetFPS: Int, sinkURLs: [String], renditions: [(name: String, outputs: [String])] = [],
-                hasWindow: Bool = false) {
+                hasWindow: Bool = false, servesViewers: Bool = false) {
         self.targetFPS = targetFPS
         self.hasWindow = hasWindow
+        viewers = servesViewers ? ViewerBoard() : nil
         sinks = sinkURLs.map(SinkCounters.init(url:))
         self.renditions = renditions.map { RenditionCounters(name: $0.name, outputs: $0.outputs) }
     }

@@ -83,6 +83,8 @@ public struct StatsSample: Sendable, Codable, Equatable {
     /// Each encoder; `stages.encode` and `stages.latency` are the slowest one's.
     public var renditions: [Rendition]
     public var sinks: [Sink]
+    /// The browser viewers, when the run serves them (`--to http://…`).
+    public var viewers: Viewers? = nil
 }
 
 /// Turns the pipeline's running totals into per-interval samples and a run summary.
@@ -117,6 +119,7 @@ public struct StatsSampler {
         let times = counters.renditions.map {
             ($0.scale.takeInterval(), $0.encode.takeInterval(), $0.latency.takeInterval())
         }
+        let viewerLatency = counters.viewers?.latency.takeInterval()
         let stages = StatsSample.Stages(
             grab: counters.grab.takeInterval(),
             convert: counters.convert.takeInterval(),
@@ -125,7 +128,8 @@ public struct StatsSampler {
             present: counters.present.takeInterval(),
             latency: .empty
         )
-        return sample(kind: "interval", from: previous, to: now, stages: stages, renditionTimes: times)
+        return sample(kind: "interval", from: previous, to: now, stages: stages, renditionTimes: times,
+                      viewerLatency: viewerLatency)
     }
 
     /// The sample over the whole run.
@@ -140,11 +144,13 @@ public struct StatsSampler {
             present: counters.present.run,
             latency: .empty
         )
-        return sample(kind: "summary", from: start, to: now, stages: stages, renditionTimes: times)
+        return sample(kind: "summary", from: start, to: now, stages: stages, renditionTimes: times,
+                      viewerLatency: counters.viewers?.latency.run)
     }
 
     private func sample(kind: String, from old: Totals, to new: Totals, stages: StatsSample.Stages,
-                        renditionTimes: [(scale: StageTimes, encode: StageTimes, latency: StageTimes)]) -> StatsSample {
+                        renditionTimes: [(scale: StageTimes, encode: StageTimes, latency: StageTimes)],
+                        viewerLatency: StageTimes?) -> StatsSample {
         let seconds = max(Double(new.time - old.time) / 1e9, 1e-9)
         let renditions = counters.renditions.indices.map { index in
             StatsSample.Rendition(
@@ -198,7 +204,12 @@ public struct StatsSampler {
             cpuCores: Double(new.cpu - old.cpu) / 1e9 / seconds,
             stages: stages,
             renditions: renditions,
-            sinks: sinks
+            sinks: sinks,
+            viewers: counters.viewers.map { board in
+                let totals = board.totals
+                return StatsSample.Viewers(watching: board.watching, latency: viewerLatency ?? .empty,
+                                           joined: totals.joined, most: totals.most)
+            }
         )
     }
 
@@ -246,12 +257,12 @@ extension StatsSample {
         let failed = sinks.filter(\.failed).count
         var parts = ["\(fixed(elapsed))s"]
         if let presentedFPS { parts.append("shown \(fixed(presentedFPS))/\(targetFPS)") }
-        if !sinks.isEmpty { parts.append("fps \(fixed(encodedFPS))/\(targetFPS)") }
+        if !renditions.isEmpty { parts.append("fps \(fixed(encodedFPS))/\(targetFPS)") }
         if unchangedFPS > 0 { parts.append("unchanged \(fixed(unchangedFPS))/s") }
         parts.append("drop \(drops.total) (late \(drops.skipped) busy \(drops.noBuffer + drops.encoder + drops.window) sink \(drops.sinks))")
         var times = [stage("grab", stages.grab)]
         if presentedFPS != nil { times.append(stage("show", stages.present)) }
-        if !sinks.isEmpty {
+        if !renditions.isEmpty {
             parts.append("\(fixed(mbps, 2)) Mbit/s")
             // With several encoders, the slowest one's times, named.
             let slowest = renditions.count > 1 ? renditions.max(by: { $0.encode.p95 < $1.encode.p95 }) : nil
@@ -260,6 +271,7 @@ extension StatsSample {
         }
         parts += ["ms p50/p95: " + times.joined(separator: " "), "cpu \(fixed(cpuCores, 2))"]
         if failed > 0 { parts.append("\(failed) sink\(failed == 1 ? "" : "s") failed") }
+        if let viewers { parts.append(viewers.part(summary: kind == "summary")) }
         for sink in sinks {
             if kind != "summary", let clients = sink.clients {
                 parts.append("\(clients) watching")
@@ -273,6 +285,18 @@ extension StatsSample {
             }
         }
         return parts.joined(separator: "  ")
+    }
+}
+
+extension StatsSample.Viewers {
+    /// `viewers 3 (latency p50 41 ms, worst 78 ms)`: the median of every painted frame, and the
+    /// slowest viewer's 95th percentile. The summary says how many came over the run.
+    func part(summary: Bool) -> String {
+        let count = summary ? "viewers \(joined) (most \(most) at once" : "viewers \(watching.count)"
+        guard latency.count > 0 else { return count + (summary ? ")" : "") }
+        let worst = summary ? latency.p95 : watching.map(\.latency.p95).max() ?? latency.p95
+        return count + (summary ? ", " : " (") + "latency p50 \(latency.p50.fixed(0)) ms, "
+            + "\(summary ? "p95" : "worst") \(worst.fixed(0)) ms)"
     }
 }
 
@@ -310,6 +334,7 @@ extension Double {
     public func fixed(_ digits: Int = 1) -> String {
         let scale = Double([1, 10, 100, 1000][digits])
         let rounded = (self * scale).rounded() / scale
+        if digits == 0, rounded.magnitude < 1e15 { return String(Int(rounded)) }
         var text = String(rounded)
         if let dot = text.firstIndex(of: ".") {
             let decimals = text.distance(from: dot, to: text.endIndex) - 1

@@ -18,4 +18,10 @@ final class AVPacketPayload: PacketPayload, @unchecked Sendable {
     }
 
     var byteCount: Int { Int(packet.pointee.size) }
+
+    func withUnsafeBytes<Result, Failure: Error>(
+        _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try body(UnsafeRawBufferPointer(start: packet.pointee.data, count: byteCount))
+    }
 }

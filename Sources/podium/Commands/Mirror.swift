@@ -81,31 +81,32 @@ extension Podium {
         func run() async throws {
             let logger = PipelineSetup.logger(runOptions)
             let streams = OutputRequest.streams(of: outputs)
+            let viewers = ViewerRequest.viewers(of: outputs)
             if let window = outputs.first(where: { $0.windowMonitor != nil }) {
                 throw PodiumError.usage("--to '\(window)': mirror shows its window already; place it with --on or --on-display")
             }
-            try PipelineSetup.validateOutputs(streams, encode: encode, run: runOptions)
+            try PipelineSetup.validateOutputs(streams, viewers: viewers, encode: encode, run: runOptions)
             let (connection, region, captured) = try PipelineSetup.openCapture(capture.source)
-            let plan = try EncodingPlan(outputs: streams, source: region.size, fps: capture.fps, scale: scale,
-                                        encode: encode)
+            let plan = try EncodingPlan(outputs: streams, viewers: viewers, source: region.size, fps: capture.fps,
+                                        scale: scale, encode: encode)
             let counters = PipelineSetup.counters(plan, fps: capture.fps, hasWindow: true)
             let request = WindowRequest(monitor: on, display: onDisplay, windowed: windowed, pictureInPicture: pictureInPicture, fit: fit, background: background)
             let (window, targetDisplay) = try request.branch(capturing: connection, region: region, captured: captured, filter: scale.scaleFilter, counters: counters)
             var branches: [any FrameBranch] = [window]
             var encoders: [String] = []
-            var finish: @Sendable () -> Void = {}
-            if !streams.isEmpty {
-                let setup = try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps,
-                                                           counters: counters, logger: logger)
-                branches.append(setup.branch)
-                encoders = setup.described
-                finish = setup.finish
+            var setup: PipelineSetup.EncodeSetup?
+            if !plan.encodings.isEmpty {
+                let encodeSetup = try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps,
+                                                                 counters: counters, logger: logger)
+                branches.append(encodeSetup.branch)
+                encoders = encodeSetup.described
+                setup = encodeSetup
             }
             let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture.source, fps: capture.fps,
                                                             branches: branches, counters: counters, limits: runOptions.limits, logger: logger)
             let source = capture.source.describe(region: region, on: connection, method: method, fps: capture.fps)
             let lines = PipelineSetup.startLines([source, "mirroring to \(targetDisplay)"], encoders: encoders)
-            try await PipelineSetup.run(pipeline, startLines: lines, run: runOptions, logger: logger, finish: finish)
+            try await PipelineSetup.run(pipeline, startLines: lines, encode: setup, run: runOptions, logger: logger)
         }
     }
 }

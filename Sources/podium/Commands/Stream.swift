@@ -34,6 +34,13 @@ extension Podium {
                   tcp://, srt://, rtmp[s]:// and rtsp:// reconnect after a fault, 1, 2, 4 … 10 s
                   apart; ?retry=off gives up at once. A server's refusal ends that output.
                   window[:MONITOR]                     a fullscreen window, as 'podium mirror' shows
+                  http://[HOST]:PORT                   the browser viewer: a page and its stream;
+                                                       loopback unless HOST is 0.0.0.0 or an address
+                    ?token=WORD|off  ?max-viewers=32   the link's token (random); viewers at once
+                    ?ladder=1080p,720p,360p            renditions; each viewer gets what fits it
+                  https://[HOST]:PORT                  the same over TLS, where browsers decode
+                    ?cert=FILE&key=FILE                with WebCodecs; PEM files, or a self-signed
+                                                       certificate kept in ~/.config/podium
 
                 Each output may choose its own encoding: ?size=WxH ?max-size=N ?bitrate=RATE \
                 ?codec=C ?preset=P after its name; what it leaves out comes from --size, \
@@ -53,6 +60,7 @@ extension Podium {
                   podium stream --monitor HDMI-1 --max-size 1280 --bitrate 3M --to udp://127.0.0.1:5000
                   podium stream --region 800x600+100+100 --codec vp9 --to region.mkv
                   podium stream --to 'tcp://0.0.0.0:9000?listen' --to backup.ts
+                  podium stream --to http://0.0.0.0:8080 --to talk.mkv
                   podium stream --to 'udp://239.0.0.1:5000?ttl=4' --to talk.mkv
                   podium stream --bitrate 4M --to rtmp://live.example.com/app/KEY --to talk.mkv
                   podium stream --to 'srt://server:8890?streamid=publish:live/talk&latency=200'
@@ -76,10 +84,11 @@ extension Podium {
         func run() async throws {
             let logger = PipelineSetup.logger(runOptions)
             let streams = OutputRequest.streams(of: outputs)
-            try PipelineSetup.validateOutputs(streams, encode: encode, run: runOptions)
+            let viewers = ViewerRequest.viewers(of: outputs)
+            try PipelineSetup.validateOutputs(streams, viewers: viewers, encode: encode, run: runOptions)
             let (connection, region, captured) = try PipelineSetup.openCapture(capture.source)
-            let plan = try EncodingPlan(outputs: streams, source: region.size, fps: capture.fps, scale: scale,
-                                        encode: encode)
+            let plan = try EncodingPlan(outputs: streams, viewers: viewers, source: region.size, fps: capture.fps,
+                                        scale: scale, encode: encode)
             let windowMonitor = outputs.lazy.compactMap(\.windowMonitor).first
             let counters = PipelineSetup.counters(plan, fps: capture.fps, hasWindow: windowMonitor != nil)
             var branches: [any FrameBranch] = []
@@ -90,20 +99,20 @@ extension Podium {
                 branches.append(window)
                 parts.append("showing in a window on \(targetDisplay)")
             }
-            var finish: @Sendable () -> Void = {}
+            var setup: PipelineSetup.EncodeSetup?
             var encoders: [String] = []
-            if !streams.isEmpty {
-                let setup = try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps,
-                                                           counters: counters, logger: logger)
-                branches.append(setup.branch)
-                encoders = setup.described
-                finish = setup.finish
+            if !plan.encodings.isEmpty {
+                let encodeSetup = try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps,
+                                                                 counters: counters, logger: logger)
+                branches.append(encodeSetup.branch)
+                encoders = encodeSetup.described
+                setup = encodeSetup
             }
             let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture.source, fps: capture.fps,
                                                             branches: branches, counters: counters, limits: runOptions.limits, logger: logger)
             let source = capture.source.describe(region: region, on: connection, method: method, fps: capture.fps)
             let lines = PipelineSetup.startLines([source] + parts, encoders: encoders)
-            try await PipelineSetup.run(pipeline, startLines: lines, run: runOptions, logger: logger, finish: finish)
+            try await PipelineSetup.run(pipeline, startLines: lines, encode: setup, run: runOptions, logger: logger)
         }
     }
 }

@@ -7,11 +7,16 @@ enum NetworkAddress {
     /// - Throws: 64 when the host is not a valid address and does not resolve.
     static func resolve(_ url: SinkURL) throws(PodiumError) {
         guard let host = url.host else { return }
+        try resolve(host: host, of: url.description)
+    }
+
+    /// - Parameter output: the output as the message names it.
+    static func resolve(host: String, of output: String) throws(PodiumError) {
         // Digits and dots are an IPv4 address or nothing: 256.1.1.1 must not go to DNS as a name.
         if host.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
             var address = in_addr()
             guard inet_pton(AF_INET, host, &address) == 1 else {
-                throw .usage("--to '\(url)': '\(host)' is not a valid IPv4 address")
+                throw .usage("--to '\(output)': '\(host)' is not a valid IPv4 address")
             }
             return
         }
@@ -20,7 +25,7 @@ enum NetworkAddress {
         var found: UnsafeMutablePointer<addrinfo>?
         let code = getaddrinfo(host, nil, &hints, &found)
         guard code == 0 else {
-            throw .usage("--to '\(url)': host '\(host)' does not resolve (\(String(cString: gai_strerror(code))))")
+            throw .usage("--to '\(output)': host '\(host)' does not resolve (\(String(cString: gai_strerror(code))))")
         }
         freeaddrinfo(found)
     }

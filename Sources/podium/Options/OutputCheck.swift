@@ -1,4 +1,6 @@
 import Foundation
+// `stat` (its struct reaches this module through Dispatch's C part once NIO is linked).
+import CDispatch
 import PodiumCore
 
 /// Checks on the files Podium writes (`--to FILE`, `--stats-json`, `--plot`), before anything is

@@ -18,6 +18,19 @@ struct OutputRequest: Sendable {
     }
 }
 
+/// A browser viewer as the user named it: its server's options and the encoding it asks for.
+struct ViewerRequest: Sendable {
+    var options: ViewerOptions
+    var rendition: RenditionRequest
+
+    /// The viewers among `destinations`.
+    static func viewers(of destinations: [Destination]) -> [ViewerRequest] {
+        destinations.compactMap { destination in
+            destination.viewer.map { ViewerRequest(options: $0, rendition: destination.rendition) }
+        }
+    }
+}
+
 /// Which encoders a run needs and what each feeds. Outputs that ask for the same encoding share
 /// one encoder; an HLS playlist asks for one encoding per variant of its ladder.
 struct EncodingPlan {
@@ -40,7 +53,14 @@ struct EncodingPlan {
         var variants: [(variant: HLSOptions.Variant, playlist: String, sink: Int, encoding: Int)]
     }
 
+    /// A browser viewer's server and the renditions it offers, largest first.
+    struct Viewers {
+        var options: ViewerOptions
+        var renditions: [(name: String, encoding: Int)]
+    }
+
     var encodings: [Encoding] = []
+    var viewers: [Viewers] = []
     /// Every output that gets packets: the outputs named with `--to`, an HLS playlist's variants.
     var sinks: [SinkURL] = []
     var ladders: [Ladder] = []
@@ -52,8 +72,8 @@ struct EncodingPlan {
     /// Plans the encoders for `outputs` of a `source` picture.
     /// - Throws: 64 for a request that cannot be met (a ladder with nothing left, a codec an
     ///   output cannot carry, encodings that cannot share a conversion).
-    init(outputs: [OutputRequest], source: PixelSize, fps: FrameRate, scale: ScaleOptions,
-         encode: EncodeOptions) throws(PodiumError) {
+    init(outputs: [OutputRequest], viewers: [ViewerRequest] = [], source: PixelSize, fps: FrameRate,
+         scale: ScaleOptions, encode: EncodeOptions) throws(PodiumError) {
         keyframeInterval = encode.keyint
         // The encoding each output (or variant) asks for, in the order of `sinks`.
         var wanted: [EncoderSettings] = []
@@ -110,12 +130,49 @@ struct EncodingPlan {
             encodings[index].globalHeader = encodings[index].globalHeader || sink.needsGlobalHeader
             encodingOfSink.append(index)
         }
+        // A viewer's renditions share the encoders of the outputs that ask for the same encoding.
+        for viewer in viewers {
+            var offered = Viewers(options: viewer.options, renditions: [])
+            for (name, rung) in try Self.renditions(of: viewer, source: source, fps: fps, scale: scale,
+                                                    encode: encode, notices: &notices) {
+                var settings = rung
+                settings.keyframeInterval = keyframeInterval
+                let index = encodings.firstIndex { $0.settings == settings } ?? encodings.count
+                if index == encodings.count {
+                    encodings.append(Encoding(settings: settings, name: "", sinks: [], globalHeader: false))
+                }
+                offered.renditions.append((name, index))
+            }
+            self.viewers.append(offered)
+        }
         for ladder in ladders.indices {
             for variant in ladders[ladder].variants.indices {
                 ladders[ladder].variants[variant].encoding = encodingOfSink[ladders[ladder].variants[variant].sink]
             }
         }
         try nameAndCheckEncodings()
+    }
+
+    /// The renditions a viewer's server offers, named as viewers choose them (`720p`): its
+    /// `?ladder=`, or the one encoding its rendition request and the run's options make.
+    private static func renditions(of viewer: ViewerRequest, source: PixelSize, fps: FrameRate, scale: ScaleOptions,
+                                   encode: EncodeOptions, notices: inout [String]) throws(PodiumError)
+        -> [(String, EncoderSettings)] {
+        let base = settings(codec: viewer.rendition.codec ?? encode.codec, size: source, fps: fps, scale: scale,
+                            encode: encode, bitrate: viewer.rendition.bitrate, preset: viewer.rendition.preset)
+        let (size, _) = viewer.rendition.scale(or: scale.request).outputSize(for: source)
+        guard let ladder = viewer.options.ladder else {
+            var single = base
+            single.size = size
+            return [("\(size.height)p", single)]
+        }
+        var options = HLSOptions()
+        options.ladder = ladder
+        let planned = try rungs(of: options, top: size, base: base, naming: "--to '\(viewer.options)'")
+        for rung in planned.dropped {
+            notices.append("\(viewer.options): \(rung) is larger than the \(size) source; that rendition is left out")
+        }
+        return planned.rungs.map { ($0.0.name, $0.1) }
     }
 
     /// What an output asks of its encoder, the run's options filling in what it leaves out.
@@ -185,6 +242,9 @@ struct EncodingPlan {
         }
     }
 
-    /// The outputs of `encoding`, as shown.
-    func outputs(of encoding: Encoding) -> [String] { encoding.sinks.map { sinks[$0].description } }
+    /// The outputs of `encoding`, as shown, the viewers' servers it feeds last.
+    func outputs(ofEncoding index: Int) -> [String] {
+        encodings[index].sinks.map { sinks[$0].description }
+            + viewers.filter { $0.renditions.contains { $0.encoding == index } }.map(\.options.description)
+    }
 }

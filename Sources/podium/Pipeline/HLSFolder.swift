@@ -1,4 +1,6 @@
 import Foundation
+// `stat` (its struct reaches this module through Dispatch's C part once NIO is linked).
+import CDispatch
 import PodiumCore
 
 /// The folder an HLS output writes: its master playlist, written by Podium, and each variant's

@@ -2,7 +2,9 @@ import Foundation
 import Logging
 import PodiumCore
 import PodiumMedia
+import PodiumWeb
 import PodiumX11
+import ServiceLifecycle
 import Synchronization
 
 /// The steps `stream` and `mirror` share: checks before anything is opened, opening the capture,
@@ -10,8 +12,8 @@ import Synchronization
 enum PipelineSetup {
     /// Everything about the outputs (`--to`, `--stats-json`) that can be checked without touching
     /// the outside world, so a bad one is refused before anything is opened.
-    static func validateOutputs(_ outputs: [OutputRequest], encode: EncodeOptions, run: RunOptions)
-        throws(PodiumError) {
+    static func validateOutputs(_ outputs: [OutputRequest], viewers: [ViewerRequest] = [], encode: EncodeOptions,
+                                run: RunOptions) throws(PodiumError) {
         let urls = outputs.map(\.url)
         let files = urls.compactMap(\.filePath).map { (flag: "--to", path: $0) }
         let playlists = urls.compactMap { url -> String? in
@@ -31,6 +33,7 @@ enum PipelineSetup {
                 try EncoderCatalog.validate(preset: preset, encoderName: encoder, codec: codec)
             }
         }
+        try validateViewers(viewers, encode: encode)
         try OutputCheck.distinct(written)
         for url in urls { try NetworkAddress.resolve(url) }
         for case .rtmp(let target) in urls {
@@ -42,6 +45,29 @@ enum PipelineSetup {
             try OutputCheck.creatable(file.path, flag: file.flag, overwrite: run.overwrite)
         }
         for playlist in playlists { try HLSFolder.check(master: playlist, overwrite: run.overwrite) }
+    }
+
+    /// The browser viewers: H.264, one server a port, files that can be read.
+    private static func validateViewers(_ viewers: [ViewerRequest], encode: EncodeOptions) throws(PodiumError) {
+        var ports: Set<Int> = []
+        for viewer in viewers {
+            let named = "--to '\(viewer.options)'"
+            guard (viewer.rendition.codec ?? encode.codec) == .h264 else {
+                throw .usage("\(named): the browser viewer plays H.264; add ?codec=h264 or pass --codec h264")
+            }
+            guard ports.insert(viewer.options.port).inserted else {
+                throw .usage("\(named): another viewer listens on port \(viewer.options.port) already")
+            }
+            if let preset = viewer.rendition.preset ?? encode.preset {
+                try EncoderCatalog.validate(preset: preset, encoderName: encode.encoder, codec: .h264)
+            }
+            for (key, path) in [("cert", viewer.options.certificate), ("key", viewer.options.privateKey)] {
+                if let path, !FileManager.default.isReadableFile(atPath: path) {
+                    throw .usage("\(named): cannot read ?\(key)=\(path)")
+                }
+            }
+            try NetworkAddress.resolve(host: viewer.options.host, of: viewer.options.description)
+        }
     }
 
     /// The captured display, the rectangle to capture on it, and the monitor it is (if any).
@@ -104,6 +130,14 @@ enum PipelineSetup {
             }
             return RenditionOutputs(stream: encoder.stream, sinks: writers, listeners: listeners, required: required)
         }
+        // Each viewers' server gets each of its renditions from a guest of that encoder's hub.
+        let viewerFeeds = plan.viewers.map { viewers in
+            viewers.renditions.map { rendition in
+                let feed = ViewerFeed(name: rendition.name, hub: outputs[rendition.encoding].hub)
+                outputs[rendition.encoding].add(guest: feed)
+                return feed
+            }
+        }
         let branch: any FrameBranch
         if single {
             branch = EncodeBranch(encoder: encoders[0], outputs: outputs[0], counters: counters)
@@ -120,40 +154,56 @@ enum PipelineSetup {
             branch = LadderBranch(converter: converter, renditions: renditions, keyframeInterval: plan.keyframeInterval,
                                   counters: counters)
         }
-        // Last, once nothing else can fail: an HLS folder is made, and its master playlist written.
         let streams = encoders.map(\.stream)
-        for ladder in plan.ladders {
-            try HLSFolder.prepare(master: ladder.master)
-            try HLSFolder.writeMaster(ladder, streams: streams)
+        let described = encoders.indices.map { describe(encoders[$0], outputs: plan.outputs(ofEncoding: $0)) }
+        let board = counters.viewers ?? ViewerBoard()
+        var servers: [ViewerServer] = []
+        for viewers in plan.viewers {
+            servers.append(try ViewerServer(options: viewers.options, board: board, clock: MonotonicClock(),
+                                            logger: logger))
         }
-        let described = zip(plan.encodings, encoders).map { encoding, encoder in
-            describe(encoder, outputs: plan.outputs(of: encoding))
-        }
-        return EncodeSetup(branch: branch, encoders: encoders, described: described) {
-            // Measured now: each variant's peak and average rate, from its segments.
-            for ladder in plan.ladders {
-                do throws(PodiumError) {
+        return EncodeSetup(
+            branch: branch, encoders: encoders, described: described, servers: servers, viewerFeeds: viewerFeeds,
+            prepare: { () throws(PodiumError) in
+                // Once the viewers' servers listen, nothing else can fail: an HLS folder is made,
+                // and its master playlist written.
+                for ladder in plan.ladders {
+                    try HLSFolder.prepare(master: ladder.master)
                     try HLSFolder.writeMaster(ladder, streams: streams)
-                } catch {
-                    logger.error("\(error.message)")
                 }
-            }
-        }
+            },
+            finish: {
+                // Measured now: each variant's peak and average rate, from its segments.
+                for ladder in plan.ladders {
+                    do throws(PodiumError) {
+                        try HLSFolder.writeMaster(ladder, streams: streams)
+                    } catch {
+                        logger.error("\(error.message)")
+                    }
+                }
+            })
     }
 
     /// The counters of a run of `plan`: one per output that gets packets, one per encoder.
     static func counters(_ plan: EncodingPlan, fps: FrameRate, hasWindow: Bool) -> PipelineCounters {
         PipelineCounters(targetFPS: fps.framesPerSecond, sinkURLs: plan.sinks.map(\.description),
-                         renditions: plan.encodings.map { (name: $0.name, outputs: plan.outputs(of: $0)) },
-                         hasWindow: hasWindow)
+                         renditions: plan.encodings.indices.map {
+                             (name: plan.encodings[$0].name, outputs: plan.outputs(ofEncoding: $0))
+                         },
+                         hasWindow: hasWindow, servesViewers: !plan.viewers.isEmpty)
     }
 
     /// The encode side of a run, ready to go.
-    struct EncodeSetup {
+    struct EncodeSetup: Sendable {
         var branch: any FrameBranch
         var encoders: [VideoEncoder]
         /// Each encoder and the outputs it feeds, for the start message.
         var described: [String]
+        /// The browser viewers' servers, and for each its renditions, largest first.
+        var servers: [ViewerServer]
+        var viewerFeeds: [[ViewerFeed]]
+        /// Called once the servers listen, as capture is about to start: HLS folders are made.
+        var prepare: @Sendable () throws(PodiumError) -> Void
         /// Called once the run is over: HLS master playlists get their measured rates.
         var finish: @Sendable () -> Void
     }
@@ -189,11 +239,44 @@ enum PipelineSetup {
         return [(parts + ["\(encoders.count) encoders:"]).joined(separator: "; ")] + encoders.map { "  " + $0 }
     }
 
-    /// Runs `pipeline` with Ctrl-C handling and statistics, prints the summary, and throws what ended it.
+    /// Runs `pipeline` with Ctrl-C handling and statistics, and the viewers' servers of `encode`
+    /// beside it in one service group; prints the summary, and throws what ended it.
     /// - Parameter startLines: what is captured and where it goes, said as capture starts.
-    /// - Parameter finish: called once every output is finalized, before the summary.
-    static func run(_ pipeline: Pipeline, startLines: [String], run: RunOptions, logger: Logger,
-                    finish: @Sendable () -> Void = {}) async throws {
+    static func run(_ pipeline: Pipeline, startLines: [String], encode: EncodeSetup?, run: RunOptions,
+                    logger: Logger) async throws {
+        let servers = encode?.servers ?? []
+        let job = Job { try await start(pipeline, startLines: startLines, encode: encode, run: run, logger: logger) }
+        // Signals are SignalTrap's: it stops the pipeline, whose end then stops the servers.
+        var configuration = ServiceGroupConfiguration(
+            services: servers.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [
+                .init(service: job, successTerminationBehavior: .gracefullyShutdownGroup,
+                      failureTerminationBehavior: .gracefullyShutdownGroup),
+            ],
+            logger: logger)
+        // Viewers that do not take the end of the stream are cut off.
+        configuration.maximumGracefulShutdownDuration = Duration.seconds(3)
+        try await ServiceGroup(configuration: configuration).run()
+    }
+
+    /// Once the viewers' servers listen: HLS folders are made, the servers get their renditions,
+    /// and the pipeline runs.
+    private static func start(_ pipeline: Pipeline, startLines: [String], encode: EncodeSetup?, run: RunOptions,
+                              logger: Logger) async throws {
+        let servers = encode?.servers ?? []
+        // A port in use ends the run here, before anything was captured or written.
+        for server in servers { try await server.listening() }
+        try encode?.prepare()
+        for (server, feeds) in zip(servers, encode?.viewerFeeds ?? []) {
+            server.offer(feeds) { pipeline.paused.load(ordering: .relaxed) }
+        }
+        defer { servers.forEach { $0.close() } }
+        let lines = startLines + servers.flatMap { ViewerLines.describe($0, quiet: run.quiet) }
+        try await runPipeline(pipeline, startLines: lines, run: run, logger: logger) { encode?.finish() }
+    }
+
+    /// The pipeline's run, once everything is ready.
+    private static func runPipeline(_ pipeline: Pipeline, startLines: [String], run: RunOptions, logger: Logger,
+                                    finish: @Sendable () -> Void) async throws {
         let reporter = try StatsReporter(counters: pipeline.counters, jsonPath: run.statsJSON, live: !run.quiet,
                                          logger: logger)
         SignalTrap.onStop { pipeline.stop() }
@@ -210,6 +293,12 @@ enum PipelineSetup {
             if summary.renditions.count > 1 { summary.renditionLines.forEach { Console.say("  " + $0) } }
         }
         if let failure { throw failure }
+    }
+
+    /// Work run as one service of the group: the pipeline's run.
+    private struct Job: Service {
+        let body: @Sendable () async throws -> Void
+        func run() async throws { try await body() }
     }
 
     static func logger(_ run: RunOptions) -> Logger {

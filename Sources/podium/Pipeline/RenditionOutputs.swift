@@ -27,6 +27,8 @@ final class RenditionOutputs: Sendable {
     let hub: PacketHub
     private let sinks: [MuxerOutput]
     private let listeners: [ClientListener]
+    /// Sinks that come with the run but are nobody's required output: the browser viewers' feeds.
+    private let guests = Mutex<[any PacketSink]>([])
     private let required: RequiredOutputs
     private let threads = DispatchGroup()
     /// Raised when the run stops: listeners admit no more clients.
@@ -37,6 +39,12 @@ final class RenditionOutputs: Sendable {
         self.sinks = sinks
         self.listeners = listeners
         self.required = required
+    }
+
+    /// Adds a sink that is subscribed as the outputs start and closed with them, and whose
+    /// failure ends nothing.
+    func add(guest: any PacketSink) {
+        guests.withLock { $0.append(guest) }
     }
 
     /// Starts the output threads and the listeners. Capture waits for the outputs that open at once,
@@ -66,6 +74,13 @@ final class RenditionOutputs: Sendable {
         }
         await opening.wait()
         if let failure = startFailure.withLock({ $0 }) { pipeline.fail(failure) }
+        for guest in guests.withLock({ $0 }) {
+            do throws(PodiumError) {
+                try hub.subscribe(guest)
+            } catch {
+                pipeline.logger.error("\(error.message)")
+            }
+        }
         for listener in listeners {
             do {
                 try listener.bind()
@@ -85,9 +100,10 @@ final class RenditionOutputs: Sendable {
     /// - Parameter firstCapture: the grab time of the run's first frame, which packet times count from.
     func publish(_ packet: EncodedPacket, firstCapture: UInt64?, clock: any PacingClock, counters: RenditionCounters) {
         // Packets carry their frame's grab time, in microseconds since the first frame.
+        var packet = packet
         if let firstCapture {
-            let captured = firstCapture + UInt64(max(0, packet.presentationTime)) * 1_000
-            counters.latency.record(nanoseconds: clock.now() &- captured)
+            packet.captureTime = firstCapture + UInt64(max(0, packet.presentationTime)) * 1_000
+            counters.latency.record(nanoseconds: clock.now() &- packet.captureTime)
         }
         counters.bytes.add(packet.size, ordering: .relaxed)
         hub.publish(packet)
@@ -96,6 +112,7 @@ final class RenditionOutputs: Sendable {
     /// No more packets: every output writes what it holds and finishes.
     func close() {
         sinks.forEach { $0.close() }
+        guests.withLock { $0 }.forEach { $0.close() }
         listeners.forEach { $0.closeAll() }
     }
 

@@ -1,0 +1,284 @@
+import Foundation
+import NIOWebSocket
+import HummingbirdCore
+import HTTPTypes
+import Hummingbird
+import HummingbirdTLS
+import HummingbirdWebSocket
+public import Logging
+import NIOCore
+import NIOSSL
+public import PodiumCore
+public import ServiceLifecycle
+import Synchronization
+
+/// The browser viewer's server (`--to http://HOST:PORT`): the page at `/` and the stream's
+/// WebSocket at `/stream`, both behind the token; nothing else.
+///
+/// A `Service`: run it in the run's `ServiceGroup`. Capture starts once `listening()` returns,
+/// so a port in use ends the run before anything was captured or written.
+public final class ViewerServer: Service, Sendable {
+    public let options: ViewerOptions
+    /// The token every request must carry (random unless `?token=` chose one); `nil` when open.
+    public let token: String?
+    /// The certificate's SHA-256, for `https://`.
+    public let fingerprint: String?
+    /// Where the certificate came from, for `https://`.
+    public let certificateOrigin: String?
+    private let tls: TLSConfiguration?
+    let board: ViewerBoard
+    let clock: any PacingClock
+    let logger: Logger
+    private let access: AccessGuard
+    private let page = ViewerPage()
+    private let started = Latch()
+    struct State {
+        /// Each rendition, largest first; empty until the encoders are open.
+        var feeds: [ViewerFeed] = []
+        /// Whether the presenter froze the picture, so the page can say so.
+        var isPaused: @Sendable () -> Bool = { false }
+        var viewers: [Int: Viewer] = [:]
+        /// Slots taken, counted as a connection is upgraded, before the viewer says hello.
+        var admitted = 0
+        var closed = false
+    }
+    let state = Mutex(State())
+
+    /// Reads the certificate (or makes one) and chooses the token; opens nothing.
+    /// - Parameters:
+    ///   - board: where viewers' figures go, for the statistics.
+    ///   - clock: the clock capture times are on; pongs tell the page its readings.
+    /// - Throws: 64 for a certificate or key that cannot be read; 73 when a self-signed one
+    ///   cannot be kept.
+    public init(options: ViewerOptions, board: ViewerBoard, clock: any PacingClock, logger: Logger)
+        throws(PodiumError) {
+        self.options = options
+        self.board = board
+        self.clock = clock
+        self.logger = logger
+        switch options.access {
+        case .randomToken: token = Self.randomToken()
+        case .token(let chosen): token = chosen
+        case .open: token = nil
+        }
+        access = AccessGuard(token: token)
+        if options.secure {
+            let certificate = if let path = options.certificate {
+                try ViewerCertificate(certificate: path, key: options.privateKey ?? path)
+            } else {
+                try ViewerCertificate(selfSignedIn: ViewerCertificate.defaultFolder)
+            }
+            tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: certificate.chain.map { .certificate($0) }, privateKey: .privateKey(certificate.key))
+            fingerprint = certificate.fingerprint
+            certificateOrigin = certificate.origin
+        } else {
+            tls = nil
+            fingerprint = nil
+            certificateOrigin = nil
+        }
+    }
+
+    /// 128 random bits, base64url: 22 characters that need no escaping in a link.
+    private static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The renditions viewers may watch, largest first, and whether the presenter froze the
+    /// picture. Viewers who come before are told to wait.
+    public func offer(_ feeds: [ViewerFeed], isPaused: @escaping @Sendable () -> Bool) {
+        state.withLock { state in
+            state.feeds = feeds
+            state.isPaused = isPaused
+        }
+    }
+
+    var isPaused: Bool { state.withLock { $0.isPaused }() }
+
+    /// Returns once the server listens.
+    /// - Throws: 69 when the port is in use or the address is not this machine's.
+    public func listening() async throws(PodiumError) {
+        try await started.wait()
+    }
+
+    /// The links to print: one for each of this machine's addresses the server can be reached on.
+    public var links: [String] {
+        let scheme = options.secure ? "https" : "http"
+        let hosts = ["0.0.0.0", "::"].contains(options.host) ? MachineAddresses.current(ipv6: options.host == "::")
+                                                             : [options.host]
+        let query = token.map { "?token=\($0)" } ?? ""
+        return hosts.map { "\(scheme)://\(SinkURL.authority($0, options.port))/\(query)" }
+    }
+
+    public func run() async throws {
+        let application = Application(
+            router: router(), server: try serverBuilder(),
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
+            onServerRunning: { [started] _ in started.open(nil) }, logger: logger)
+        let stopping = Task { await watchPause() }
+        defer { stopping.cancel() }
+        do {
+            try await application.run()
+        } catch {
+            let failure = PodiumError.unavailable("--to '\(options)': cannot listen on port \(options.port) "
+                                                  + "(\(Self.reason(error)))")
+            started.open(failure)
+            throw failure
+        }
+        // It ended before it ever listened: the group is stopping.
+        started.open(.unavailable("--to '\(options)': the viewer server stopped before it started"))
+    }
+
+    /// Every viewer's stream ends; the server itself stops with the service group.
+    public func close() {
+        let viewers = state.withLock { state in
+            state.closed = true
+            return Array(state.viewers.values)
+        }
+        viewers.forEach { $0.finish() }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if let error = error as? IOError, error.errnoCode == EADDRINUSE { return "it is in use" }
+        if let error = error as? IOError, error.errnoCode == EADDRNOTAVAIL { return "not an address of this machine" }
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
+        return "\(error)"
+    }
+
+    // MARK: - HTTP
+
+    private func serverBuilder() throws -> HTTPServerBuilder {
+        let upgrade = HTTPServerBuilder.http1WebSocketUpgrade(
+            // A page that stops answering pings, or the closing handshake, gives up after a few seconds.
+            configuration: .init(ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(10)),
+                                           closeTimeout: .seconds(2)))
+        ) { [self] request, channel, _ in
+            try await shouldUpgrade(request, peer: Self.address(channel.remoteAddress))
+        }
+        guard let tls else { return upgrade }
+        return try .tls(upgrade, tlsConfiguration: tls)
+    }
+
+    private func router() -> Router<ViewerRequestContext> {
+        let router = Router(context: ViewerRequestContext.self)
+        router.middlewares.add(SecurityHeaders())
+        router.get("/") { [self] request, context in
+            guard await access.admits(request.uri.queryParameters["token"].map(String.init),
+                                      from: context.peer) else {
+                return Self.refusal(.forbidden, "This link's token is not right; ask the presenter for the link.")
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html; charset=utf-8"
+            headers[.contentSecurityPolicy] = page.contentSecurityPolicy
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: page.body))
+        }
+        // A request for the stream that was not upgraded: a wrong token or origin, or not a WebSocket.
+        router.get("/stream") { [self] request, context in
+            let offered = request.uri.queryParameters["token"].map(String.init)
+            guard access.matches(offered) else {
+                // The upgrade already counted the failure; a plain GET is counted here.
+                if request.headers[.upgrade] == nil { _ = await access.admits(offered, from: context.peer) }
+                return Self.refusal(.forbidden, "This link's token is not right.")
+            }
+            if request.headers[.upgrade] != nil {
+                return Self.refusal(.forbidden, "This page's origin may not open the stream.")
+            }
+            return Self.refusal(.badRequest, "The stream is a WebSocket; open the page at / instead.")
+        }
+        return router
+    }
+
+    private static func refusal(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text + "\n")))
+    }
+
+    /// Upgrades `/stream` with the right token, from the page's own origin, while there is room.
+    private func shouldUpgrade(_ request: HTTPRequest, peer: String) async throws
+        -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        let uri = URI(request.path ?? "/")
+        guard uri.path == "/stream" else { return .dontUpgrade }
+        guard await access.admits(uri.queryParameters["token"].map(String.init), from: peer) else {
+            logger.info("viewer \(peer) offered a wrong token")
+            return .dontUpgrade
+        }
+        // A browser says which page opens the socket: only ours may (no other site's script).
+        if let origin = request.headerFields[.origin] {
+            let scheme = options.secure ? "https" : "http"
+            guard let authority = request.authority, origin == "\(scheme)://\(authority)" else {
+                logger.info("viewer \(peer): a page from \(origin) may not open the stream")
+                return .dontUpgrade
+            }
+        }
+        return .upgrade([:]) { [self] inbound, outbound, _ in
+            await serve(inbound: inbound, outbound: outbound, peer: peer)
+        }
+    }
+
+    static func address(_ address: SocketAddress?) -> String {
+        guard let address else { return "?" }
+        if let ip = address.ipAddress { return address.protocol == .inet6 ? "[\(ip)]" : ip }
+        return "\(address)"
+    }
+}
+
+/// What each request handler knows: where the request came from.
+struct ViewerRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let peer: String
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        peer = ViewerServer.address(source.channel.remoteAddress)
+    }
+}
+
+/// Sent with every answer: nothing is cached, no referrer leaves with the token, nothing sniffed.
+struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[.cacheControl] = "no-store"
+        response.headers[.xContentTypeOptions] = "nosniff"
+        if let referrerPolicy = HTTPField.Name("Referrer-Policy") { response.headers[referrerPolicy] = "no-referrer" }
+        if response.headers[.contentSecurityPolicy] == nil {
+            response.headers[.contentSecurityPolicy] = "default-src 'none'; frame-ancestors 'none'"
+        }
+        return response
+    }
+}
+
+/// Opened once, with or without an error; waiters wait until then.
+final class Latch: Sendable {
+    struct State {
+        var result: Result<Void, PodiumError>?
+        var waiters: [CheckedContinuation<Result<Void, PodiumError>, Never>] = []
+    }
+    let state = Mutex(State())
+
+    func open(_ failure: PodiumError?) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Result<Void, PodiumError>, Never>] in
+            guard state.result == nil else { return [] }
+            state.result = failure.map { .failure($0) } ?? .success(())
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        let result = state.withLock { $0.result }
+        if let result { waiters.forEach { $0.resume(returning: result) } }
+    }
+
+    func wait() async throws(PodiumError) {
+        let result = await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Result<Void, PodiumError>? in
+                if state.result == nil { state.waiters.append(continuation) }
+                return state.result
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+        try result.get()
+    }
+}
