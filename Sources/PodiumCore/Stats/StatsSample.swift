@@ -267,7 +267,8 @@ extension StatsSample {
             // With several encoders, the slowest one's times, named.
             let slowest = renditions.count > 1 ? renditions.max(by: { $0.encode.p95 < $1.encode.p95 }) : nil
             let encode = "enc" + (slowest.map { "(\($0.name))" } ?? "")
-            times += [stage("conv", stages.convert), stage(encode, stages.encode), stage("send", stages.send)]
+            times += [stage("conv", stages.convert), stage(encode, stages.encode)]
+            if !sinks.isEmpty { times.append(stage("send", stages.send)) }
         }
         parts += ["ms p50/p95: " + times.joined(separator: " "), "cpu \(fixed(cpuCores, 2))"]
         if failed > 0 { parts.append("\(failed) sink\(failed == 1 ? "" : "s") failed") }

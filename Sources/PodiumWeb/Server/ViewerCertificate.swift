@@ -102,8 +102,7 @@ struct ViewerCertificate {
                                              attributes: [.posixPermissions: permissions]) else {
             throw CocoaError(.fileWriteNoPermission)
         }
-        _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: path),
-                                                  withItemAt: URL(fileURLWithPath: temporary))
+        guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 
     private static func fingerprint(_ der: [UInt8]) -> String {

@@ -1,0 +1,205 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// The browser viewer (`--to http://…`), played by Debian's Chromium, headless, as a viewer's
+/// browser would: WebCodecs on localhost and HTTPS, Media Source Extensions on plain HTTP to a
+/// name that is not local; the viewers' own reports in `--stats-json`.
+@Suite(.serialized) struct WebViewerTests {
+    /// A run with a viewer's server, and the link it printed.
+    struct Served {
+        let run: RunningCommand
+        let link: String
+        let stats: String
+    }
+
+    /// Starts `podium stream` of `display` to `viewer` (and `more`), and reads the link it prints.
+    func serve(_ viewer: String, display: String, seconds: Int, more: [String] = [],
+               environment: [String: String] = [:]) throws -> Served {
+        let folder = try Tools.temporaryFolder()
+        let stats = folder.appendingPathComponent("stats.json").path
+        var environment = environment
+        environment["DISPLAY"] = display
+        let run = try Tools.start(Tools.podium.path, ["stream", "--duration", "\(seconds)s", "--to", viewer,
+                                                     "--stats-json", stats] + more, environment: environment)
+        try run.waitForStderr(containing: "viewers open ")
+        let line = run.stderrSoFar.split(separator: "\n").first { $0.contains("viewers open ") } ?? ""
+        let link = line.split(separator: " ").last.map(String.init) ?? ""
+        return Served(run: run, link: link, stats: stats)
+    }
+
+    /// Opens `link` in Chromium until the page painted `frames` frames; returns what `window.podium` said.
+    func watch(_ link: String, frames: Int, flags: [String] = [], screenshot: String? = nil,
+               size: String = "640x480") throws -> [String: Any] {
+        var arguments = [link, "--size", size, "--timeout", "30",
+                         "--until", "window.podium && window.podium.painted >= \(frames)",
+                         "--value", "window.podium"] + flags.map { "--flag=\($0)" }
+        if let screenshot { arguments += ["--screenshot", screenshot] }
+        let result = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path, arguments,
+                                   timeout: 60)
+        #expect(result.status == 0, "the page did not paint \(frames) frames: \(result.stdout) \(result.stderr)")
+        return (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any] ?? [:]
+    }
+
+    /// Each viewer's figures in the interval samples of a stats file, by viewer number.
+    func viewerFigures(_ stats: String) throws -> [Int: [String: Any]] {
+        var figures: [Int: [String: Any]] = [:]
+        for line in try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n") {
+            guard let sample = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let viewers = sample["viewers"] as? [String: Any],
+                  let watching = viewers["watching"] as? [[String: Any]] else { continue }
+            for viewer in watching { if let id = viewer["id"] as? Int { figures[id] = viewer } }
+        }
+        return figures
+    }
+
+    @Test func chromiumPlaysTheVideoSceneWithWebCodecsAndALateJoinerStartsAtOnce() throws {
+        let server = try XvfbServer(width: 640, height: 360)
+        let scene = try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", "video",
+                                                       "--fps", "30", "--quiet"])
+        defer { _ = try? scene.interrupt() }
+        let port = Tools.freePort()
+        let served = try serve("http://127.0.0.1:\(port)", display: server.display, seconds: 14)
+        #expect(served.link.hasPrefix("http://127.0.0.1:\(port)/?token="), "\(served.link)")
+        // The first viewer watches for about 6 s; a second one joins 2 s after it, for about 3 s.
+        let first = Thread { _ = try? watch(served.link, frames: 180) }
+        first.start()
+        try served.run.waitForStderr(containing: "joined")
+        Thread.sleep(forTimeInterval: 2)
+        let second = try watch(served.link, frames: 90)
+        #expect(second["decoder"] as? String == "webcodecs")
+        let firstFrame = second["firstFrameAfter"] as? Double ?? .infinity
+        #expect(firstFrame <= 300, "a late joiner's first frame came \(firstFrame) ms after it connected")
+        try served.run.waitForStderr(containing: " left (", times: 2, timeout: 30)
+        let result = try served.run.wait(timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        let figures = try viewerFigures(served.stats)
+        #expect(figures.count == 2, "two viewers reported: \(figures)")
+        for (id, viewer) in figures {
+            let sent = viewer["sent"] as? Int ?? 0
+            let decoded = viewer["decoded"] as? Int ?? 0
+            #expect(sent >= 20 && Double(decoded) >= 0.9 * Double(sent), "viewer \(id): \(viewer)")
+            let latency = viewer["latency"] as? [String: Any] ?? [:]
+            let median = latency["p50"] as? Double ?? 0
+            #expect(median > 0 && median < 1_000, "viewer \(id) measured its latency: \(viewer)")
+            #expect(viewer["decoder"] as? String == "webcodecs")
+        }
+        #expect(result.stderr.contains("viewers 2 (most 2 at once, latency p50 "), "\(result.stderr)")
+    }
+
+    /// Plain HTTP to a name that is not local: no WebCodecs, so Media Source Extensions play, and
+    /// what the page shows is the screen.
+    @Test func plainHTTPOverTheLANPlaysWithMediaSourceExtensions() throws {
+        let server = try XvfbServer(width: 640, height: 480)
+        let pattern = TestPattern(width: 640, height: 480, seed: 5)
+        try Painter(display: server.display).draw(pattern)
+        let port = Tools.freePort()
+        let served = try serve("http://127.0.0.1:\(port)", display: server.display, seconds: 12,
+                               more: ["--constant-fps", "--no-cursor"])
+        let link = served.link.replacingOccurrences(of: "127.0.0.1", with: "podium.test")
+        let shot = try Tools.temporaryFolder().appendingPathComponent("shot.png").path
+        let page = try watch(link, frames: 60, flags: ["--host-resolver-rules=MAP podium.test 127.0.0.1"],
+                             screenshot: shot)
+        #expect(page["decoder"] as? String == "mse", "\(page)")
+        _ = try served.run.interrupt()
+        let rgb = shot + ".rgb"
+        let converted = try Tools.run("ffmpeg", ["-v", "error", "-y", "-i", shot, "-vf", "scale=640:480",
+                                                 "-f", "rawvideo", "-pix_fmt", "rgb24", rgb])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let quality = psnr([UInt8](try Data(contentsOf: URL(fileURLWithPath: rgb))), pattern.rgb)
+        #expect(quality >= 30, "the page shows the screen: \(quality) dB")
+    }
+
+    /// HTTPS with the certificate Podium makes: the browser has WebCodecs there.
+    @Test func httpsWithASelfSignedCertificate() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let config = try Tools.temporaryFolder()
+        let port = Tools.freePort()
+        let served = try serve("https://127.0.0.1:\(port)", display: server.display, seconds: 10,
+                               more: ["--constant-fps"], environment: ["XDG_CONFIG_HOME": config.path])
+        #expect(served.link.hasPrefix("https://"))
+        #expect(served.run.stderrSoFar.contains("SHA-256 fingerprint"), "\(served.run.stderrSoFar)")
+        let page = try watch(served.link, frames: 30, flags: ["--ignore-certificate-errors"])
+        #expect(page["decoder"] as? String == "webcodecs", "\(page)")
+        _ = try served.run.interrupt()
+        let kept = config.appendingPathComponent("podium/viewer-key.pem").path
+        let permissions = try FileManager.default.attributesOfItem(atPath: kept)[.posixPermissions] as? Int
+        #expect(permissions == 0o600, "the key is its owner's alone")
+    }
+
+    /// A wrong token gets 403 (400 for a WebSocket handshake) and nothing else; the page and its
+    /// headers come with the right one; nothing else is served.
+    @Test func theTokenGuardsThePageAndTheStream() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let port = Tools.freePort()
+        let served = try serve("http://127.0.0.1:\(port)", display: server.display, seconds: 8)
+        let token = served.link.components(separatedBy: "token=").last ?? ""
+        // Status and headers of each request, read off the socket; /stream asks for a WebSocket.
+        let script = """
+            import socket, sys
+            port = int(sys.argv[1])
+            for path in sys.argv[2:]:
+                upgrade = ("Connection: Upgrade\\r\\nUpgrade: websocket\\r\\nSec-WebSocket-Version: 13\\r\\n"
+                           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\n") if path.startswith("/stream") else ""
+                with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+                    connection.sendall(f"GET {path} HTTP/1.1\\r\\nHost: 127.0.0.1:{port}\\r\\n{upgrade}\\r\\n".encode())
+                    head = b""
+                    while b"\\r\\n\\r\\n" not in head:
+                        chunk = connection.recv(4096)
+                        if not chunk:
+                            break
+                        head += chunk
+                lines = head.split(b"\\r\\n\\r\\n")[0].decode().split("\\r\\n")
+                headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+                print(lines[0].split(" ")[1], headers.get("content-security-policy", "-").split(";")[0],
+                      headers.get("referrer-policy", "-"), headers.get("cache-control", "-"))
+            """
+        let result = try Tools.run("python3", ["-c", script, "\(port)", "/?token=\(token)", "/?token=wrong", "/",
+                                               "/stream?token=wrong", "/viewer.js"])
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5, "\(result.stdout) \(result.stderr)")
+        #expect(lines.first == "200 default-src 'none' no-referrer no-store")
+        // A refused WebSocket handshake is answered 400 by Hummingbird, whatever the reason: never 101.
+        #expect(lines.dropFirst().map { $0.prefix(3) } == ["403", "403", "400", "404"], "\(lines)")
+        let run = try served.run.wait(timeout: 30)
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("viewers 0 (most 0 at once)"), "nobody watched: \(run.stderr)")
+        #expect(run.stderr.components(separatedBy: token).count - 1 == 1, "the token is printed in the link only")
+    }
+
+    @Test func aPortInUseIsNamed() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let port = Tools.freePort()
+        let first = try serve("http://127.0.0.1:\(port)", display: server.display, seconds: 10)
+        let folder = try Tools.temporaryFolder()
+        let second = try Tools.podium(["stream", "--duration", "2s", "--to", "http://127.0.0.1:\(port)",
+                                       "--to", folder.appendingPathComponent("hls/live.m3u8").path],
+                                      display: server.display)
+        #expect(second.status == 69, "\(second.stderr)")
+        #expect(second.stderr.contains("cannot listen on port \(port) (it is in use)"), "\(second.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "nothing created")
+        _ = try first.run.interrupt()
+    }
+
+    @Test(arguments: [
+        ("http://:8080?max-viewers=0", "?max-viewers=0: expected 1 to 1000"),
+        ("http://0.0.0.0:8080?token=off", "?token=off lets anyone who reaches 0.0.0.0 watch"),
+        ("https://:8443?cert=/etc/hostname", "?cert= needs ?key="),
+        ("https://:8443?cert=/no/such.pem&key=/no/such.key", "cannot read ?cert=/no/such.pem"),
+        ("http://:8080?cert=a&key=b", "?cert= is for https://"),
+        ("http://:8080/page", "without a path"),
+        ("http://:8080?token=short", "?token= must be 8 to 128"),
+        ("http://:8080?codec=vp9", "the browser viewer plays H.264"),
+        ("http://no-such-host.invalid:8080", "does not resolve"),
+        ("http://:99999", "a number from 1 to 65535"),
+    ])
+    func badViewerOptions(output: String, mentions: String) throws {
+        let folder = try Tools.temporaryFolder()
+        let result = try Tools.podium(["stream", "--to", output, "--to", folder.appendingPathComponent("a.mkv").path],
+                                      display: ":0")
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+        #expect(result.stderr.contains(mentions), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "nothing created")
+    }
+}
