@@ -127,6 +127,11 @@ public enum Tools {
     }
 
     /// A TCP/UDP port number that is probably free (chosen at random in the dynamic range).
+    /// `podium scene` drawing `kind` (moving content) on `display` until stopped.
+    public static func scene(_ kind: String = "video", on display: String, fps: Int = 30) throws -> RunningCommand {
+        try start(podium.path, ["scene", "--display", display, "--kind", kind, "--fps", "\(fps)", "--quiet"])
+    }
+
     public static func freePort() -> Int { Int.random(in: 20_000...60_000) }
 }
 
@@ -152,6 +157,9 @@ public final class RunningCommand: Sendable {
     }
 
     public var isRunning: Bool { child.isRunning }
+
+    /// The program's process id.
+    public var pid: pid_t { child.pid }
 
     /// Standard error so far.
     public var stderrSoFar: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }

@@ -25,8 +25,7 @@ import Testing
 
     /// `podium scene` drawing moving content on the test display until stopped.
     func startScene(_ kind: String, fps: Int = 30) throws -> RunningCommand {
-        try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", kind, "--fps", "\(fps)",
-                                            "--quiet"])
+        try Tools.scene(kind, on: server.display, fps: fps)
     }
 
     /// Seconds between the first and the last frame `ffmpeg` decodes from `path`.

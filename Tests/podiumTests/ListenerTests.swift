@@ -7,8 +7,7 @@ import Testing
 @Suite struct ListenerTests {
     @Test func threeViewersComeAndGoAndAFourthIsTurnedAway() throws {
         let server = try XvfbServer(width: 320, height: 240)
-        let scene = try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", "video",
-                                                       "--fps", "30", "--quiet"])
+        let scene = try Tools.scene(on: server.display)
         defer { _ = try? scene.interrupt() }
         let folder = try Tools.temporaryFolder()
         let recording = folder.appendingPathComponent("all.mkv").path

@@ -16,8 +16,7 @@ import Testing
 
         init() throws {
             server = try XvfbServer(width: 320, height: 240)
-            scene = try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", "video",
-                                                       "--fps", "30", "--quiet"])
+            scene = try Tools.scene(on: server.display)
             folder = try Tools.temporaryFolder()
         }
 

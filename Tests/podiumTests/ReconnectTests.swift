@@ -7,8 +7,7 @@ import Testing
 @Suite struct ReconnectTests {
     @Test func aTCPPeerThatComesLateLeavesAndReturnsGetsTwoDecodableStreams() throws {
         let server = try XvfbServer(width: 320, height: 240)
-        let scene = try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", "video",
-                                                       "--fps", "30", "--quiet"])
+        let scene = try Tools.scene(on: server.display)
         defer { _ = try? scene.interrupt() }
         let folder = try Tools.temporaryFolder()
         func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
@@ -69,8 +68,7 @@ import Testing
     @Test(arguments: [30, 60])
     func aDefaultFFmpegReceiverDecodes1080pWithoutAnError(fps: Int) throws {
         let server = try XvfbServer(width: 1920, height: 1080)
-        let scene = try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", "video",
-                                                       "--fps", "\(fps)", "--quiet"])
+        let scene = try Tools.scene(on: server.display, fps: fps)
         defer { _ = try? scene.interrupt() }
         let port = Tools.freePort()
         let receiver = try Tools.start("ffmpeg", ["-nostats", "-y", "-i", "udp://127.0.0.1:\(port)", "-t", "6",

@@ -15,8 +15,7 @@ import Testing
 
         init(width: Int, height: Int, fps: Int = 30) throws {
             server = try XvfbServer(width: width, height: height)
-            scene = try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", "video",
-                                                       "--fps", "\(fps)", "--quiet"])
+            scene = try Tools.scene(on: server.display, fps: fps)
             folder = try Tools.temporaryFolder()
         }
 

@@ -55,8 +55,7 @@ import Testing
 
     @Test func chromiumPlaysTheVideoSceneWithWebCodecsAndALateJoinerStartsAtOnce() throws {
         let server = try XvfbServer(width: 640, height: 360)
-        let scene = try Tools.start(Tools.podium.path, ["scene", "--display", server.display, "--kind", "video",
-                                                       "--fps", "30", "--quiet"])
+        let scene = try Tools.scene(on: server.display)
         defer { _ = try? scene.interrupt() }
         let port = Tools.freePort()
         let served = try serve("http://127.0.0.1:\(port)", display: server.display, seconds: 14)
@@ -165,6 +164,65 @@ import Testing
         #expect(run.status == 0)
         #expect(run.stderr.contains("viewers 0 (most 0 at once)"), "nobody watched: \(run.stderr)")
         #expect(run.stderr.components(separatedBy: token).count - 1 == 1, "the token is printed in the link only")
+    }
+
+    /// A WebSocket client that says hello and then never reads: it falls behind and skips, while
+    /// the browser beside it and the recording lose nothing, and Podium's memory stays put.
+    @Test func aViewerThatNeverReadsCostsNobodyElseAFrame() throws {
+        let server = try XvfbServer(width: 640, height: 360)
+        let scene = try Tools.scene(on: server.display)
+        defer { _ = try? scene.interrupt() }
+        let folder = try Tools.temporaryFolder()
+        let recording = folder.appendingPathComponent("all.mkv").path
+        let port = Tools.freePort()
+        let served = try serve("http://127.0.0.1:\(port)", display: server.display, seconds: 12,
+                               more: ["--to", recording])
+        let stalled = try Tools.start(Tools.repository.appendingPathComponent("Scripts/viewer-client").path,
+                                      [served.link, "--stall", "--seconds", "9"])
+        try served.run.waitForStderr(containing: "joined")
+        let rss = { () -> Int in
+            let status = (try? String(contentsOfFile: "/proc/\(served.run.pid)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+        Thread.sleep(forTimeInterval: 1)
+        let early = rss()
+        let page = try watch(served.link, frames: 180)
+        let late = rss()
+        #expect(page["decoder"] as? String == "webcodecs")
+        #expect(try stalled.wait(timeout: 30).stdout.hasPrefix("HTTP/1.1 101"), "the stalled client was let in")
+        let result = try served.run.wait(timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        let figures = try viewerFigures(served.stats)
+        let browser = figures.values.first {
+            $0["decoder"] as? String == "webcodecs" && ($0["decoded"] as? Int ?? 0) > 0
+        }
+        let stalledFigures = figures.values.first { ($0["decoded"] as? Int ?? 0) == 0 }
+        #expect(browser?["skipped"] as? Int == 0, "the browser lost nothing: \(figures)")
+        #expect((stalledFigures?["skipped"] as? Int ?? 0) > 30, "the stalled client skipped: \(figures)")
+        let lines = try String(contentsOfFile: served.stats, encoding: .utf8).split(separator: "\n")
+        let summary = try JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8)) as? [String: Any] ?? [:]
+        let drops = summary["drops"] as? [String: Any] ?? [:]
+        #expect(drops["sinks"] as? Int == 0 && drops["encoder"] as? Int == 0, "\(drops)")
+        let encoded = summary["frames"] as? Int ?? 0
+        #expect(abs(try Tools.probe(recording).frames - encoded) <= 1, "the recording has every frame")
+        #expect(late - early < 40_000, "memory stays put: \(early) kB, then \(late) kB")
+    }
+
+    /// With several renditions a small window gets the small one, and the link can fix another.
+    @Test func aViewerGetsTheRenditionThatFitsItsWindow() throws {
+        let server = try XvfbServer(width: 640, height: 360)
+        let port = Tools.freePort()
+        let served = try serve("http://127.0.0.1:\(port)?ladder=360p,180p", display: server.display, seconds: 10,
+                               more: ["--constant-fps"])
+        let small = try watch(served.link, frames: 20, size: "320x180")
+        #expect(small["rendition"] as? String == "180p", "\(small)")
+        #expect(small["width"] as? Int == 320)
+        let fixed = try watch(served.link + "&rendition=360p", frames: 20, size: "320x180")
+        #expect(fixed["rendition"] as? String == "360p", "\(fixed)")
+        let large = try watch(served.link, frames: 20, size: "640x360")
+        #expect(large["rendition"] as? String == "360p", "\(large)")
+        _ = try served.run.interrupt()
     }
 
     @Test func aPortInUseIsNamed() throws {

@@ -217,14 +217,22 @@ extension ViewerServer {
         logger.notice("viewer \(peer) left (\(counts.sent) frames sent, \(counts.skipped) skipped)")
     }
 
-    /// Tells every page when the presenter freezes or resumes the picture.
-    func watchPause() async {
+    /// Four times a second: tells every page when the presenter freezes or resumes the picture,
+    /// and notes what each viewer was sent and skipped (a viewer that stopped reading reports nothing).
+    func watchViewers() async {
         var paused = isPaused
         while (try? await Task.sleep(for: .milliseconds(250))) != nil {
+            let viewers = state.withLock { Array($0.viewers.values) }
+            for viewer in viewers {
+                let counts = viewer.counts
+                board.update(viewer.id) { figures in
+                    figures.sent = counts.sent
+                    figures.skipped = counts.skipped
+                }
+            }
             let now = isPaused
             guard now != paused else { continue }
             paused = now
-            let viewers = state.withLock { Array($0.viewers.values) }
             for viewer in viewers { viewer.send(.text(#"{"type":"paused","paused":\#(now)}"#), inOrder: true) }
         }
     }
