@@ -1,5 +1,6 @@
 import Foundation
 import PodiumTestSupport
+import Synchronization
 import Testing
 
 /// The browser viewer (`--to http://…`), played by Debian's Chromium, headless, as a viewer's
@@ -29,10 +30,10 @@ import Testing
     }
 
     /// Opens `link` in Chromium until the page painted `frames` frames; returns what `window.podium` said.
-    func watch(_ link: String, frames: Int, flags: [String] = [], screenshot: String? = nil,
-               size: String = "640x480") throws -> [String: Any] {
+    func watch(_ link: String, frames: Int, until condition: String = "true", flags: [String] = [],
+               screenshot: String? = nil, size: String = "640x480") throws -> [String: Any] {
         var arguments = [link, "--size", size, "--timeout", "30",
-                         "--until", "window.podium && window.podium.painted >= \(frames)",
+                         "--until", "window.podium && window.podium.painted >= \(frames) && \(condition)",
                          "--value", "window.podium"] + flags.map { "--flag=\($0)" }
         if let screenshot { arguments += ["--screenshot", screenshot] }
         let result = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path, arguments,
@@ -223,6 +224,45 @@ import Testing
         let large = try watch(served.link, frames: 20, size: "640x360")
         #expect(large["rendition"] as? String == "360p", "\(large)")
         _ = try served.run.interrupt()
+    }
+
+    /// A viewer whose network is too slow for its rendition steps down to a smaller one.
+    @Test func aSlowViewerStepsDownTheLadder() throws {
+        let server = try XvfbServer(width: 640, height: 360)
+        let scene = try Tools.scene(on: server.display)
+        defer { _ = try? scene.interrupt() }
+        let port = Tools.freePort()
+        let served = try serve("http://127.0.0.1:\(port)?ladder=360p,180p", display: server.display, seconds: 11)
+        // 10 kB/s: a tenth of what the 360p rendition needs.
+        let slow = try Tools.run(Tools.repository.appendingPathComponent("Scripts/viewer-client").path,
+                                 [served.link, "--rate", "10000", "--seconds", "8"], timeout: 30)
+        #expect(slow.stdout.hasPrefix("HTTP/1.1 101"), "\(slow.stdout) \(slow.stderr)")
+        let result = try served.run.wait(timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        let viewer = try viewerFigures(served.stats).values.first ?? [:]
+        #expect(viewer["rendition"] as? String == "180p", "it moved to the small rendition: \(viewer)")
+        #expect((viewer["skipped"] as? Int ?? 0) > 0, "\(viewer)")
+    }
+
+    /// The page reconnects by itself when the stream comes back (the same link: a token chosen).
+    @Test func thePageReconnectsWhenTheStreamComesBack() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let port = Tools.freePort()
+        let viewer = "http://127.0.0.1:\(port)?token=same-token-again"
+        let first = try serve(viewer, display: server.display, seconds: 4, more: ["--constant-fps"])
+        let connections = Atomic<Int>(0)
+        let watching = Thread {
+            let seen = try? watch(first.link, frames: 1, until: "window.podium.connections >= 2 && "
+                                  + "window.podium.state === 'playing'")
+            connections.store(seen?["connections"] as? Int ?? 0, ordering: .relaxed)
+        }
+        watching.start()
+        #expect(try first.run.wait(timeout: 30).status == 0)
+        let second = try serve(viewer, display: server.display, seconds: 20, more: ["--constant-fps"])
+        let deadline = Date().addingTimeInterval(30)
+        while !watching.isFinished && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        _ = try second.run.interrupt()
+        #expect(connections.load(ordering: .relaxed) == 2, "the page played again on its second connection")
     }
 
     @Test func aPortInUseIsNamed() throws {

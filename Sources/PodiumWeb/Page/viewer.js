@@ -17,7 +17,7 @@ const context = canvas.getContext("2d", { alpha: false, desynchronized: true });
 // What tests and the stats overlay read.
 const podium = window.podium = {
   state: "connecting", decoder: decoderKind, rendition: null, width: 0, height: 0,
-  painted: 0, decoded: 0, dropped: 0, latency: null, firstFrameAfter: null,
+  painted: 0, decoded: 0, dropped: 0, latency: null, firstFrameAfter: null, connections: 0,
 };
 
 let socket = null;
@@ -50,6 +50,7 @@ function connect() {
   socket = new WebSocket(`${scheme}//${location.host}/stream?${new URLSearchParams({ token })}`);
   socket.binaryType = "arraybuffer";
   socket.onopen = () => {
+    podium.connections += 1;
     connectedAt = performance.now();
     podium.firstFrameAfter = null;
     reconnectDelay = 500;

@@ -39,6 +39,8 @@ extension ViewerServer {
         static let calmBeforeStepUp: UInt64 = 10_000_000_000
         /// A decode queue deeper than this means the page cannot keep up.
         static let deepQueue = 4
+        /// Frames painted this late (the median of a second) mean the network cannot keep up.
+        static let lateMilliseconds = 1_000.0
 
         /// The smallest rendition at least as large as the picture shown in a `width`x`height`
         /// window (the largest fitted into it, aspect kept), or the largest.
@@ -177,7 +179,10 @@ extension ViewerServer {
     /// Steps down a rendition when the viewer fell behind or its decoder backs up; steps back up
     /// after a calm spell, up to the rendition its window needs.
     private func adapt(_ viewer: Viewer, to report: PageMessage, adaptation: inout Adaptation) {
+        let latencies = (report.latencies ?? []).sorted()
+        let late = latencies.isEmpty ? 0 : latencies[latencies.count / 2]
         let fellBehind = viewer.takeTimesBehind() > 0 || (report.queue ?? 0) > Adaptation.deepQueue
+            || late > Adaptation.lateMilliseconds
         let now = clock.now()
         if fellBehind { adaptation.calmSince = now }
         let feeds = state.withLock { $0.feeds }
@@ -218,7 +223,8 @@ extension ViewerServer {
     }
 
     /// Four times a second: tells every page when the presenter freezes or resumes the picture,
-    /// and notes what each viewer was sent and skipped (a viewer that stopped reading reports nothing).
+    /// and notes what a viewer that never reported was sent and skipped (one that stopped reading
+    /// says nothing). A viewer that reports gets its counts with each report, beside its own.
     func watchViewers() async {
         var paused = isPaused
         while (try? await Task.sleep(for: .milliseconds(250))) != nil {
@@ -226,6 +232,7 @@ extension ViewerServer {
             for viewer in viewers {
                 let counts = viewer.counts
                 board.update(viewer.id) { figures in
+                    guard figures.decoder.isEmpty else { return }
                     figures.sent = counts.sent
                     figures.skipped = counts.skipped
                 }

@@ -32,6 +32,7 @@ public final class ViewerServer: Service, Sendable {
     private let access: AccessGuard
     private let page = ViewerPage()
     private let started = Latch()
+    private let connections = Connections()
     struct State {
         /// Each rendition, largest first; empty until the encoders are open.
         var feeds: [ViewerFeed] = []
@@ -114,9 +115,10 @@ public final class ViewerServer: Service, Sendable {
     }
 
     public func run() async throws {
-        // Hummingbird's own detail would name request paths, and a path holds the token.
+        // Hummingbird's own detail would name request paths, and a path holds the token; its errors
+        // are a connection's (a browser that went away), shown only with --verbose.
         var serverLogger = logger
-        serverLogger.logLevel = max(logger.logLevel, .notice)
+        serverLogger.logLevel = logger.logLevel <= .debug ? .warning : .critical
         let application = Application(
             router: router(), server: try serverBuilder(),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
@@ -124,7 +126,15 @@ public final class ViewerServer: Service, Sendable {
         let watching = Task { await watchViewers() }
         defer { watching.cancel() }
         do {
-            try await application.run()
+            try await withGracefulShutdownHandler {
+                try await application.run()
+            } onGracefulShutdown: { [connections] in
+                // A second for every viewer to be told the stream ended; then whatever is left is cut.
+                Task {
+                    try? await Task.sleep(for: .seconds(1))
+                    connections.closeAll()
+                }
+            }
         } catch {
             let failure = PodiumError.unavailable("--to '\(options)': cannot listen on port \(options.port) "
                                                   + "(\(Self.reason(error)))")
@@ -154,19 +164,23 @@ public final class ViewerServer: Service, Sendable {
     // MARK: - HTTP
 
     private func serverBuilder() throws -> HTTPServerBuilder {
-        let upgrade = HTTPServerBuilder.http1WebSocketUpgrade(
-            // A page that stops answering pings, or the closing handshake, gives up after a few seconds.
-            configuration: .init(ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(10)),
-                                           closeTimeout: .seconds(2)))
-        ) { [self] request, channel, _ in
-            let answer = try await shouldUpgrade(request, peer: Self.address(channel.remoteAddress))
-            // The kernel's own buffer, left to grow, would hold seconds of video for a viewer whose
-            // network stalled before the viewer's queue noticed; 256 kB (the kernel doubles it)
-            // is 0.7 s at 6 Mbit/s, and far more than a LAN's round trip needs.
-            if case .upgrade = answer {
-                try await channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: 256 << 10).get()
-            }
-            return answer
+        // A browser keeps the connection its page came on; idle, it is closed after two seconds.
+        // A page that stops answering pings, or the closing handshake, gives up after a few seconds.
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: .seconds(2)),
+            ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(10)), closeTimeout: .seconds(2)))
+        let upgrade = HTTPServerBuilder { [self] responder in
+            TrackedChannel(base: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: configuration) {
+                request, channel, _ in
+                let answer = try await self.shouldUpgrade(request, peer: Self.address(channel.remoteAddress))
+                // The kernel's own buffer, left to grow, would hold seconds of video for a viewer
+                // whose network stalled before the viewer's queue noticed. 64 kB (the kernel doubles
+                // it) is 0.17 s at 6 Mbit/s, and still 50 Mbit/s over a 20 ms round trip.
+                if case .upgrade = answer {
+                    try await channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: 64 << 10).get()
+                }
+                return answer
+            }, connections: connections)
         }
         guard let tls else { return upgrade }
         return try .tls(upgrade, tlsConfiguration: tls)

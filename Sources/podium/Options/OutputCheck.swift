@@ -1,6 +1,4 @@
 import Foundation
-// `stat` (its struct reaches this module through Dispatch's C part once NIO is linked).
-import CDispatch
 import PodiumCore
 
 /// Checks on the files Podium writes (`--to FILE`, `--stats-json`, `--plot`), before anything is
@@ -13,10 +11,8 @@ enum OutputCheck {
     static func isStream(_ path: String) -> Bool {
         let descriptors = ["-", "/dev/stdout", "/dev/stderr"]
         if descriptors.contains(path) || path.hasPrefix("/dev/fd/") || path.hasPrefix("/proc/self/fd/") { return true }
-        var status = stat()
-        guard stat(path, &status) == 0 else { return false }
-        let type = status.st_mode & S_IFMT
-        return type != S_IFREG && type != S_IFDIR
+        guard let status = FileStatus(path: path) else { return false }
+        return status.kind == .other
     }
 
     /// Whether `path` may be written: a stream always (see `isStream`); an existing regular file
@@ -25,15 +21,14 @@ enum OutputCheck {
     ///   created: its folder is missing, read-only, not writable or a kernel interface (`/sys`).
     static func creatable(_ path: String, flag: String, overwrite: Bool) throws(PodiumError) {
         if isStream(path) { return }
-        var status = stat()
-        if stat(path, &status) == 0 {
-            if status.st_mode & S_IFMT == S_IFDIR { throw .cannotCreate("\(flag) '\(path)' is a folder") }
+        if let status = FileStatus(path: path) {
+            if status.kind == .folder { throw .cannotCreate("\(flag) '\(path)' is a folder") }
             guard overwrite else { throw .cannotCreate("\(flag) '\(path)' exists; pass --overwrite to replace it") }
             guard access(path, W_OK) == 0 else { throw .cannotCreate("\(flag) '\(path)' is not writable") }
             return
         }
         let folder = folder(of: path)
-        guard stat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+        guard FileStatus(path: folder)?.kind == .folder else {
             throw .cannotCreate("\(flag) '\(path)': folder '\(folder)' does not exist")
         }
         var volume = statvfs()
@@ -69,8 +64,7 @@ enum OutputCheck {
     /// otherwise the real path of its folder and its name.
     static func identity(of path: String, links: Int = 0) -> String {
         if path == "-" { return "stdout" }
-        var status = stat()
-        if stat(path, &status) == 0 { return "inode \(status.st_dev):\(status.st_ino)" }
+        if let status = FileStatus(path: path) { return "inode \(status.identity)" }
         // A symlink to a file not made yet names that file.
         if links < 8, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
             return identity(of: target.hasPrefix("/") ? target : folder(of: path) + "/" + target, links: links + 1)

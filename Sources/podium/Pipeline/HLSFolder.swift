@@ -1,6 +1,4 @@
 import Foundation
-// `stat` (its struct reaches this module through Dispatch's C part once NIO is linked).
-import CDispatch
 import PodiumCore
 
 /// The folder an HLS output writes: its master playlist, written by Podium, and each variant's
@@ -80,8 +78,7 @@ enum HLSFolder {
         guard let text = try? String(contentsOfFile: playlist, encoding: .utf8) else { return nil }
         let folder = OutputCheck.folder(of: playlist)
         let segments = HLSPlaylist.segments(of: text).map { segment in
-            var status = stat()
-            let bytes = stat(folder + "/" + segment.uri, &status) == 0 ? Int(status.st_size) : 0
+            let bytes = FileStatus(path: folder + "/" + segment.uri)?.size ?? 0
             return (seconds: segment.seconds, bytes: bytes)
         }
         return HLSPlaylist.bandwidth(of: segments)
