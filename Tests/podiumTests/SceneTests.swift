@@ -22,7 +22,7 @@ import Testing
     }
 
     /// Every frame of an H.264 recording of a video scene carries a stamp that reads back; the
-    /// sequence numbers only go up, and almost every drawn frame is there.
+    /// sequence numbers never go down, and almost every drawn frame is there.
     @Test func stampsSurviveAnH264RoundTrip() throws {
         let size = PixelSize(width: 640, height: 480)
         let frames = try record("video", screen: size, frames: 45, output: size)
@@ -30,7 +30,11 @@ import Testing
         let stamps = frames.map { frame in SceneStrip.read { x, y in Int(frame[y * 640 + x]) } }
         #expect(stamps.allSatisfy { $0 != nil }, "unreadable stamps at \(stamps.indices.filter { stamps[$0] == nil })")
         let sequences = stamps.compactMap { $0?.sequence }
-        #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $0 < $1 }, "sequences \(sequences)")
+        #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $0 <= $1 }, "sequences \(sequences)")
+        // A frame the X server had painted only in part when Damage woke capture shows the
+        // previous stamp over part of the next picture; the rest follows in the next grab.
+        let repeats = zip(sequences, sequences.dropFirst()).count { $0 == $1 }
+        #expect(repeats <= 3, "sequences \(sequences)")
         // Damage-driven capture at the scene's own rate: a few frames may come two at a time.
         let span = Int(sequences.last! - sequences.first!) + 1
         #expect(span <= 45 + 10, "sequences \(sequences)")
