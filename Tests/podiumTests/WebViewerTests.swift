@@ -29,7 +29,8 @@ import Testing
         return Served(run: run, link: link, stats: stats)
     }
 
-    /// Opens `link` in Chromium until the page painted `frames` frames; returns what `window.podium` said.
+    /// Opens `link` in Chromium until the page painted `frames` frames and `condition` holds;
+    /// returns what `window.podium` said, and `held`: whether it came to that.
     func watch(_ link: String, frames: Int, until condition: String = "true", flags: [String] = [],
                screenshot: String? = nil, size: String = "640x480") throws -> [String: Any] {
         var arguments = [link, "--size", size, "--timeout", "30",
@@ -39,7 +40,9 @@ import Testing
         let result = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path, arguments,
                                    timeout: 60)
         #expect(result.status == 0, "the page did not paint \(frames) frames: \(result.stdout) \(result.stderr)")
-        return (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any] ?? [:]
+        var page = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any] ?? [:]
+        page["held"] = result.status == 0
+        return page
     }
 
     /// Each viewer's figures in the interval samples of a stats file, by viewer number.
@@ -263,6 +266,35 @@ import Testing
         while !watching.isFinished && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
         _ = try second.run.interrupt()
         #expect(connections.load(ordering: .relaxed) == 2, "the page played again on its second connection")
+    }
+
+    /// The presenter freezes the mirror (space in its window): the page says so.
+    @Test func thePageSaysWhenThePresenterFreezesTheMirror() throws {
+        let source = try XvfbServer(width: 320, height: 240)
+        let screen = try XvfbServer(width: 320, height: 240)
+        let port = Tools.freePort()
+        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display",
+                                                     screen.display, "--duration", "30s",
+                                                     "--to", "http://127.0.0.1:\(port)?token=freeze-and-tell"])
+        try run.waitForStderr(containing: "viewers open ")
+        let status = "document.getElementById('status')"
+        let told = Atomic<Bool>(false)
+        let watching = Thread {
+            let page = try? watch("http://127.0.0.1:\(port)/?token=freeze-and-tell", frames: 1,
+                                  until: "!\(status).hidden && \(status).textContent === 'Paused by the presenter'")
+            told.store(page?["held"] as? Bool == true, ordering: .relaxed)
+        }
+        watching.start()
+        try run.waitForStderr(containing: "joined")
+        Thread.sleep(forTimeInterval: 1)
+        try Painter(display: screen.display).pressKey(keysym: 0x20)
+        try run.waitForStderr(containing: "frozen")
+        let deadline = Date().addingTimeInterval(30)
+        while !watching.isFinished && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        let said = told.load(ordering: .relaxed)
+        #expect(said, "the page said 'Paused by the presenter'")
+        let result = try run.interrupt()
+        #expect(result.status == 0, "\(result.stderr)")
     }
 
     @Test func aPortInUseIsNamed() throws {
