@@ -93,6 +93,10 @@ let package = Package(
         // Counts the heap allocations of a thread, to check that the hot path makes none.
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .testTarget(name: "PodiumMediaTests", dependencies: ["PodiumMedia", "PodiumX11", "PodiumTestSupport", "CAllocationCounter"]),
+        .testTarget(
+            name: "PodiumWebTests",
+            dependencies: ["PodiumWeb", "PodiumTestSupport", .product(name: "NIOCore", package: "swift-nio")]
+        ),
         .testTarget(name: "podiumTests", dependencies: ["podium", "PodiumTestSupport"], exclude: ["Golden"]),
     ]
 )

@@ -2,7 +2,8 @@ public import NIOCore
 
 /// The fragmented MP4 (ISO/IEC 14496-12) that Media Source Extensions play: an initialization
 /// segment describing one H.264 track, then one fragment (`moof` + `mdat`) per frame, so a
-/// browser gets each frame as soon as it is encoded.
+/// browser gets each frame as soon as it is encoded. Frames are shown in the order they are decoded
+/// (no composition offsets): Podium's encoders make no B-frames.
 public enum FragmentedMP4 {
     /// The one track's number.
     private static let track: UInt32 = 1
