@@ -6,8 +6,8 @@ import PodiumWeb
 import Testing
 
 /// The fragmented MP4 the MSE viewers get, checked by FFmpeg: an H.264 stream that x264 wrote as
-/// Annex B without B-frames (as Podium's encoders make them), cut into access units, written as Podium writes it (one fragment a frame), decodes
-/// whole, frame for frame.
+/// Annex B without B-frames (as Podium's encoders make them), cut into access units and written
+/// as Podium writes it (one fragment a frame), decodes whole, frame for frame.
 @Suite struct FragmentedMP4Tests {
     @Test func ffmpegDecodesEveryFragment() throws {
         let folder = try Tools.temporaryFolder()
