@@ -46,9 +46,6 @@ public final class ViewerFeed: PacketSink {
     /// The rendition's picture size, once its encoder described it.
     public var size: PixelSize? { state.withLock { $0.stream?.size } }
 
-    /// Viewers watching this rendition now.
-    var viewerCount: Int { state.withLock { $0.viewers.count } }
-
     /// `viewer` watches this rendition from its next keyframe, which is asked for now.
     func add(_ viewer: Viewer) {
         let added = state.withLock { state in

@@ -99,19 +99,15 @@ extension Podium {
                 branches.append(window)
                 parts.append("showing in a window on \(targetDisplay)")
             }
-            var setup: PipelineSetup.EncodeSetup?
-            var encoders: [String] = []
-            if !plan.encodings.isEmpty {
-                let encodeSetup = try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps,
-                                                                 counters: counters, logger: logger)
-                branches.append(encodeSetup.branch)
-                encoders = encodeSetup.described
-                setup = encodeSetup
-            }
+            // A window alone needs no encoder.
+            let setup = plan.encodings.isEmpty ? nil
+                : try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps, counters: counters,
+                                                 logger: logger)
+            if let setup { branches.append(setup.branch) }
             let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture.source, fps: capture.fps,
                                                             branches: branches, counters: counters, limits: runOptions.limits, logger: logger)
             let source = capture.source.describe(region: region, on: connection, method: method, fps: capture.fps)
-            let lines = PipelineSetup.startLines([source] + parts, encoders: encoders)
+            let lines = PipelineSetup.startLines([source] + parts, encoders: setup?.described ?? [])
             try await PipelineSetup.run(pipeline, startLines: lines, encode: setup, run: runOptions, logger: logger)
         }
     }
