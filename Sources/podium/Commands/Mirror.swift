@@ -101,7 +101,8 @@ extension Podium {
             let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture.source, fps: capture.fps,
                                                             branches: branches, counters: counters, limits: runOptions.limits, logger: logger)
             let source = capture.source.describe(region: region, on: connection, method: method, fps: capture.fps)
-            let lines = PipelineSetup.startLines([source, "mirroring to \(targetDisplay)"], encoders: setup?.described ?? [])
+            let lines = PipelineSetup.startLines([source, "mirroring to \(targetDisplay)"],
+                                                 encoders: setup?.described ?? [])
             try await PipelineSetup.run(pipeline, startLines: lines, encode: setup, run: runOptions, logger: logger)
         }
     }
