@@ -74,6 +74,46 @@ public enum Tools {
         return stride(from: 0, to: bytes.count - frameBytes + 1, by: frameBytes).map { Array(bytes[$0..<$0 + frameBytes]) }
     }
 
+    /// The presentation time of every frame `ffmpeg` decodes from `path`, in seconds.
+    public static func frameTimes(_ path: String) throws -> [Double] {
+        let frames = try run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
+                                         "-of", "csv=p=0", path])
+        return frames.stdout.split(separator: "\n").compactMap {
+            Double($0.trimmingCharacters(in: .init(charactersIn: ", ")))
+        }
+    }
+
+    /// Every frame of `path` with its time: decoded by ffmpeg to grey pixels, scaled to `size` by
+    /// its area filter, each frame once.
+    public static func greyFrames(_ path: String, size: (width: Int, height: Int))
+        throws -> [(time: Double, pixels: [UInt8])] {
+        let times = try frameTimes(path)
+        let raw = path + ".grey"
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        let decoded = try run("ffmpeg", ["-v", "error", "-y", "-i", path, "-fps_mode", "passthrough",
+                                         "-vf", "scale=\(size.width):\(size.height):flags=area",
+                                         "-f", "rawvideo", "-pix_fmt", "gray", raw])
+        guard decoded.status == 0 else { throw TestFailure("ffmpeg cannot decode \(path): \(decoded.stderr)") }
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
+        let frameBytes = size.width * size.height
+        guard bytes.count == frameBytes * times.count else {
+            throw TestFailure("\(path): \(bytes.count / frameBytes) frames decoded, \(times.count) times")
+        }
+        return times.enumerated().map { index, time in
+            (time, Array(bytes[(index * frameBytes)..<((index + 1) * frameBytes)]))
+        }
+    }
+
+    /// The summary object of a `--stats-json` file (its last line).
+    public static func statsSummary(_ path: String) throws -> [String: Any] {
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        guard let last = lines.last,
+              let summary = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any] else {
+            throw TestFailure("\(path) has no summary")
+        }
+        return summary
+    }
+
     /// `pattern` converted by `ffmpeg` to planar YUV 4:2:0 at `width`×`height` (its own size by
     /// default): the reference a lossy output is measured against.
     public static func reference(_ pattern: TestPattern, width: Int? = nil, height: Int? = nil) throws -> [UInt8] {

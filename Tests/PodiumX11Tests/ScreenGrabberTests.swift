@@ -100,7 +100,7 @@ import Testing
                 defer { frame.buffer.share(with: 0) }
                 let bytes = UnsafeRawBufferPointer(start: frame.buffer.bytes, count: 320 * 240 * 4)
                 return bytes.enumerated().map { $0.offset % 4 == 3 ? 255 : $0.element }
-            case .unchanged:
+            case .unchanged, .repainted:
                 return nil
             case .busy, .waiting:
                 throw TestFailure("no buffer")

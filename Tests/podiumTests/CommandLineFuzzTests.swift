@@ -7,18 +7,6 @@ import Testing
 /// never crashes (no exit above 128 but 130, no "Fatal error"), and a refusal (64, 69, 73)
 /// creates nothing. `PODIUM_FUZZ_SEED=N` replays one batch.
 @Suite struct CommandLineFuzzTests {
-    /// A small, fast generator whose sequence depends on the seed alone (SplitMix64).
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Each option with values it takes and values it must refuse; no values for a flag.
     static let options: [(name: String, valid: [String], invalid: [String])] = [
         ("--fps", ["30", "5", "60"], ["0", "-1", "1000", "abc", "2.5", ""]),

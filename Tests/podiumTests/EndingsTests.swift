@@ -30,11 +30,7 @@ import Testing
 
     /// Seconds between the first and the last frame `ffmpeg` decodes from `path`.
     func decodedSeconds(_ path: String) throws -> Double {
-        let frames = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0",
-                                               "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
-        let times = frames.stdout.split(separator: "\n").compactMap { line in
-            Double(line.trimmingCharacters(in: .init(charactersIn: ", ")))
-        }
+        let times = try Tools.frameTimes(path)
         guard let first = times.first, let last = times.last else { return 0 }
         return last - first
     }

@@ -24,36 +24,6 @@ import Testing
         func stop() { _ = try? scene.interrupt() }
     }
 
-    /// Every frame of `path` with its time: decoded by ffmpeg to grey pixels, scaled to `size` by
-    /// its area filter, each frame once.
-    private func greyFrames(_ path: String, size: (width: Int, height: Int)) throws -> [String: [UInt8]] {
-        let times = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0",
-                                              "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
-            .stdout.split(separator: "\n").map(String.init)
-        let raw = path + ".grey"
-        let decoded = try Tools.run("ffmpeg", ["-v", "error", "-y", "-i", path, "-fps_mode", "passthrough",
-                                               "-vf", "scale=\(size.width):\(size.height):flags=area",
-                                               "-f", "rawvideo", "-pix_fmt", "gray", raw])
-        guard decoded.status == 0 else { throw TestFailure("ffmpeg cannot decode \(path): \(decoded.stderr)") }
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
-        let frameBytes = size.width * size.height
-        guard bytes.count == frameBytes * times.count else {
-            throw TestFailure("\(path): \(bytes.count / frameBytes) frames decoded, \(times.count) times")
-        }
-        var frames: [String: [UInt8]] = [:]
-        for (index, time) in times.enumerated() {
-            frames[time] = Array(bytes[(index * frameBytes)..<((index + 1) * frameBytes)])
-        }
-        return frames
-    }
-
-    /// The summary object of a `--stats-json` file.
-    private func summary(_ path: String) throws -> [String: Any] {
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
-        let last = try #require(lines.last)
-        return try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
-    }
-
     /// Two outputs of two encodings: one encoder each, each at its size, and frames of the same
     /// capture time show the same picture. Frames two apart differ, so the check can fail.
     @Test func twoEncodingsOfOneCapture() throws {
@@ -66,7 +36,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.components(separatedBy: "encoding h264 with libx264").count - 1 == 2,
                 "the start line names each encoder once: \(result.stderr)")
-        let renditions = try #require(try summary(stats)["renditions"] as? [[String: Any]])
+        let renditions = try #require(try Tools.statsSummary(stats)["renditions"] as? [[String: Any]])
         #expect(renditions.compactMap { $0["name"] as? String } == ["320x240", "160x120"])
         #expect(renditions.compactMap { $0["outputs"] as? [String] }.map(\.count) == [1, 1])
 
@@ -75,9 +45,13 @@ import Testing
         #expect(large.width == 320 && large.height == 240 && large.frames >= 90, "\(large)")
         #expect(small.width == 160 && small.height == 120 && small.frames >= 90, "\(small)")
 
-        let scaled = try greyFrames(stage.path("a.mkv"), size: (160, 120))
-        let own = try greyFrames(stage.path("b.mkv"), size: (160, 120))
-        let common = scaled.keys.filter { own[$0] != nil }.sorted { Double($0) ?? 0 < Double($1) ?? 0 }
+        func byTime(_ name: String) throws -> [Double: [UInt8]] {
+            let frames = try Tools.greyFrames(stage.path(name), size: (160, 120))
+            return Dictionary(uniqueKeysWithValues: frames.map { ($0.time, $0.pixels) })
+        }
+        let scaled = try byTime("a.mkv")
+        let own = try byTime("b.mkv")
+        let common = scaled.keys.filter { own[$0] != nil }.sorted()
         #expect(common.count >= 90, "\(common.count) capture times in both")
         let matched = common.map { psnr(scaled[$0]!, own[$0]!) }
         let shifted = zip(common, common.dropFirst(2)).map { psnr(scaled[$0]!, own[$1]!) }
@@ -99,7 +73,7 @@ import Testing
                                        "--to", stage.path("small.mkv") + "?size=160x120"],
                                       display: stage.server.display)
         #expect(result.status == 0, "\(result.stderr)")
-        let summary = try summary(stats)
+        let summary = try Tools.statsSummary(stats)
         let renditions = try #require(summary["renditions"] as? [[String: Any]])
         let slow = try #require(renditions.first { ($0["outputs"] as? [String])?.first?.hasSuffix("slow.mkv") == true })
         let small = try #require(renditions.first { $0["name"] as? String == "160x120" })

@@ -8,6 +8,10 @@ public struct BenchRow: Sendable, Codable, Equatable {
     public var capturedFPS: Double
     /// Slots a second with nothing new on screen, which cost nothing.
     public var unchangedFPS: Double
+    /// Of those, slots a second drawn on without a pixel changing.
+    public var repaintedFPS: Double
+    /// Rows converted per frame encoded: the picture's height, or fewer when only changed rows were.
+    public var rowsConverted: Double
     /// Frames lost: slots missed, no free buffer, replaced before the encoder took them.
     public var dropped: Int
     /// Podium's CPU, in cores (1.0 = one core busy all the time).
@@ -34,6 +38,8 @@ public struct BenchRow: Sendable, Codable, Equatable {
         achievedFPS = sample.encodedFPS
         capturedFPS = sample.capturedFPS
         unchangedFPS = sample.unchangedFPS
+        repaintedFPS = sample.repaintedFPS
+        rowsConverted = sample.rowsConverted
         // Running flat out, every slot is "missed": those are not losses.
         dropped = sample.drops.total - (target == .max ? sample.drops.skipped : 0)
         cpuCores = sample.cpuCores

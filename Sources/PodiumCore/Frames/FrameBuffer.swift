@@ -24,10 +24,10 @@ public final class FrameBuffer: Sendable {
         self.storage = storage
     }
 
-    /// Declares how many branches will read the picture; each of them calls `release()` once.
+    /// Adds `readers` users of the picture (branches, or capture keeping it to compare the next
+    /// frame with); each of them calls `release()` once. With none at all, the buffer goes back.
     public func share(with readers: Int) {
-        users.store(readers, ordering: .releasing)
-        if readers == 0 { pool?.giveBack(self) }
+        if users.add(readers, ordering: .acquiringAndReleasing).newValue == 0 { pool?.giveBack(self) }
     }
 
     /// Ends one reader's use; the last one returns the buffer to its pool.

@@ -14,6 +14,9 @@ public enum CaptureOutcome: Sendable {
     case frame(CapturedFrame)
     /// Nothing changed on screen (with damage tracking): nothing was grabbed.
     case unchanged
+    /// The screen was drawn on, but not one pixel changed (a repaint): grabbed and compared,
+    /// then dropped like an unchanged slot.
+    case repainted
     /// Every buffer is still in use downstream.
     case busy
     /// The captured monitor is gone for now.

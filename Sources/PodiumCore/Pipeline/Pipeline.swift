@@ -140,6 +140,10 @@ public final class Pipeline: Sendable {
             case .unchanged:
                 counters.unchanged.add(1, ordering: .relaxed)
                 continue
+            case .repainted:
+                counters.unchanged.add(1, ordering: .relaxed)
+                counters.repainted.add(1, ordering: .relaxed)
+                continue
             case .busy:
                 counters.noBuffer.add(1, ordering: .relaxed)
                 continue

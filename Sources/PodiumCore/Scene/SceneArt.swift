@@ -91,6 +91,18 @@ public enum SceneArt {
         return PixelRect(x: x, y: y, width: objectSide, height: objectSide)
     }
 
+    /// The text caret of the `caret` scene: a thin bar in the slide's first line, shown for half
+    /// of each second, as an editor's caret blinks.
+    public static func caretRect(on screen: PixelSize) -> PixelRect {
+        PixelRect(x: screen.width / 8, y: screen.height / 5,
+                  width: max(2, screen.width / 640), height: max(4, screen.height / 36))
+    }
+
+    /// Whether the caret shows `elapsed` nanoseconds into a scene.
+    public static func caretShown(at elapsed: UInt64) -> Bool {
+        elapsed / 500_000_000 % 2 == 0
+    }
+
     // MARK: helpers
 
     /// Fills `rect` (clipped to the picture) with `color`.

@@ -6,4 +6,9 @@ public enum SceneKind: String, CaseIterable, Sendable {
     case slides
     /// One slide that never changes.
     case `static`
+    /// One slide drawn again whole every frame with the very same pixels, as a program that
+    /// repaints its window does: the X server reports damage, nothing changes.
+    case repainted
+    /// The repainted slide with a text caret blinking on it: a repaint where only a few rows change.
+    case caret
 }

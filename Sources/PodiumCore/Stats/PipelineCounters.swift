@@ -99,8 +99,14 @@ public final class PipelineCounters: Sendable {
     public let captured = Atomic<Int>(0)
     /// Pacing slots missed because the loop fell behind.
     public let skipped = Atomic<Int>(0)
-    /// Slots with nothing new on screen (damage tracking): nothing was grabbed.
+    /// Slots with nothing new on screen (damage tracking): nothing was grabbed, or what was
+    /// grabbed matched the frame before.
     public let unchanged = Atomic<Int>(0)
+    /// Of those, slots where the screen was drawn on without a pixel changing: a damage storm of
+    /// repaints costs one look a slot, and nothing after it.
+    public let repainted = Atomic<Int>(0)
+    /// Rows of the captured picture converted, over every frame the encode side took.
+    public let convertedRows = Atomic<Int>(0)
     /// Slots lost because every frame buffer was still in use downstream.
     public let noBuffer = Atomic<Int>(0)
     /// Frames replaced in the encode slot before the encoder (or the shared conversion) took them.

@@ -70,8 +70,14 @@ public struct StatsSample: Sendable, Codable, Equatable {
     public var elapsed: Double
     public var targetFPS: Int
     public var capturedFPS: Double
-    /// Slots per second with nothing new on screen, which cost no grab.
+    /// Slots per second with nothing new on screen, which cost no grab (or one that was compared
+    /// with the frame before and matched it).
     public var unchangedFPS: Double
+    /// Of those, slots per second drawn on without a pixel changing.
+    public var repaintedFPS: Double = 0
+    /// Rows of the captured picture converted per frame taken by the encode side: fewer than its
+    /// height when only changed rows were.
+    public var rowsConverted: Double = 0
     public var encodedFPS: Double
     /// Frames drawn in the window per second; `nil` without a window.
     public var presentedFPS: Double?
@@ -93,7 +99,8 @@ public struct StatsSampler {
     private struct Totals {
         var time: UInt64
         var cpu: UInt64
-        var captured = 0, unchanged = 0, encoded = 0, skipped = 0, noBuffer = 0, encodeDropped = 0
+        var captured = 0, unchanged = 0, repainted = 0, convertedRows = 0, encoded = 0, skipped = 0, noBuffer = 0
+        var encodeDropped = 0
         var presented = 0, windowDropped = 0
         var renditionEncoded: [Int] = []
         var renditionDropped: [Int] = []
@@ -190,6 +197,8 @@ public struct StatsSampler {
             targetFPS: counters.targetFPS,
             capturedFPS: Double(new.captured - old.captured) / seconds,
             unchangedFPS: Double(new.unchanged - old.unchanged) / seconds,
+            repaintedFPS: Double(new.repainted - old.repainted) / seconds,
+            rowsConverted: Double(new.convertedRows - old.convertedRows) / Double(max(1, new.encoded - old.encoded)),
             encodedFPS: renditions.map(\.encodedFPS).min() ?? Double(new.encoded - old.encoded) / seconds,
             presentedFPS: counters.hasWindow ? Double(new.presented - old.presented) / seconds : nil,
             frames: new.encoded - old.encoded,
@@ -219,6 +228,8 @@ public struct StatsSampler {
             cpu: cpu,
             captured: counters.captured.load(ordering: .relaxed),
             unchanged: counters.unchanged.load(ordering: .relaxed),
+            repainted: counters.repainted.load(ordering: .relaxed),
+            convertedRows: counters.convertedRows.load(ordering: .relaxed),
             encoded: counters.encoded.load(ordering: .relaxed),
             skipped: counters.skipped.load(ordering: .relaxed),
             noBuffer: counters.noBuffer.load(ordering: .relaxed),

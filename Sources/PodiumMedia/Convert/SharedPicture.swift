@@ -123,6 +123,9 @@ public final class PictureConverter: @unchecked Sendable {
         return pictures
     }
 
+    /// Rows of the captured picture the last `convert` read: its height, or the changed rows.
+    public private(set) var rowsConverted = 0
+
     /// Converts `frame` into a free picture of the captured size.
     /// - Returns: the picture, or `nil` when every picture is still being read (the frame is dropped).
     public func convert(_ frame: CapturedFrame) throws(PodiumError) -> SharedPicture? {
@@ -144,8 +147,10 @@ public final class PictureConverter: @unchecked Sendable {
         guard let picture = Self.free(in: pools[0]) else { return nil }
         if let rows = changedRows(since: picture.heldSequence, upTo: frame.sequence) {
             converter.convert(frame, rows: rows, into: picture.frame)
+            rowsConverted = rows.rowCount
         } else {
             converter.convert(frame, into: picture.frame)
+            rowsConverted = frame.size.height
         }
         picture.heldSequence = frame.sequence
         latest[0] = picture

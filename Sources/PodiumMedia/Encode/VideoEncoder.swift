@@ -111,6 +111,9 @@ public final class VideoEncoder: @unchecked Sendable {
         if !flushed { Self.endStream(context, sendingBlankFrame: !sentFrame) }
     }
 
+    /// Rows of the captured picture the last `convert` read: its height, or the changed rows.
+    public private(set) var rowsConverted = 0
+
     /// Converts `captured` into the encoder's picture: the scale and convert stage.
     ///
     /// The corresponding C function is `sws_scale`.
@@ -129,8 +132,10 @@ public final class VideoEncoder: @unchecked Sendable {
         convertedSequence = captured.sequence
         if let rows, destination == nil, converter.convertsRows {
             converter.convert(captured, rows: rows, into: frame)
+            rowsConverted = rows.rowCount
             return
         }
+        rowsConverted = captured.size.height
         if destination != nil { Self.paintBlack(frame) }
         converter.convert(captured, into: frame, at: destination)
     }

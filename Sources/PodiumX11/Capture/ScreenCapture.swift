@@ -9,6 +9,10 @@ import Glibc
 /// monitor when the screen's layout changes (a new resolution), without a restart. With damage
 /// tracking, a screen that did not change is not grabbed at all, and a change only in its rows.
 ///
+/// Damage is a hint, not a fact: programs repaint without changing a pixel. So the rows grabbed
+/// are compared with the frame handed out before (kept for that), and only rows that differ
+/// count as changed; a frame where none does is not handed out at all.
+///
 /// Not thread-safe: confine to the capture thread, which owns the connection.
 public final class ScreenCapture: FrameGrabber, @unchecked Sendable {
     /// What one capture slot gave.
@@ -20,9 +24,9 @@ public final class ScreenCapture: FrameGrabber, @unchecked Sendable {
     private var lastPointer: CursorOverlay.Position?
     /// The rows the cursor covered in the last frame handed out.
     private var lastCursorRows: Range<Int>?
-    /// Rows that changed on screen since the last frame handed out; damage seen in a slot that
-    /// gave no frame (no free buffer) carries over to the next.
-    private var changesSinceFrame = RowBands()
+    /// The buffer of the last frame handed out, held (one share of its own) so that the next
+    /// grab can be compared with it; `nil` before the first frame and after a layout change.
+    private var reference: FrameBuffer?
     /// The RandR monitor being captured, followed through layout changes; `nil` for a fixed region.
     public let monitorName: String?
     private let cursor: CursorOverlay?
@@ -45,20 +49,25 @@ public final class ScreenCapture: FrameGrabber, @unchecked Sendable {
         self.connection = connection
         self.monitorName = monitorName
         self.allowSharedMemory = allowSharedMemory
-        self.bufferCount = bufferCount
         self.logger = logger
-        grabber = ScreenGrabber(connection: connection, region: region, allowSharedMemory: allowSharedMemory, bufferCount: bufferCount, logger: logger)
+        // With damage, one buffer more: the reference the next frame is compared with.
+        self.bufferCount = tracksDamage ? bufferCount + 1 : bufferCount
+        grabber = ScreenGrabber(connection: connection, region: region, allowSharedMemory: allowSharedMemory,
+                                bufferCount: self.bufferCount, logger: logger)
         cursor = drawCursor ? CursorOverlay(connection: connection) : nil
         if drawCursor && cursor == nil {
             logger.notice("the X server has no XFixes extension; capturing without the cursor")
         }
         layoutEvents = connection.watchLayout()
         self.tracksDamage = tracksDamage
-        damage = tracksDamage ? DamageTracker(connection: connection, region: region, bufferCount: bufferCount) : nil
+        damage = tracksDamage
+            ? DamageTracker(connection: connection, region: region, bufferCount: self.bufferCount) : nil
         if tracksDamage && damage == nil {
             logger.notice("the X server has no Damage extension; grabbing every frame whole")
         }
     }
+
+    deinit { reference?.release() }
 
     public var region: PixelRect { grabber.region }
     public var method: ScreenGrabber.Method { grabber.method }
@@ -79,19 +88,18 @@ public final class ScreenCapture: FrameGrabber, @unchecked Sendable {
         if layoutChanged { followLayout() }
         guard missing == nil else { return .waiting }
         let pointerCookie = cursor?.requestPosition()
-        var changed = damage == nil || evenIfUnchanged
-        if let damage, damage.isPending {
-            let rows = damage.collect()
-            changesSinceFrame.formUnion(rows)
-            if !rows.isEmpty { changed = true }
-        }
+        var looks = damage == nil || evenIfUnchanged
+        // Every damage report is collected here, once a slot, however many came since the last.
+        let damaged = damage.map { $0.isPending && !$0.collect().isEmpty } ?? false
+        if damaged { looks = true }
         let pointer = pointerCookie.flatMap { cursor?.position($0) }
-        if pointer != lastPointer || cursor?.stale == true { changed = true }
-        guard changed else { return .unchanged }
+        if pointer != lastPointer || cursor?.stale == true { looks = true }
+        guard looks else { return .unchanged }
         guard let buffer = grabber.pool.acquire() else { return .busy }
+        // A buffer from the pool needs only the rows that changed since it was last filled.
+        let grabbedRows = damage.map { $0.takeStaleRows(of: buffer.index) }
         do {
-            // A buffer from the pool needs only the rows that changed since it was last filled.
-            try grabber.grab(into: buffer, rows: damage.map { $0.takeStaleRows(of: buffer.index) })
+            try grabber.grab(into: buffer, rows: grabbedRows)
         } catch {
             buffer.share(with: 0)
             damage?.markStale(RowBands(0..<grabber.region.height), onlyIn: buffer.index)
@@ -111,14 +119,26 @@ public final class ScreenCapture: FrameGrabber, @unchecked Sendable {
             // The cursor's rows in this buffer now differ from the screen: grab them again next time.
             if let cursorRows { damage?.markStale(RowBands(cursorRows), onlyIn: buffer.index) }
         }
-        if damage != nil {
-            // Against the frame before: what the screen changed, where the cursor was, where it is.
-            if let lastCursorRows { changesSinceFrame.insert(lastCursorRows) }
-            if let cursorRows { changesSinceFrame.insert(cursorRows) }
-            frame.changedRows = changesSinceFrame
-        }
-        changesSinceFrame = RowBands()
+        let previousCursorRows = lastCursorRows
         lastCursorRows = cursorRows
+        if damage != nil {
+            if let reference {
+                // Outside the rows just grabbed and the cursor's, both buffers hold the screen as it is.
+                var compared = grabbedRows ?? RowBands(0..<grabber.region.height)
+                if let previousCursorRows { compared.insert(previousCursorRows) }
+                if let cursorRows { compared.insert(cursorRows) }
+                frame.changedRows = buffer.rowsDiffering(from: reference, in: compared,
+                                                         bytesPerRow: grabber.bytesPerRow)
+            }
+            // Unchanged, the reference matches this buffer wherever it was compared, cursor included.
+            if frame.changedRows?.isEmpty == true && !evenIfUnchanged {
+                buffer.share(with: 0)
+                return damaged ? .repainted : .unchanged
+            }
+            buffer.share(with: 1)
+            reference?.release()
+            reference = buffer
+        }
         return .frame(frame)
     }
 
@@ -156,6 +176,10 @@ public final class ScreenCapture: FrameGrabber, @unchecked Sendable {
         guard area != grabber.region else { return }
         logger.notice("\(monitorName.map { "monitor \($0)" } ?? "the screen") is now \(area); capturing that")
         grabber = ScreenGrabber(connection: connection, region: area, allowSharedMemory: allowSharedMemory, bufferCount: bufferCount, logger: logger)
+        // A picture of another size is not compared: the next frame is new everywhere.
+        reference?.release()
+        reference = nil
+        lastCursorRows = nil
         damage = tracksDamage ? DamageTracker(connection: connection, region: area, bufferCount: bufferCount) : nil
     }
 

@@ -46,7 +46,7 @@ public final class ScenePlayer: @unchecked Sendable {
         switch kind {
         case .video:
             SceneArt.drawTexture(into: segment.bytes, size: pictureSize)
-        case .slides, .static:
+        case .slides, .static, .repainted, .caret:
             for index in 0..<pictures {
                 SceneArt.drawSlide(index, into: segment.bytes + index * pictureSize.area * 4, size: pictureSize)
             }
@@ -110,6 +110,17 @@ public final class ScenePlayer: @unchecked Sendable {
         case .static:
             guard stale else { return false }
             put(from: 0, source: PixelRect(x: 0, y: 0, size: screen), at: (0, 0))
+        case .repainted, .caret:
+            put(from: 0, source: PixelRect(x: 0, y: 0, size: screen), at: (0, 0))
+            if kind == .caret && SceneArt.caretShown(at: elapsed) {
+                let rect = SceneArt.caretRect(on: screen)
+                var box = xcb_rectangle_t(x: Int16(rect.x), y: Int16(rect.y),
+                                          width: UInt16(rect.width), height: UInt16(rect.height))
+                xcb_poly_fill_rectangle(connection.raw, window, context, 1, &box)
+            }
+            // No stamp: a stamp would change pixels each frame, and these scenes must not.
+            connection.sync()
+            return true
         }
         stale = false
         SceneStrip.draw(stamp, into: segment.bytes + stripOffset, rowBytes: SceneStrip.size.width * 4)

@@ -51,7 +51,8 @@ extension Podium {
         @Option(help: ArgumentHelp("Seconds to measure each rate, 1 to 600.", valueName: "N"))
         var seconds = 5
 
-        @Option(help: ArgumentHelp("Draw this scene on a private X server and measure that.", valueName: "video|slides|static"))
+        @Option(help: ArgumentHelp("Draw this scene on a private X server and measure that.",
+                                   valueName: "video|slides|static|repainted|caret"))
         var scene: SceneKind?
 
         @Option(name: .customLong("scene-size"), help: ArgumentHelp("The private X server's screen (default: 1920x1080).", valueName: "WxH"),

@@ -9,11 +9,14 @@ extension Podium {
             abstract: "Draw test content over a whole X display, for benchmarks and tests.",
             discussion: """
                 Kinds:
-                  video    every pixel changes every frame (a textured picture sliding under the screen)
-                  slides   a text slide, a pointer-sized square moving over it, the next slide every 5 s
-                  static   one slide, drawn once
+                  video      every pixel changes every frame (a textured picture sliding under the screen)
+                  slides     a text slide, a pointer-sized square moving over it, the next slide every 5 s
+                  static     one slide, drawn once
+                  repainted  one slide, drawn again whole every frame with the same pixels
+                  caret      the repainted slide with a text caret blinking twice a second
 
-                Each frame carries its sequence number and draw time (milliseconds of CLOCK_MONOTONIC) \
+                Each frame of video, slides and static carries its sequence number \
+                and draw time (milliseconds of CLOCK_MONOTONIC) \
                 as three rows of 32 black and white 8-pixel blocks in the top-left corner: the \
                 sequence, the time, and a check word (sequence × 0x9E3779B1 XOR time XOR 0xA5A5A5A5, \
                 32-bit). Pictures are \
@@ -29,7 +32,7 @@ extension Podium {
         @Option(help: ArgumentHelp("The X display to draw on (default: $DISPLAY).", valueName: ":N"))
         var display: String?
 
-        @Option(help: ArgumentHelp("What to draw.", valueName: "video|slides|static"))
+        @Option(help: ArgumentHelp("What to draw.", valueName: "video|slides|static|repainted|caret"))
         var kind: SceneKind = .video
 
         @Option(help: ArgumentHelp("Frames per second, 1 to 240 (default: 30).", valueName: "N"), transform: parsed(FrameRate.init(parsing:)))

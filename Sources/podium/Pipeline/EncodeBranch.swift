@@ -49,6 +49,7 @@ final class EncodeBranch: FrameBranch {
                 try encoder.convert(frame)
                 let encodeStart = clock.now()
                 counters.convert.record(nanoseconds: encodeStart - convertStart)
+                counters.convertedRows.add(encoder.rowsConverted, ordering: .relaxed)
                 try encoder.encodeConverted(time: Int64((frame.captureTime - origin) / 1_000), keyframe: keyframe, emit: emit)
                 rendition.encode.record(nanoseconds: clock.now() - encodeStart)
                 schedule.encoded(at: frame.captureTime, keyframe: sawKeyframe)

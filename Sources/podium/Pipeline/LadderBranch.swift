@@ -83,6 +83,7 @@ final class LadderBranch: FrameBranch {
                 counters.encodeDropped.add(1, ordering: .relaxed)
                 continue
             }
+            counters.convertedRows.add(converter.rowsConverted, ordering: .relaxed)
             schedule.encoded(at: frame.captureTime, keyframe: keyframe)
             pictures[0] = picture
             for level in pictures.indices.dropFirst() {
