@@ -23,6 +23,7 @@ extension BenchReport {
         ("encode ms p50/95/99", "encode_ms_p50,encode_ms_p95,encode_ms_p99", { percentiles($0.encode) }),
         ("latency ms p50/99", "latency_ms_p50,latency_ms_p99", { "\($0.latency.p50.fixed(1))/\($0.latency.p99.fixed(1))" }),
         ("Mbit/s", "mbps", { $0.mbps.fixed(2) }),
+        ("rate", "rate_met", { $0.verdict ?? "" }),
     ]
 
     private static func percentiles(_ times: StageTimes) -> String {

@@ -26,6 +26,9 @@ public struct BenchRow: Sendable, Codable, Equatable {
     public var mbps: Double
     /// Each encoder (several with `podium bench --ladder`).
     public var renditions: [StatsSample.Rendition]
+    /// `met` when the rate was kept: at least 95 % of its slots gave a frame or found nothing new
+    /// on screen; `missed` otherwise; `nil` for `max`, which has no rate to keep.
+    public var verdict: String?
 
     /// The encoders' sizes, such as `1920x1080+1280x720`.
     public var ladder: String { renditions.map(\.name).joined(separator: "+") }
@@ -50,6 +53,9 @@ public struct BenchRow: Sendable, Codable, Equatable {
         latency = sample.stages.latency
         mbps = sample.mbps
         renditions = sample.renditions
+        verdict = target.framesPerSecond.map { rate in
+            achievedFPS + unchangedFPS >= 0.95 * Double(rate) ? "met" : "missed"
+        }
     }
 }
 

@@ -13,6 +13,8 @@ public enum EncoderCatalog {
         public var description: String
         public var isDefault: Bool
         public var isHardware: Bool
+        /// How Podium opens it for live capture, as `ffmpeg` arguments (`-preset`, `ultrafast`, …).
+        public var options: [String]
     }
 
     /// Encoders tried first for each codec, in order: the fast software ones that suit live capture.
@@ -42,7 +44,8 @@ public enum EncoderCatalog {
             return working.enumerated().map { index, encoder in
                 Entry(
                     codec: codec, name: encoder.name, description: String(cString: encoder.pointee.long_name),
-                    isDefault: index == 0, isHardware: encoder.pointee.capabilities & AV_CODEC_CAP_HARDWARE != 0
+                    isDefault: index == 0, isHardware: encoder.pointee.capabilities & AV_CODEC_CAP_HARDWARE != 0,
+                    options: VideoEncoder.liveOptions(for: encoder.name).flatMap { ["-\($0.0)", $0.1] }
                 )
             }
         }

@@ -17,7 +17,7 @@ public final class VideoEncoder: @unchecked Sendable {
     public let pixelFormatName: String
     /// The speed preset in effect: the user's, or Podium's low-latency default for this encoder.
     public var preset: String? {
-        settings.preset ?? Self.lowLatencyOptions[name]?.first(where: { $0.0 == "preset" })?.1
+        settings.preset ?? Self.liveOptions(for: name).first(where: { $0.0 == "preset" })?.1
     }
     /// Timestamps are in microseconds.
     static let timeBase = AVRational(num: 1, den: 1_000_000)
@@ -317,7 +317,6 @@ public final class VideoEncoder: @unchecked Sendable {
         context.pointee.time_base = timeBase
         context.pointee.framerate = AVRational(num: Int32(settings.framesPerSecond), den: 1)
         context.pointee.gop_size = Int32(settings.gopSize)
-        context.pointee.max_b_frames = 0
         // Say how the pictures were made (see `ColorTags`), or players guess: untagged HD is taken for BT.709.
         let colors = ColorTags(range: format == AV_PIX_FMT_YUVJ420P ? .full : .limited)
         context.pointee.color_range = colors.ffmpegRange
@@ -332,8 +331,8 @@ public final class VideoEncoder: @unchecked Sendable {
             context.pointee.rc_buffer_size = Int32(clamping: bitrate.bitsPerSecond)
         }
         if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        for (key, value) in lowLatencyOptions[encoder.name] ?? [] {
-            av_opt_set(context.pointee.priv_data, key, value, 0)
+        for (key, value) in liveOptions(for: encoder.name) {
+            av_opt_set(context, key, value, AV_OPT_SEARCH_CHILDREN)
         }
         if settings.alignedKeyframes {
             // Keyframes come only when asked for, by the run's one schedule, so every rendition
@@ -346,12 +345,6 @@ public final class VideoEncoder: @unchecked Sendable {
             if encoder.name == "libx265" {
                 av_opt_set(context.pointee.priv_data, "x265-params", "log-level=error:scenecut=0", 0)
             }
-        }
-        // x264 and x265 cut each frame into slices, one per thread (zerolatency), and by default
-        // start 1.5 threads a core: on two cores the third slice waits for a core, so a frame
-        // takes as long as with two, and the extra thread costs switches. One slice per core.
-        if ["libx264", "libx265"].contains(encoder.name) {
-            context.pointee.thread_count = Int32(max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         }
         if let preset = settings.preset {
             let result = av_opt_set(context.pointee.priv_data, "preset", preset, 0)
@@ -369,7 +362,23 @@ public final class VideoEncoder: @unchecked Sendable {
         }
     }
 
-    /// Per-encoder settings for live capture: no look-ahead, no frame reordering, fastest modes.
+    /// The options Podium opens encoder `name` with, by the names `ffmpeg` takes them
+    /// (`-preset ultrafast`): no frame reordering, no look-ahead, the fastest modes. `podium
+    /// encoders --json` lists them, and `Scripts/compare-ffmpeg` gives ffmpeg these very ones.
+    public static func liveOptions(for name: String) -> [(String, String)] {
+        // No B-frames: each frame leaves the encoder as it goes in (and the browser viewer's MP4
+        // fragments carry no composition offsets).
+        var options = [("bf", "0")] + (lowLatencyOptions[name] ?? [])
+        // x264 and x265 cut each frame into slices, one per thread (zerolatency), and by default
+        // start 1.5 threads a core: on two cores the third slice waits for a core, so a frame
+        // takes as long as with two, and the extra thread costs switches. One slice per core.
+        if ["libx264", "libx265"].contains(name) {
+            options.append(("threads", "\(max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))"))
+        }
+        return options
+    }
+
+    /// Per-encoder settings for live capture, by their private option names.
     private static let lowLatencyOptions: [String: [(String, String)]] = [
         // Forced keyframes (for a client that just joined) must be IDR frames, where decoding can start.
         "libx264": [("preset", "ultrafast"), ("tune", "zerolatency"), ("forced-idr", "1")],

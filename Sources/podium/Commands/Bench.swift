@@ -14,8 +14,9 @@ extension Podium {
                 short warm-up that is not counted) and counts the packets without sending them. Each \
                 row gives the rate achieved, frames dropped, Podium's CPU in cores (and the X server's \
                 when it is Podium's own), each stage's time per frame (p50/p95/p99), the time from a \
-                frame's grab to its packet (p50/p99) and the output bitrate. 'max' grabs every slot \
-                back to back (--constant-fps at 240 fps) to find the ceiling.
+                frame's grab to its packet (p50/p99), the output bitrate, and whether the rate was \
+                met: at least 95 % of its slots gave a frame or found nothing new on screen. 'max' \
+                grabs every slot back to back (--constant-fps at 240 fps) to find the ceiling.
 
                 With --scene, Podium starts a private X server of --scene-size and draws the scene on \
                 it (see 'podium scene') at each row's rate (60 fps for max); otherwise it measures \
