@@ -269,7 +269,11 @@ extension StatsSample {
         var parts = ["\(fixed(elapsed))s"]
         if let presentedFPS { parts.append("shown \(fixed(presentedFPS))/\(targetFPS)") }
         if !renditions.isEmpty { parts.append("fps \(fixed(encodedFPS))/\(targetFPS)") }
-        if unchangedFPS > 0 { parts.append("unchanged \(fixed(unchangedFPS))/s") }
+        if unchangedFPS > 0 {
+            // Repaints are slots where the screen was drawn on and nothing changed: looked at, then dropped.
+            let repaints = repaintedFPS > 0 ? " (\(fixed(repaintedFPS)) repainted)" : ""
+            parts.append("unchanged \(fixed(unchangedFPS))/s" + repaints)
+        }
         parts.append("drop \(drops.total) (late \(drops.skipped) busy \(drops.noBuffer + drops.encoder + drops.window) sink \(drops.sinks))")
         var times = [stage("grab", stages.grab)]
         if presentedFPS != nil { times.append(stage("show", stages.present)) }
