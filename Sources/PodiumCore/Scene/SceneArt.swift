@@ -91,7 +91,7 @@ public enum SceneArt {
         return PixelRect(x: x, y: y, width: objectSide, height: objectSide)
     }
 
-    /// The text caret of the `caret` scene: a thin bar in the slide's first line, shown for half
+    /// The text caret of the `caret` scene: a thin bar by the slide's first line, shown for half
     /// of each second, as an editor's caret blinks.
     public static func caretRect(on screen: PixelSize) -> PixelRect {
         PixelRect(x: screen.width / 8, y: screen.height / 5,
