@@ -42,14 +42,16 @@ import Testing
             cpuCores: 0.1, stages: .init(grab: .empty, convert: .empty, encode: .empty, send: .empty, present: .empty,
                                          latency: .empty),
             renditions: [], sinks: [sink])
-        #expect(sample.line.hasSuffix("tcp://h:1 reconnecting (2nd try, down 4.0 s)"), "\(sample.line)")
+        #expect(sample.line.hasPrefix("1.0s  tcp://h:1 reconnecting (2nd try, down 4.0 s)  "), "\(sample.line)")
+        #expect(sample.line(width: 50).hasPrefix("1.0s  reconnecting tcp://h:1  drop 0"),
+                "the state stays, said shorter: \(sample.line(width: 50))")
         sample.kind = "summary"
-        #expect(sample.line.hasSuffix("tcp://h:1 2 outages, 6.5 s lost"), "\(sample.line)")
+        #expect(sample.line.contains("  tcp://h:1 2 outages, 6.5 s lost  "), "\(sample.line)")
         sample.sinks[0].downSeconds = nil
         sample.kind = "interval"
         #expect(!sample.line.contains("tcp://h:1"), "a connected output is not mentioned")
         sample.sinks[0].clients = 3
-        #expect(sample.line.hasSuffix("  3 watching"), "\(sample.line)")
+        #expect(sample.line.contains("  3 watching  "), "\(sample.line)")
         #expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111].map(\.ordinal)
             == ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"])
     }

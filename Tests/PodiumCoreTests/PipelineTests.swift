@@ -192,7 +192,7 @@ final class FakeClock: PacingClock {
         #expect(sample.mbps == 9, "every encoder's bytes")
         #expect(sample.drops.encoder == 3)
         #expect(abs(sample.stages.encode.p50 - 20) < 0.5, "the slowest encoder's times")
-        #expect(sample.line.contains("enc(1920x1080) 20.0/"), "\(sample.line)")
+        #expect(sample.line.contains("encode(1920x1080) 20.0/"), "\(sample.line)")
         #expect(sample.renditions.map(\.dropped) == [3, 0])
         #expect(sample.renditionLines[1].hasPrefix("640x360: 30.0 fps, 0 dropped, 1.00 Mbit/s, ms p50/p95 scale 0.5/"),
                 "\(sample.renditionLines)")

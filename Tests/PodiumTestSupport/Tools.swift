@@ -25,6 +25,17 @@ public enum Tools {
         try RunningCommand(executable: executable, arguments: arguments, environment: environment)
     }
 
+    /// The golden text `name` from the `Golden` folder beside the test file that asks. With
+    /// `PODIUM_UPDATE_GOLDEN=1` in the environment, `actual` is written there first: the way to
+    /// accept a deliberate change.
+    public static func golden(_ name: String, actual: String, testFile: String = #filePath) throws -> String {
+        let file = URL(fileURLWithPath: testFile).deletingLastPathComponent().appendingPathComponent("Golden/\(name)")
+        if ProcessInfo.processInfo.environment["PODIUM_UPDATE_GOLDEN"] != nil {
+            try actual.write(to: file, atomically: true, encoding: .utf8)
+        }
+        return try String(contentsOf: file, encoding: .utf8)
+    }
+
     /// Runs `podium` to the end.
     public static func podium(_ arguments: [String], display: String? = nil, timeout: TimeInterval = 60) throws -> CommandResult {
         var environment = ["COLUMNS": "100"]

@@ -10,10 +10,6 @@ import Testing
         let result = try Tools.podium(arguments)
         #expect(result.status == 0)
         let name = (arguments.count == 1 ? "podium" : arguments[0]) + ".txt"
-        let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/\(name)")
-        if ProcessInfo.processInfo.environment["PODIUM_UPDATE_GOLDEN"] != nil {
-            try result.stdout.write(to: golden, atomically: true, encoding: .utf8)
-        }
-        #expect(result.stdout == (try String(contentsOf: golden, encoding: .utf8)))
+        #expect(result.stdout == (try Tools.golden(name, actual: result.stdout)))
     }
 }

@@ -49,6 +49,11 @@ public struct WindowTarget: Hashable, Sendable {
         }
     }
 
+    /// What a window waits for, in a few words: the monitor asked for, or any other one.
+    public func awaited(on display: String) -> String {
+        monitor.map { "\($0)" } ?? "a second monitor on \(display)"
+    }
+
     /// The monitors a window can go on: the RandR ones, or the whole screen when there are none.
     public static func candidates(_ monitors: [Monitor], screen: PixelSize) -> [Monitor] {
         monitors.isEmpty ? [Monitor(index: 0, name: "screen", rect: PixelRect(x: 0, y: 0, size: screen), isPrimary: true)] : monitors

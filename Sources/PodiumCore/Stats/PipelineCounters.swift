@@ -125,6 +125,8 @@ public final class PipelineCounters: Sendable {
     /// Frames replaced in the window slot before the window took them.
     public let windowDropped = Atomic<Int>(0)
     public let present = StageTimer("present")
+    /// What the window is waiting for while it cannot be shown (`HDMI-1`, `display :1`).
+    public let windowAwaits = Mutex<String?>(nil)
     /// The browser viewers, when the run serves them.
     public let viewers: ViewerBoard?
 

@@ -49,6 +49,8 @@ public struct StatsSample: Sendable, Codable, Equatable {
         public var secondsLost: Double
         /// Clients connected, for an output that admits them (`?listen`).
         public var clients: Int?
+        /// Bytes written or sent since the run started (in an interval too: the output's size so far).
+        public var bytes: Int = 0
     }
 
     /// One encoder's figures.
@@ -91,6 +93,9 @@ public struct StatsSample: Sendable, Codable, Equatable {
     public var sinks: [Sink]
     /// The browser viewers, when the run serves them (`--to http://…`).
     public var viewers: Viewers? = nil
+    /// What the run is doing instead of its job, in words (`paused`, `waiting for HDMI-1`);
+    /// `nil` while it is simply running.
+    public var state: String? = nil
 }
 
 /// Turns the pipeline's running totals into per-interval samples and a run summary.
@@ -188,7 +193,8 @@ public struct StatsSampler {
                 failedAttempts: link.failedAttempts.load(ordering: .relaxed),
                 outages: link.outages.load(ordering: .relaxed),
                 secondsLost: link.timeLost(at: new.time).seconds,
-                clients: counters.sinks[index].clientCount
+                clients: counters.sinks[index].clientCount,
+                bytes: new.sinkBytes[index] - start.sinkBytes[index]
             )
         }
         return StatsSample(
@@ -255,52 +261,6 @@ public struct StatsSampler {
                 max: Swift.max(result.max, next.max)
             )
         }
-    }
-}
-
-extension StatsSample {
-    /// The human-readable form: one line for the live display, or the closing summary.
-    public var line: String {
-        func fixed(_ value: Double, _ digits: Int = 1) -> String { value.fixed(digits) }
-        func stage(_ name: String, _ times: StageTimes) -> String {
-            "\(name) \(fixed(times.p50))/\(fixed(times.p95))"
-        }
-        let failed = sinks.filter(\.failed).count
-        var parts = ["\(fixed(elapsed))s"]
-        if let presentedFPS { parts.append("shown \(fixed(presentedFPS))/\(targetFPS)") }
-        if !renditions.isEmpty { parts.append("fps \(fixed(encodedFPS))/\(targetFPS)") }
-        if unchangedFPS > 0 {
-            // Repaints are slots where the screen was drawn on and nothing changed: looked at, then dropped.
-            let repaints = repaintedFPS > 0 ? " (\(fixed(repaintedFPS)) repainted)" : ""
-            parts.append("unchanged \(fixed(unchangedFPS))/s" + repaints)
-        }
-        parts.append("drop \(drops.total) (late \(drops.skipped) busy \(drops.noBuffer + drops.encoder + drops.window) sink \(drops.sinks))")
-        var times = [stage("grab", stages.grab)]
-        if presentedFPS != nil { times.append(stage("show", stages.present)) }
-        if !renditions.isEmpty {
-            parts.append("\(fixed(mbps, 2)) Mbit/s")
-            // With several encoders, the slowest one's times, named.
-            let slowest = renditions.count > 1 ? renditions.max(by: { $0.encode.p95 < $1.encode.p95 }) : nil
-            let encode = "enc" + (slowest.map { "(\($0.name))" } ?? "")
-            times += [stage("conv", stages.convert), stage(encode, stages.encode)]
-            if !sinks.isEmpty { times.append(stage("send", stages.send)) }
-        }
-        parts += ["ms p50/p95: " + times.joined(separator: " "), "cpu \(fixed(cpuCores, 2))"]
-        if failed > 0 { parts.append("\(failed) sink\(failed == 1 ? "" : "s") failed") }
-        if let viewers { parts.append(viewers.part(summary: kind == "summary")) }
-        for sink in sinks {
-            if kind != "summary", let clients = sink.clients {
-                parts.append("\(clients) watching")
-            }
-            if kind != "summary", let down = sink.downSeconds {
-                let attempt = sink.failedAttempts + 1
-                parts.append("\(sink.url) reconnecting (\(attempt.ordinal) try, down \(fixed(down)) s)")
-            } else if kind == "summary", sink.outages > 0 {
-                let outages = "\(sink.outages) outage\(sink.outages == 1 ? "" : "s")"
-                parts.append("\(sink.url) \(outages), \(fixed(sink.secondsLost)) s lost")
-            }
-        }
-        return parts.joined(separator: "  ")
     }
 }
 

@@ -6,6 +6,14 @@ enum Console {
     /// Whether stderr is a terminal, where the stats line is rewritten in place.
     static let isTerminal = isatty(STDERR_FILENO) != 0
 
+    /// The terminal's width in columns, read now (it changes when the window is resized): from
+    /// the terminal itself, else `$COLUMNS`, else 80.
+    static var width: Int {
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return ProcessInfo.processInfo.environment["COLUMNS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } ?? 80
+    }
+
     /// Writes `text` to stderr as is. When stderr is gone (a closed pipe, a full disk), Podium
     /// goes on silently: the recording matters more than the messages.
     static func write(_ text: String) {

@@ -278,7 +278,10 @@ enum PipelineSetup {
     private static func runPipeline(_ pipeline: Pipeline, startLines: [String], run: RunOptions, logger: Logger,
                                     finish: @Sendable () -> Void) async throws {
         let reporter = try StatsReporter(counters: pipeline.counters, jsonPath: run.statsJSON, live: !run.quiet,
-                                         logger: logger)
+                                         logger: logger) {
+            if pipeline.paused.load(ordering: .relaxed) { return "paused" }
+            return pipeline.counters.windowAwaits.withLock { $0 }.map { "waiting for \($0)" }
+        }
         SignalTrap.onStop { pipeline.stop() }
         let reporting = Task { await reporter.run() }
         let failure = await pipeline.run { startLines.forEach { logger.notice("\($0)") } }
@@ -288,7 +291,12 @@ enum PipelineSetup {
         let summary = reporter.finish()
         if !run.quiet && pipeline.started.load(ordering: .relaxed) {
             StatsLine.clear()
-            Console.say("summary: " + summary.line)
+            let label = "summary: "
+            // On a terminal, wrapped to its width between parts, aligned under the first.
+            let width = Console.isTerminal ? Console.width - "podium: ".count - label.count : nil
+            for (index, line) in summary.summaryLines(width: width).enumerated() {
+                Console.say((index == 0 ? label : String(repeating: " ", count: label.count)) + line)
+            }
             // Each encoder's figures, when there are several.
             if summary.renditions.count > 1 { summary.renditionLines.forEach { Console.say("  " + $0) } }
         }

@@ -2,7 +2,8 @@ import Foundation
 import PodiumCore
 import Synchronization
 
-/// SIGINT, SIGTERM, SIGHUP (a terminal or SSH session closed) and SIGQUIT, for the whole process.
+/// SIGINT, SIGTERM, SIGHUP (a terminal or SSH session closed) and SIGQUIT, for the whole process
+/// (and SIGWINCH, which only redraws the stats line).
 ///
 /// Installed first thing in `main`, before anything is opened, so a signal that comes while Podium
 /// is still starting is kept, not lost: the run that starts later stops at once. The first signal
@@ -44,7 +45,8 @@ enum SignalTrap {
         let reader = Thread { readSignals(from: readEnd) }
         reader.name = "podium-signals"
         reader.start()
-        for (number, _) in signals {
+        // A resized terminal gets the stats line again at its new width.
+        for number in signals.map(\.number) + (Console.isTerminal ? [SIGWINCH] : []) {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
                 let saved = errno
@@ -102,6 +104,7 @@ enum SignalTrap {
     }
 
     private static func received(_ number: Int32) {
+        if number == SIGWINCH { return StatsLine.redraw() }
         let now = clock.now()
         enum Action { case stop([@Sendable () -> Void], cleanly: Bool), keep, ignore, quit }
         let action = state.withLock { state -> Action in

@@ -11,9 +11,13 @@ final class StatsReporter: Sendable {
     private let live: Bool
     private let clock = MonotonicClock()
     private let logger: Logger
+    /// The run's state in words, or `nil` while it simply runs.
+    private let state: @Sendable () -> String?
 
     /// Opens the JSON file (its path was checked before anything was opened).
-    init(counters: PipelineCounters, jsonPath: String?, live: Bool, logger: Logger) throws(PodiumError) {
+    init(counters: PipelineCounters, jsonPath: String?, live: Bool, logger: Logger,
+         state: @escaping @Sendable () -> String?) throws(PodiumError) {
+        self.state = state
         sampler = Mutex(StatsSampler(counters: counters, time: clock.now(), cpu: processCPUNanoseconds()))
         self.live = live
         self.logger = logger
@@ -23,8 +27,9 @@ final class StatsReporter: Sendable {
     /// Reports once a second until cancelled.
     func run() async {
         while (try? await Task.sleep(for: .seconds(1))) != nil {
-            let sample = sampler.withLock { $0.interval(time: clock.now(), cpu: processCPUNanoseconds()) }
-            if live { StatsLine.show(sample.line) }
+            var sample = sampler.withLock { $0.interval(time: clock.now(), cpu: processCPUNanoseconds()) }
+            sample.state = state()
+            if live { StatsLine.show { [sample] in sample.line(width: $0) } }
             write(sample)
         }
     }

@@ -102,7 +102,9 @@ final class WindowBranch: FrameBranch {
         if connection?.isBroken ?? true {
             connection = try? XConnection(display: spec.display)
         }
-        guard let connection else { return wait("display \(spec.display) is not up", pipeline) }
+        guard let connection else {
+            return wait("display \(spec.display) is not up", awaiting: "display \(spec.display)", pipeline)
+        }
         let layout = connection.layout()
         let search = spec.target.search(layout.monitors, screen: layout.size)
         var found: Monitor?
@@ -115,7 +117,7 @@ final class WindowBranch: FrameBranch {
         close()
         guard let found else {
             let reason = spec.target.waitingReason(search, display: spec.display, monitors: layout.monitors)
-            return wait(reason ?? "", pipeline)
+            return wait(reason ?? "", awaiting: spec.target.awaited(on: spec.display), pipeline)
         }
         open(on: found, connection: connection, pipeline)
     }
@@ -130,10 +132,11 @@ final class WindowBranch: FrameBranch {
         do {
             presenter = try WindowPresenter(connection: connection, monitor: target.rect, mode: mode, title: spec.title, background: spec.background)
         } catch {
-            return wait(error.message, pipeline)
+            return wait(error.message, awaiting: "a window on \(target.name)", pipeline)
         }
         monitor = target
         waitingFor = nil
+        counters.windowAwaits.withLock { $0 = nil }
         showing.store(true, ordering: .relaxed)
         pipeline.logger.notice("showing on \(target.name) of \(spec.display) (\(presenter!.frame), fit \(spec.fit.rawValue))")
         if let shown, pipeline.paused.load(ordering: .relaxed) { show(shown, pipeline) }
@@ -147,9 +150,11 @@ final class WindowBranch: FrameBranch {
         showing.store(false, ordering: .relaxed)
     }
 
-    private func wait(_ reason: String, _ pipeline: Pipeline) {
+    /// - Parameter awaited: what it waits for, in a few words for the stats line (`HDMI-1`).
+    private func wait(_ reason: String, awaiting awaited: String, _ pipeline: Pipeline) {
         guard waitingFor != reason else { return }
         waitingFor = reason
+        counters.windowAwaits.withLock { $0 = awaited }
         pipeline.logger.notice("\(reason); waiting for it (Ctrl-C to stop)")
     }
 
