@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import PodiumCore
+import PodiumMedia
 
 /// `podium`: mirror and stream a Linux screen.
 struct Podium: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "podium",
-        abstract: "Capture an X display and stream it: to files, UDP, TCP.",
+        abstract: "Mirror an X11 screen to a projector, and stream it to files, servers and browsers.",
         discussion: """
             Podium grabs the primary monitor with MIT-SHM at the frame rate you choose, scales and \
             encodes it with libavcodec, and writes it to every --to output at once, reporting what \
@@ -19,9 +20,20 @@ struct Podium: AsyncParsableCommand {
               podium stream --fps 15 --max-size 1280 --bitrate 2M --to udp://127.0.0.1:5000
               podium encoders
             """,
-        version: "0.1.0",
+        version: versionText,
         subcommands: [Stream.self, Mirror.self, Displays.self, Encoders.self, Latency.self, Scene.self, Bench.self]
     )
+}
+
+extension Podium {
+    static let version = "0.1.0"
+
+    /// `podium --version`: Podium's version, and those of the libraries it runs with.
+    static var versionText: String {
+        // libxcb reports no version: the file the linker loaded names it.
+        let xcb = "libxcb" + (SharedLibrary.file(named: "libxcb.so").map { " (\($0))" } ?? "")
+        return (["podium \(version)"] + LibraryVersions.media + [xcb]).joined(separator: "\n")
+    }
 }
 
 /// A command that runs until it is stopped, and finalizes what it wrote when a signal asks it to.

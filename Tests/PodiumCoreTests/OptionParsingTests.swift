@@ -44,7 +44,13 @@ import Testing
         #expect(try Duration(parsing: "1.5s") == .milliseconds(1500))
         #expect(try Duration(parsing: "2m") == .seconds(120))
         #expect(try Duration(parsing: "3") == .seconds(3))
-        for bad in ["0s", "-1s", "abc", "", "1e3s", "s"] {
+        // Clock times, as ffmpeg's -t takes them.
+        #expect(try Duration(parsing: "01:30") == .seconds(90))
+        #expect(try Duration(parsing: "1:02:03") == .seconds(3723))
+        #expect(try Duration(parsing: "00:00:01.5") == .milliseconds(1500))
+        #expect(try Duration(parsing: "90:00") == .seconds(5400), "minutes may pass 59 when they lead")
+        for bad in ["0s", "-1s", "abc", "", "1e3s", "s", "1:60", "1:60:00", "::", "1:2:3:4", ":30", "1:-5", "00:00",
+                    "1:+5", "1:.5"] {
             #expect(throws: OptionParseError.self, "\(bad)") { try Duration(parsing: bad) }
         }
     }

@@ -38,7 +38,7 @@ public enum Tools {
 
     /// Runs `podium` to the end.
     public static func podium(_ arguments: [String], display: String? = nil, timeout: TimeInterval = 60) throws -> CommandResult {
-        var environment = ["COLUMNS": "100"]
+        var environment = ["COLUMNS": "80"]
         if let display { environment["DISPLAY"] = display }
         return try start(podium.path, arguments, environment: environment).wait(timeout: timeout)
     }

@@ -38,6 +38,14 @@ import Testing
         Case(arguments: ["--monitor", "DP-9"], status: 69, mentions: "screen"),
         Case(arguments: ["--encoder", "h264_nvenc"], status: 69, mentions: "h264_nvenc"),
         Case(arguments: ["--display", ":9999"], status: 69, mentions: ":9999"),
+        Case(arguments: ["--crf", "70"], status: 64, mentions: "--crf '70'"),
+        Case(arguments: ["--crf", "20", "-b", "2M"], status: 64, mentions: "--crf and --bitrate cannot be combined"),
+        Case(arguments: ["--codec", "mjpeg", "--crf", "20"], status: 64, mentions: "has no constant quality"),
+        Case(arguments: ["-t", "1:75"], status: 64, mentions: "'1:75'"),
+        Case(arguments: ["--log-level", "loud"], status: 64, mentions: "'loud'"),
+        Case(arguments: ["--log-level", "debug", "--quiet"], status: 64, mentions: "cannot be combined"),
+        // Reported as unknown, not as a missing --to.
+        Case(arguments: ["-o", "x.mkv"], status: 64, mentions: "Unknown option '-o'"),
         Case(arguments: ["--to", "window:0"], status: 64, mentions: "--to 'window:screen' would cover the captured area"),
         Case(arguments: ["--to", "window", "--to", "window:1"], status: 64, mentions: "--to window can be given once"),
     ]

@@ -2,14 +2,55 @@ import Foundation
 import PodiumTestSupport
 import Testing
 
-/// `--help` of each command, against golden text in `Golden/`.
+/// `--help` of each command at 80 columns, against golden text in `Golden/`.
 /// Run with `PODIUM_UPDATE_GOLDEN=1` to rewrite the golden files after a deliberate change.
 @Suite struct HelpTests {
-    @Test(arguments: [["--help"], ["stream", "--help"], ["mirror", "--help"], ["displays", "--help"], ["encoders", "--help"], ["latency", "--help"], ["scene", "--help"], ["bench", "--help"]])
+    static let commands = [["--help"], ["stream", "--help"], ["mirror", "--help"], ["displays", "--help"],
+                           ["encoders", "--help"], ["latency", "--help"], ["scene", "--help"], ["bench", "--help"]]
+
+    @Test(arguments: commands)
     func helpMatchesGolden(_ arguments: [String]) throws {
         let result = try Tools.podium(arguments)
         #expect(result.status == 0)
         let name = (arguments.count == 1 ? "podium" : arguments[0]) + ".txt"
         #expect(result.stdout == (try Tools.golden(name, actual: result.stdout)))
+    }
+
+    /// Nothing is wider than the terminal, and every example is one whole command on one line,
+    /// so it can be copied: in an examples block each line is a command or a `#` note under one.
+    @Test(arguments: commands)
+    func helpFitsEightyColumnsAndExamplesCopy(_ arguments: [String]) throws {
+        let lines = try Tools.podium(arguments).stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        for line in lines { #expect(line.count <= 80, "\(line.count) columns: \(line)") }
+        var inExamples = false
+        var examples = 0
+        for line in lines {
+            if line.hasPrefix("Examples:") {
+                inExamples = true
+            } else if line.isEmpty {
+                inExamples = false
+            } else if inExamples {
+                #expect(line.hasPrefix("  podium ") || line.hasPrefix("    # "), "a broken example: \(line)")
+                examples += line.hasPrefix("  podium ") ? 1 : 0
+            }
+        }
+        #expect(examples > 0 || arguments.first == "encoders" || arguments.first == "displays")
+    }
+
+    /// `--version` names the libraries Podium runs with; FFmpeg's tools, linked to the same
+    /// libraries, report the same libavcodec.
+    @Test func versionNamesTheLibraries() throws {
+        let result = try Tools.podium(["--version"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("podium ") == true, "\(result.stdout)")
+        for library in ["libavcodec ", "libavformat ", "libswscale ", "libyuv ", "libxcb "] {
+            #expect(lines.contains { $0.hasPrefix(library) }, "\(library) in \(result.stdout)")
+        }
+        // ffprobe prints `libavcodec     59. 37.100 / 59. 37.100`: built with / running with.
+        let probe = try Tools.run("ffprobe", ["-version"]).stdout.split(separator: "\n")
+        let running = probe.first { $0.hasPrefix("libavcodec") }?.split(separator: "/").last?
+            .replacingOccurrences(of: " ", with: "")
+        #expect(running != nil && lines.contains("libavcodec \(running ?? "")"), "\(result.stdout)")
     }
 }

@@ -30,6 +30,28 @@ import Testing
         #expect(result.stderr.contains("summary:"))
     }
 
+    /// The names other tools use work here too (`--max-fps`, `-t` with a clock time, `-b`,
+    /// `--video-bit-rate`), and `--crf` sets the quality: lower is larger.
+    @Test func familiarAliasesAndConstantQuality() throws {
+        var sizes: [Int] = []
+        for crf in ["10", "45"] {
+            let output = path("crf\(crf).mkv")
+            let result = try Tools.podium(["stream", "--constant-fps", "--max-fps", "10", "-t", "00:00:01.5",
+                                           "--crf", crf, "--no-cursor", "--to", output], display: server.display)
+            #expect(result.status == 0, "\(result.stderr)")
+            let probe = try Tools.probe(output)
+            #expect((12...17).contains(probe.frames), "1.5 s at 10 fps: \(probe.frames) frames")
+            sizes.append((try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0)
+        }
+        #expect(sizes[0] > 2 * sizes[1], "crf 10 makes a larger file than crf 45: \(sizes)")
+        for rate in [["-b", "300k"], ["--video-bit-rate", "300k"]] {
+            let output = path("rate.mkv")
+            let result = try Tools.podium(["stream", "--frames", "5", "--overwrite"] + rate + ["--to", output],
+                                          display: server.display)
+            #expect(result.status == 0, "\(rate): \(result.stderr)")
+        }
+    }
+
     /// Untagged, a player guesses the colour matrix (BT.709 for HD); tagged, FFmpeg follows the
     /// tags back to the screen's RGB.
     @Test func coloursAreTaggedAsMadeAndDecodeToTheScreensRGB() throws {

@@ -1,6 +1,11 @@
 extension Duration {
-    /// Reads a positive span such as `10s`, `500ms`, `1.5s`, `2m`, `1h` or a plain number of seconds.
+    /// Reads a positive span such as `10s`, `500ms`, `1.5s`, `2m`, `1h`, a plain number of seconds,
+    /// or a clock time as ffmpeg takes it: `MM:SS`, `HH:MM:SS`, `HH:MM:SS.mmm`.
     public init(parsing text: String) throws(OptionParseError) {
+        if text.contains(":") {
+            self = try Self.clock(text)
+            return
+        }
         let units: [(suffix: String, seconds: Double)] = [("ms", 1e-3), ("us", 1e-6), ("s", 1), ("m", 60), ("h", 3600)]
         let trimmed = text.lowercased()
         var number = Substring(trimmed)
@@ -11,12 +16,27 @@ extension Duration {
             break
         }
         guard let value = Double(number), value.isFinite, !number.contains("e") else {
-            throw OptionParseError("expected a duration such as 10s, 500ms or 2m")
+            throw OptionParseError("expected a duration such as 10s, 500ms, 2m or 01:30:00")
         }
-        let seconds = value * scale
+        self = try Self.checked(seconds: value * scale)
+    }
+
+    /// `MM:SS` or `HH:MM:SS`, seconds with a fraction if wanted; minutes and seconds below 60.
+    private static func clock(_ text: String) throws(OptionParseError) -> Duration {
+        let fields = text.split(separator: ":", omittingEmptySubsequences: false)
+        let wholeFields = fields.dropLast()
+        guard (2...3).contains(fields.count), wholeFields.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }),
+              let last = fields.last, let seconds = Double(last), last.first?.isNumber == true,
+              !last.contains("e"), seconds < 60, wholeFields.dropFirst().allSatisfy({ (Int($0) ?? 60) < 60 })
+        else { throw OptionParseError("expected a duration such as 10s, 2m or 01:30:00") }
+        let minutes = wholeFields.reduce(0.0) { $0 * 60 + (Double($1) ?? 0) }
+        return try checked(seconds: minutes * 60 + seconds)
+    }
+
+    private static func checked(seconds: Double) throws(OptionParseError) -> Duration {
         guard seconds > 0 else { throw OptionParseError("must be longer than zero") }
         guard seconds <= 366 * 86_400 else { throw OptionParseError("must be at most a year") }
-        self = .nanoseconds(Int64((seconds * 1e9).rounded()))
+        return .nanoseconds(Int64((seconds * 1e9).rounded()))
     }
 
     /// The span in seconds as a floating-point number.

@@ -306,6 +306,11 @@ extension Int {
 }
 
 extension Double {
+    /// The value as people type it: `23`, `18.5`.
+    public var plain: String {
+        rounded() == self && magnitude < 1e15 ? String(Int(self)) : String(self)
+    }
+
     /// The value with `digits` (0 to 3) decimals, as figures are shown to people: `29.97`.
     public func fixed(_ digits: Int = 1) -> String {
         let scale = Double([1, 10, 100, 1000][digits])

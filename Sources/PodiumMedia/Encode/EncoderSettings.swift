@@ -9,6 +9,8 @@ public struct EncoderSettings: Sendable, Equatable {
     public var framesPerSecond: Int
     /// `nil` keeps the encoder's own quality-based rate control.
     public var bitrate: Bitrate?
+    /// `--crf`: the constant quality asked for; `nil` keeps the encoder's own default.
+    public var quality: Double?
     public var keyframeInterval: Duration
     /// `--preset`; `nil` uses the low-latency default of the encoder.
     public var preset: String?

@@ -330,6 +330,15 @@ public final class VideoEncoder: @unchecked Sendable {
             context.pointee.rc_max_rate = Int64(bitrate.bitsPerSecond)
             context.pointee.rc_buffer_size = Int32(clamping: bitrate.bitsPerSecond)
         }
+        if let quality = settings.quality {
+            // Quality alone sets the rate (libvpx takes a bit rate beside crf as a cap).
+            context.pointee.bit_rate = 0
+            let result = av_opt_set(context.pointee.priv_data, "crf", quality.plain, 0)
+            if result == FFmpegError.optionNotFound.code {
+                throw .usage("--crf: encoder \(encoder.name) has no constant quality (crf); pass --bitrate")
+            }
+            if result < 0 { throw .usage("--crf '\(quality.plain)' is out of range for \(encoder.name)") }
+        }
         if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         for (key, value) in liveOptions(for: encoder.name) {
             av_opt_set(context, key, value, AV_OPT_SEARCH_CHILDREN)

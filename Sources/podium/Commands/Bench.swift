@@ -92,7 +92,7 @@ extension Podium {
             if let plot { try OutputCheck.creatable(plot, flag: "--plot", overwrite: overwrite) }
             if let name = encode.encoder { try EncoderCatalog.validate(name: name, codec: encode.codec) }
             if let preset = encode.preset { try EncoderCatalog.validate(preset: preset, encoderName: encode.encoder, codec: encode.codec) }
-            let logger = PipelineSetup.logger(quiet: true, verbose: false)
+            let logger = PipelineSetup.logger(.error)
 
             let server = try scene.map { _ throws(PodiumError) in try VirtualDisplay(size: sceneSize ?? PixelSize(width: 1920, height: 1080)) }
             var capture = source

@@ -8,6 +8,7 @@ extension Podium {
     struct Displays: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the screen and its RandR monitors; the primary one is marked.",
+            usage: "podium displays [--display <:N>] [--json]",
             discussion: """
                 Examples:
                   podium displays

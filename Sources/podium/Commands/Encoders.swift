@@ -8,6 +8,7 @@ extension Podium {
     struct Encoders: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the video encoders that open on this machine; the default of each codec is marked.",
+            usage: "podium encoders [--json]",
             discussion: """
                 Each encoder is opened once with a small picture, so hardware encoders without a \
                 device and encoders missing from this FFmpeg are left out.

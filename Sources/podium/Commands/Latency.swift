@@ -8,6 +8,7 @@ extension Podium {
     struct Latency: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Measure a running mirror's delay: from a change on the captured screen to its appearance in the window.",
+            usage: "podium latency [options]",
             discussion: """
                 With 'podium mirror' (or 'podium stream --to window') running, this puts a small marker \
                 in the top-left corner of the captured monitor, finds it in the mirror, and flips its \

@@ -10,6 +10,7 @@ extension Podium {
     struct Mirror: AsyncParsableCommand, StopsCleanly {
         static let configuration = CommandConfiguration(
             abstract: "Show the screen on the external display: a fullscreen window, scaled to fit.",
+            usage: "podium mirror [options] [--to <url> …]",
             discussion: """
                 The window covers the target monitor, borderless, and shows every captured frame \
                 scaled straight to its size (no encoder involved). By default it goes on the largest \

@@ -10,37 +10,47 @@ extension Podium {
     struct Stream: AsyncParsableCommand, StopsCleanly {
         static let configuration = CommandConfiguration(
             abstract: "Capture the screen, encode it, and write it to files and network outputs.",
+            usage: "podium stream [options] --to <url> [--to <url> …]",
             discussion: """
-                Outputs (--to, as many as you like):
-                  FILE.mkv FILE.mp4 FILE.ts FILE.flv   a recording, written as it goes: plays even if killed
-                  DIR/NAME.m3u8                        HLS: master playlist + one per variant
-                    ?ladder=1080p,720p@3M,640x360      sizes (default: captured, 720p, 360p)
-                    ?segment=1s  ?window=10            segment length; segments kept (0: all)
-                    ?segment-type=fmp4                 fMP4 segments rather than MPEG-TS
-                  udp://HOST:PORT                      MPEG-TS datagrams, paced over each frame
-                    ?pkt_size=1316  ?ttl=N             bytes a datagram; hops, for a multicast group
-                  tcp://HOST:PORT                      MPEG-TS to a listening peer; reconnects
-                    ?retry=off                         (1, 2, 4 … 10 s apart) unless retry is off
-                  tcp://HOST:PORT?listen               MPEG-TS to every client that connects (&max=16)
-                  srt://HOST:PORT                      MPEG-TS over SRT to a listener
-                    ?mode=listener                     or wait for a receiver to call
-                    ?latency=MS  ?passphrase=…         receiver's delay; AES, 10-79 characters
-                    ?streamid=…                        publish:PATH (MediaMTX), #!::r=…,m=publish
-                  rtmp://HOST[:PORT]/APP/KEY           FLV (H.264) to a media server; the key
-                  rtmps://HOST[:PORT]/APP/KEY          is shown as ••••; RTMPS checks the server's
-                    ?ca=FILE                           certificate (FILE: authorities to trust)
-                  rtsp://HOST[:PORT]/PATH              RTSP ANNOUNCE/RECORD, H.264 or HEVC
-                    ?transport=tcp|udp                 how RTP travels (tcp by default)
-                  tcp://, srt://, rtmp[s]:// and rtsp:// reconnect after a fault, 1, 2, 4 … 10 s
-                  apart; ?retry=off gives up at once. A server's refusal ends that output.
-                  window[:MONITOR]                     a fullscreen window, as 'podium mirror' shows
-                  http://[HOST]:PORT                   the browser viewer: a page and its stream;
-                                                       loopback unless HOST is 0.0.0.0 or an address
-                    ?token=WORD|off  ?max-viewers=32   the link's token (random); viewers at once
-                    ?ladder=1080p,720p,360p            renditions; each viewer gets what fits it
-                  https://[HOST]:PORT                  the same over TLS, where browsers decode
-                    ?cert=FILE&key=FILE                with WebCodecs; PEM files, or a self-signed
-                                                       certificate kept in ~/.config/podium
+                OUTPUTS (--to URL, as many as you like):
+                  FILE.mkv  FILE.mp4  FILE.ts  FILE.flv
+                      a recording, written as it goes: it plays even if Podium is killed
+                  DIR/NAME.m3u8
+                      HLS: a master playlist and one playlist per variant
+                      ?ladder=1080p,720p@3M,640x360   sizes (default: captured, 720p, 360p)
+                      ?segment=1s  ?window=10         segment length; segments kept (0: all)
+                      ?segment-type=fmp4              fMP4 segments rather than MPEG-TS
+                  udp://HOST:PORT
+                      MPEG-TS datagrams, paced over each frame
+                      ?pkt_size=1316  ?ttl=N          bytes a datagram; hops, for multicast
+                  tcp://HOST:PORT
+                      MPEG-TS to a listening peer
+                  tcp://HOST:PORT?listen
+                      MPEG-TS to every client that connects (&max=16 at once)
+                  srt://HOST:PORT
+                      MPEG-TS over SRT to a listener
+                      ?mode=listener                  or wait for a receiver to call
+                      ?latency=MS  ?passphrase=…      receiver's delay; AES, 10-79 characters
+                      ?streamid=…                     publish:PATH (MediaMTX), #!::r=…,m=publish
+                  rtmp://HOST[:PORT]/APP/KEY  rtmps://HOST[:PORT]/APP/KEY
+                      FLV (H.264) to a media server; the key is shown as ••••
+                      ?ca=FILE                        RTMPS: the authorities to trust
+                  rtsp://HOST[:PORT]/PATH
+                      RTSP ANNOUNCE/RECORD, H.264 or HEVC
+                      ?transport=tcp|udp              how RTP travels (default: tcp)
+                  window[:MONITOR]
+                      a fullscreen window, as 'podium mirror' shows
+                  http://[HOST]:PORT  https://[HOST]:PORT
+                      the browser viewer: a page and its stream, on loopback unless
+                      HOST is 0.0.0.0 or an address; over https browsers use WebCodecs
+                      ?token=WORD|off                 the link's token (default: random)
+                      ?max-viewers=32                 viewers at once
+                      ?ladder=1080p,720p,360p         renditions; each viewer gets its fit
+                      ?cert=FILE&key=FILE             PEM files (default: a self-signed
+                                                      certificate kept in ~/.config/podium)
+
+                tcp://, srt://, rtmp[s]:// and rtsp:// reconnect after a fault, 1, 2, 4 … 10 s \
+                apart; ?retry=off gives up at once. A server's refusal ends that output.
 
                 Each output may choose its own encoding: ?size=WxH ?max-size=N ?bitrate=RATE \
                 ?codec=C ?preset=P after its name; what it leaves out comes from --size, \
@@ -56,32 +66,27 @@ extension Podium {
                   podium stream --to talk.mkv
                   podium stream --to talk.mkv --to 'live.ts?size=1280x720&bitrate=2M'
                   podium stream --to hls/live.m3u8
-                  podium stream --duration 30s --fps 60 --to clip.mp4
-                  podium stream --monitor HDMI-1 --max-size 1280 --bitrate 3M --to udp://127.0.0.1:5000
+                  podium stream -t 30s --fps 60 --crf 20 --to clip.mp4
+                  podium stream --monitor HDMI-1 --max-size 1280 -b 3M --to udp://host:5000
                   podium stream --region 800x600+100+100 --codec vp9 --to region.mkv
                   podium stream --to 'tcp://0.0.0.0:9000?listen' --to backup.ts
                   podium stream --to http://0.0.0.0:8080 --to talk.mkv
                   podium stream --to 'udp://239.0.0.1:5000?ttl=4' --to talk.mkv
-                  podium stream --bitrate 4M --to rtmp://live.example.com/app/KEY --to talk.mkv
-                  podium stream --to 'srt://server:8890?streamid=publish:live/talk&latency=200'
+                  podium stream -b 4M --to rtmp://live.example.com/app/KEY --to talk.mkv
+                  podium stream --to 'srt://server:8890?streamid=publish:live/talk'
                 """
         )
 
+        @OptionGroup(title: "Output") var output: OutputOptions
         @OptionGroup(title: "Capture") var capture: CaptureOptions
         @OptionGroup(title: "Scale") var scale: ScaleOptions
         @OptionGroup(title: "Encode") var encode: EncodeOptions
         @OptionGroup(title: "Run") var runOptions: RunOptions
 
-        @Option(name: .customLong("to"), help: ArgumentHelp("An output: a file, a URL or a window (see above). Repeat for several.", valueName: "URL"),
-                transform: parsed(Destination.init(parsing:)))
-        var outputs: [Destination] = []
-
-        func validate() throws {
-            guard !outputs.isEmpty else { throw ValidationError("nothing to write to: pass --to FILE or --to URL") }
-            if outputs.count(where: { $0.windowMonitor != nil }) > 1 { throw ValidationError("--to window can be given once") }
-        }
+        var outputs: [Destination] { output.outputs }
 
         func run() async throws {
+            try output.requireOne()
             let logger = PipelineSetup.logger(runOptions)
             let streams = OutputRequest.streams(of: outputs)
             let viewers = ViewerRequest.viewers(of: outputs)

@@ -29,6 +29,8 @@ enum Console {
 /// A swift-log handler that prints `podium: message` lines on stderr.
 struct ConsoleLogHandler: LogHandler {
     var logLevel: Logger.Level
+    /// Who speaks when it is not Podium: `ffmpeg` (its lines then start `podium: ffmpeg: `).
+    var source: String? = nil
     var metadata: Logger.Metadata = [:]
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -39,7 +41,7 @@ struct ConsoleLogHandler: LogHandler {
     func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         let context = merged.isEmpty ? "" : " (" + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + ")"
-        let prefix = event.level >= .warning ? "\(event.level): " : ""
+        let prefix = (source.map { "\($0): " } ?? "") + (event.level >= .warning ? "\(event.level): " : "")
         StatsLine.clear()
         Console.say(prefix + "\(event.message)" + (event.level <= .info ? context : ""))
     }

@@ -7,7 +7,8 @@ struct CaptureSource: ParsableArguments {
     @Option(help: ArgumentHelp("The X display to capture (default: $DISPLAY).", valueName: ":N"))
     var display: String?
 
-    @Option(help: ArgumentHelp("The monitor to capture: primary, a RandR name or an index from 'podium displays'.", valueName: "primary|NAME|INDEX"),
+    @Option(help: ArgumentHelp("The monitor to capture: primary, a RandR name or an index from 'podium displays' "
+                               + "(default: primary).", valueName: "primary|NAME|INDEX"),
             transform: parsed(MonitorSelector.init(parsing:)))
     var monitor: MonitorSelector?
 
@@ -44,7 +45,8 @@ struct CaptureSource: ParsableArguments {
 struct CaptureOptions: ParsableArguments {
     @OptionGroup var source: CaptureSource
 
-    @Option(help: ArgumentHelp("Frames per second to capture, 1 to 240 (default: 30).", valueName: "N"),
+    @Option(name: [.customLong("fps"), .customLong("max-fps")],
+            help: ArgumentHelp("Frames per second to capture, 1 to 240 (default: 30).", valueName: "N"),
             transform: parsed(FrameRate.init(parsing:)))
     var fps = FrameRate(30)
 }

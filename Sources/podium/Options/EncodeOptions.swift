@@ -9,9 +9,16 @@ struct EncodeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A libavcodec encoder by name (default: the codec's first that opens here; see 'podium encoders').", valueName: "NAME"))
     var encoder: String?
 
-    @Option(help: ArgumentHelp("Target bit rate, such as 800k or 6M (default: the encoder's constant quality).", valueName: "RATE"),
+    @Option(name: [.customLong("bitrate"), .customShort("b"), .customLong("video-bit-rate")],
+            help: ArgumentHelp("Target bit rate, such as 800k or 6M (default: constant quality, see --crf).",
+                               valueName: "RATE"),
             transform: parsed(Bitrate.init(parsing:)))
     var bitrate: Bitrate?
+
+    @Option(name: [.customLong("crf"), .customLong("quality")],
+            help: ArgumentHelp("Constant quality, 0 to 63, lower is better (default: the encoder's own, 23 for x264).",
+                               valueName: "N"))
+    var quality: Double?
 
     @Option(help: ArgumentHelp("Time between keyframes (default: 2s).", valueName: "DURATION"),
             transform: parsed(Duration.init(parsing:)))
@@ -19,4 +26,13 @@ struct EncodeOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("The encoder's speed preset (default for x264 and x265: ultrafast).", valueName: "NAME"))
     var preset: String?
+
+    func validate() throws {
+        if let quality, !(0...63).contains(quality) {
+            throw ValidationError("--crf '\(quality.plain)' must be from 0 to 63")
+        }
+        if quality != nil && bitrate != nil {
+            throw ValidationError("--crf and --bitrate cannot be combined: one sets the quality, the other the rate")
+        }
+    }
 }

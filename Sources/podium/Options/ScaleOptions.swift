@@ -3,7 +3,7 @@ import PodiumCore
 
 /// The encoded picture's size.
 struct ScaleOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Encode at exactly this size.", valueName: "WxH"),
+    @Option(help: ArgumentHelp("Encode at exactly this size (default: the captured size).", valueName: "WxH"),
             transform: parsed(PixelSize.init(parsing:)))
     var size: PixelSize?
 

@@ -180,10 +180,13 @@ struct EncodingPlan {
                                  encode: EncodeOptions, bitrate: Bitrate? = nil, preset: String? = nil)
         -> EncoderSettings {
         // --encoder names an encoder of --codec; an output asking for another codec gets that codec's.
-        EncoderSettings(
+        var settings = EncoderSettings(
             codec: codec, encoderName: codec == encode.codec ? encode.encoder : nil, size: size,
             framesPerSecond: fps.framesPerSecond, bitrate: bitrate ?? encode.bitrate, keyframeInterval: encode.keyint,
             preset: preset ?? encode.preset, scaleFilter: scale.scaleFilter)
+        // An output that asks for a bit rate gets it rather than the run's constant quality.
+        if settings.bitrate == nil { settings.quality = encode.quality }
+        return settings
     }
 
     /// The encoding of each variant of `options`' ladder over a `top` picture: `base` at the

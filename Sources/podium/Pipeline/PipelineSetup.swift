@@ -270,14 +270,14 @@ enum PipelineSetup {
             server.offer(feeds) { pipeline.paused.load(ordering: .relaxed) }
         }
         defer { servers.forEach { $0.close() } }
-        let lines = startLines + servers.flatMap { ViewerLines.describe($0, quiet: run.quiet) }
+        let lines = startLines + servers.flatMap { ViewerLines.describe($0, quiet: !run.showsProgress) }
         try await runPipeline(pipeline, startLines: lines, run: run, logger: logger) { encode?.finish() }
     }
 
     /// The pipeline's run, once everything is ready.
     private static func runPipeline(_ pipeline: Pipeline, startLines: [String], run: RunOptions, logger: Logger,
                                     finish: @Sendable () -> Void) async throws {
-        let reporter = try StatsReporter(counters: pipeline.counters, jsonPath: run.statsJSON, live: !run.quiet,
+        let reporter = try StatsReporter(counters: pipeline.counters, jsonPath: run.statsJSON, live: run.showsProgress,
                                          logger: logger) {
             if pipeline.paused.load(ordering: .relaxed) { return "paused" }
             return pipeline.counters.windowAwaits.withLock { $0 }.map { "waiting for \($0)" }
@@ -289,7 +289,7 @@ enum PipelineSetup {
         reporting.cancel()
         await reporting.value
         let summary = reporter.finish()
-        if !run.quiet && pipeline.started.load(ordering: .relaxed) {
+        if run.showsProgress && pipeline.started.load(ordering: .relaxed) {
             StatsLine.clear()
             let label = "summary: "
             // On a terminal, wrapped to its width between parts, aligned under the first.
@@ -310,12 +310,13 @@ enum PipelineSetup {
     }
 
     static func logger(_ run: RunOptions) -> Logger {
-        logger(quiet: run.quiet, verbose: run.verbose)
+        logger(run.level)
     }
 
-    static func logger(quiet: Bool, verbose: Bool) -> Logger {
-        let level: Logger.Level = quiet ? .error : (verbose ? .debug : .notice)
-        FFmpegLog.bridge(to: Logger(label: "ffmpeg") { _ in ConsoleLogHandler(logLevel: level) }, level: verbose ? .info : .error)
-        return Logger(label: "podium") { _ in ConsoleLogHandler(logLevel: level) }
+    /// Podium's logger at `level`, with FFmpeg's messages bridged to lines of their own.
+    static func logger(_ level: LogLevel) -> Logger {
+        let ffmpeg = Logger(label: "ffmpeg") { _ in ConsoleLogHandler(logLevel: level.ffmpeg, source: "ffmpeg") }
+        FFmpegLog.bridge(to: ffmpeg, level: level.ffmpeg)
+        return Logger(label: "podium") { _ in ConsoleLogHandler(logLevel: level.podium) }
     }
 }

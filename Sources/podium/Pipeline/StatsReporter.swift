@@ -44,7 +44,10 @@ final class StatsReporter: Sendable {
     /// Appends `sample` as a JSON line. A file that cannot take it (a full disk, a reader gone) is
     /// reported once and abandoned; the outputs go on by their own rules.
     private func write(_ sample: StatsSample) {
-        guard let json, let data = try? JSONEncoder().encode(sample) else { return }
+        let encoder = JSONEncoder()
+        // Keys in one order, line after line (the encoder's own order changes from run to run).
+        encoder.outputFormatting = .sortedKeys
+        guard let json, let data = try? encoder.encode(sample) else { return }
         if let code = json.write(String(decoding: data, as: UTF8.self) + "\n") {
             let reason = String(cString: strerror(code))
             logger.error("\(json.name): writing failed (\(reason)); no more statistics are written there")
