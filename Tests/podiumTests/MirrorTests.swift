@@ -412,3 +412,78 @@ extension MirrorTests {
         #expect(result.stderr.contains("summary"))
     }
 }
+
+extension MirrorTests {
+    /// The window says whose it is (class, pid and host) and what it shows, in the encodings
+    /// window managers and task bars read; while frozen its title says so, and stops saying so
+    /// on resume.
+    @Test(arguments: [[], ["--windowed"]])
+    func windowNamesItselfAndSaysWhenPaused(_ arguments: [String]) throws {
+        let source = try XvfbServer(width: 320, height: 240)
+        let screen = try XvfbServer(width: 320, height: 240)
+        let mirror = ["mirror", "--display", source.display, "--on-display", screen.display, "--no-cursor",
+                      "--duration", "30s"]
+        let run = try Tools.start(Tools.podium.path, mirror + arguments, environment: [:])
+        try run.waitForStderr(containing: "showing on")
+        let reader = try WindowProperties(display: screen.display)
+        // The window's requests were sent before that line, but the server may not have run them yet.
+        var windows = try reader.clients()
+        for _ in 0..<40 where windows.isEmpty {
+            Thread.sleep(forTimeInterval: 0.05)
+            windows = try reader.clients()
+        }
+        let window = try #require(windows.first, "a top-level window with a WM_CLASS")
+        func property(_ name: String) throws -> WindowProperties.Property {
+            try #require(try reader.property(name, of: window), "\(name) is set")
+        }
+        #expect(try property("WM_CLASS") == .init(type: "STRING", format: 8, bytes: Array("podium\0Podium\0".utf8)))
+        let pid = try property("_NET_WM_PID")
+        #expect(pid.type == "CARDINAL" && pid.cardinals == [UInt32(run.pid)])
+        #expect(try property("WM_CLIENT_MACHINE") == .init(type: "STRING", format: 8, bytes: Array(Self.hostName.utf8)))
+
+        /// The title as EWMH (UTF-8) and ICCCM (Latin-1) have it, read at one moment and checked to
+        /// agree; the icon names are the same. Waits up to 3 s for one that `expected` accepts.
+        func title(_ expected: (String) -> Bool = { _ in true }) throws -> String {
+            let names = ["_NET_WM_NAME", "WM_NAME", "_NET_WM_ICON_NAME", "WM_ICON_NAME"]
+            let deadline = Date().addingTimeInterval(3)
+            var found = try reader.properties(names, of: window)
+            while !expected(found["_NET_WM_NAME"]?.text ?? "") && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+                found = try reader.properties(names, of: window)
+            }
+            let name = try #require(found["_NET_WM_NAME"])
+            let legacy = try #require(found["WM_NAME"])
+            #expect(name.type == "UTF8_STRING")
+            #expect(String(validating: name.bytes, as: UTF8.self) != nil, "valid UTF-8: \(name.bytes)")
+            #expect(legacy.type == "STRING" && legacy.text == name.text,
+                    "WM_NAME \(legacy.bytes) is not \(name.text) in Latin-1")
+            #expect(found["_NET_WM_ICON_NAME"] == name)
+            #expect(found["WM_ICON_NAME"] == legacy)
+            return name.text
+        }
+        let running = try title()
+        #expect(running.hasPrefix("Podium · \(source.display) "), "\(running)")
+        // "·" is 0xB7 in Latin-1, one byte; raw UTF-8 would be 0xC2 0xB7 and read "Â·".
+        #expect(try property("WM_NAME").bytes.starts(with: Array("Podium ".utf8) + [0xB7, 0x20]))
+        #expect(!running.contains("paused"))
+
+        let keys = try Painter(display: screen.display)
+        try keys.pressKey(keysym: 0x20)
+        try run.waitForStderr(containing: "frozen")
+        let frozen = try title { $0.contains("paused") }
+        #expect(frozen.hasPrefix("Podium · \(source.display) ") && frozen.hasSuffix(" · paused"), "\(frozen)")
+        try keys.pressKey(keysym: 0x20)
+        try run.waitForStderr(containing: "resumed")
+        let resumed = try title { !$0.contains("paused") }
+        #expect(!resumed.contains("paused"), "\(resumed)")
+        #expect(resumed.hasPrefix("Podium · \(source.display) "), "\(resumed)")
+        #expect(try run.interrupt().status == 0)
+    }
+
+    /// This machine's name, as `gethostname` gives it (which `WM_CLIENT_MACHINE` must match).
+    static var hostName: String {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count - 1) == 0 else { return "" }
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -95,6 +95,7 @@ public final class WindowPresenter: @unchecked Sendable {
         keysyms = Self.keyboardMapping(connection)
         layoutEvents = connection.watchLayout()
         setTitle(title)
+        setIdentity()
         if managed {
             setProperty(atoms.protocols, type: XCB_ATOM_ATOM.rawValue, [atoms.deleteWindow])
             if isFullscreen { setProperty(atoms.state, type: XCB_ATOM_ATOM.rawValue, [atoms.fullscreen]) }
@@ -110,12 +111,52 @@ public final class WindowPresenter: @unchecked Sendable {
         connection.flush()
     }
 
-    /// Names the window (the title bar of a windowed one).
+    /// Names the window (the title bar of a windowed one, and its icon or task-bar entry).
+    ///
+    /// EWMH window managers read `_NET_WM_NAME` as UTF-8; older ones, and tools such as `xprop`,
+    /// read ICCCM's `WM_NAME`, whose `STRING` type is Latin-1, so raw UTF-8 there shows as
+    /// mojibake ("Â·" for "·").
     public func setTitle(_ title: String) {
-        let bytes = Array(title.utf8)
-        setProperty(XCB_ATOM_WM_NAME.rawValue, type: XCB_ATOM_STRING.rawValue, bytes)
-        if atoms.name != 0 && atoms.utf8 != 0 { setProperty(atoms.name, type: atoms.utf8, bytes) }
+        let latin1 = Self.latin1(title)
+        setProperty(XCB_ATOM_WM_NAME.rawValue, type: XCB_ATOM_STRING.rawValue, latin1)
+        setProperty(XCB_ATOM_WM_ICON_NAME.rawValue, type: XCB_ATOM_STRING.rawValue, latin1)
+        if atoms.utf8 != 0 {
+            let utf8 = Array(title.utf8)
+            if atoms.name != 0 { setProperty(atoms.name, type: atoms.utf8, utf8) }
+            if atoms.iconName != 0 { setProperty(atoms.iconName, type: atoms.utf8, utf8) }
+        }
         connection.flush()
+    }
+
+    /// `text` as ICCCM's `STRING`: Latin-1, with `?` for a character Latin-1 lacks, and for a
+    /// control character other than tab and newline, which `STRING` does not allow.
+    static func latin1(_ text: String) -> [UInt8] {
+        text.unicodeScalars.map { scalar in
+            switch scalar.value {
+            case 0x09, 0x0A, 0x20...0x7E, 0xA0...0xFF: UInt8(scalar.value)
+            default: UInt8(ascii: "?")
+            }
+        }
+    }
+
+    /// Says which program the window belongs to, so window managers, task bars and tools such as
+    /// `xdotool search --class podium` can find it: `WM_CLASS` (instance, then class), and
+    /// `_NET_WM_PID` with the `WM_CLIENT_MACHINE` that EWMH requires beside it (a pid means
+    /// nothing without its host).
+    private func setIdentity() {
+        setProperty(XCB_ATOM_WM_CLASS.rawValue, type: XCB_ATOM_STRING.rawValue, Array("podium\0Podium\0".utf8))
+        if atoms.pid != 0 { setProperty(atoms.pid, type: XCB_ATOM_CARDINAL.rawValue, [UInt32(getpid())]) }
+        if let host = Self.hostName() {
+            setProperty(XCB_ATOM_WM_CLIENT_MACHINE.rawValue, type: XCB_ATOM_STRING.rawValue, Self.latin1(host))
+        }
+    }
+
+    /// This machine's name, as `gethostname` gives it.
+    private static func hostName() -> String? {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count - 1) == 0 else { return nil }
+        let host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return host.isEmpty ? nil : host
     }
 
     /// Switches between covering the monitor and the window's small form (windowed or picture-in-picture).
@@ -340,12 +381,15 @@ public final class WindowPresenter: @unchecked Sendable {
 
     /// The EWMH and ICCCM atoms the window uses.
     private struct Atoms {
-        let supportingCheck, state, fullscreen, name, utf8, protocols, deleteWindow: xcb_atom_t
+        let supportingCheck, state, fullscreen, name, iconName, utf8, pid, protocols, deleteWindow: xcb_atom_t
 
         init(_ connection: XConnection) {
-            let found = connection.atoms(["_NET_SUPPORTING_WM_CHECK", "_NET_WM_STATE", "_NET_WM_STATE_FULLSCREEN", "_NET_WM_NAME",
-                                          "UTF8_STRING", "WM_PROTOCOLS", "WM_DELETE_WINDOW"])
-            (supportingCheck, state, fullscreen, name, utf8, protocols, deleteWindow) = (found[0], found[1], found[2], found[3], found[4], found[5], found[6])
+            let found = connection.atoms([
+                "_NET_SUPPORTING_WM_CHECK", "_NET_WM_STATE", "_NET_WM_STATE_FULLSCREEN", "_NET_WM_NAME",
+                "_NET_WM_ICON_NAME", "UTF8_STRING", "_NET_WM_PID", "WM_PROTOCOLS", "WM_DELETE_WINDOW",
+            ])
+            (supportingCheck, state, fullscreen, name, iconName) = (found[0], found[1], found[2], found[3], found[4])
+            (utf8, pid, protocols, deleteWindow) = (found[5], found[6], found[7], found[8])
         }
     }
 }

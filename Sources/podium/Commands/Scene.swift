@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PodiumCore
 import PodiumX11
 
@@ -23,9 +24,12 @@ extension Podium {
                 drawn once into shared memory, so a frame costs this process almost nothing; the X \
                 server copies the pixels (about 8 MB a frame at 1080p for video).
 
+                It covers the whole display, so without --display it refuses to draw on $DISPLAY, \
+                the screen you are using, unless you pass --yes.
+
                 Examples:
                   podium scene --display :1 --kind video --fps 60
-                  podium scene --kind slides --duration 1m
+                  podium scene --kind slides --duration 1m --yes
                 """
         )
 
@@ -44,6 +48,21 @@ extension Podium {
 
         @Flag(help: "Print nothing but errors.")
         var quiet = false
+
+        @Flag(help: "Draw on $DISPLAY even though it is the screen you are using.")
+        var yes = false
+
+        /// A scene covers every pixel of its display and keeps it covered, so drawing on the
+        /// user's own screen by accident (a forgotten --display) takes their desktop away until
+        /// Ctrl-C; refused before anything is opened. Without $DISPLAY there is nothing to cover,
+        /// and opening the display says what to do.
+        func validate() throws {
+            guard display == nil, !yes, let own = ProcessInfo.processInfo.environment["DISPLAY"], !own.isEmpty else {
+                return
+            }
+            throw ValidationError("scene would cover your screen on $DISPLAY (\(own)); "
+                                  + "pass --display :N for a private display, or --yes to draw on \(own)")
+        }
 
         func run() throws {
             let connection = try XConnection(display: display)

@@ -20,7 +20,7 @@ final class WindowBranch: FrameBranch {
         var fit: FitMode
         var background: RGBColor
         var filter: ScaleFilter
-        /// Names the source, such as `Podium: :0 eDP-1`.
+        /// Names the source, such as `Podium · :0 eDP-1`.
         var title: String
         /// The captured size, for the picture-in-picture window's aspect.
         var pictureSize: PixelSize
@@ -46,6 +46,10 @@ final class WindowBranch: FrameBranch {
     private nonisolated(unsafe) var nextLook: UInt64 = 0
     private nonisolated(unsafe) var nextTitle: UInt64 = 0
     private nonisolated(unsafe) var presentedAtTitle = 0
+    /// The windowed window's last measured rate, which its title shows.
+    private nonisolated(unsafe) var rateShown: Double?
+    /// What the window's title says now, to change it only when that changes.
+    private nonisolated(unsafe) var titleShown: String?
 
     /// - Parameter connection: the target display, when it was open already.
     init(spec: Spec, connection: XConnection?, counters: PipelineCounters) {
@@ -130,7 +134,10 @@ final class WindowBranch: FrameBranch {
             mode = spec.windowed ? .windowed : .fullscreen
         }
         do {
-            presenter = try WindowPresenter(connection: connection, monitor: target.rect, mode: mode, title: spec.title, background: spec.background)
+            let title = currentTitle(pipeline)
+            presenter = try WindowPresenter(connection: connection, monitor: target.rect, mode: mode, title: title,
+                                            background: spec.background)
+            titleShown = title
         } catch {
             return wait(error.message, awaiting: "a window on \(target.name)", pipeline)
         }
@@ -193,19 +200,33 @@ final class WindowBranch: FrameBranch {
         updateTitle(pipeline)
     }
 
-    /// A windowed window's title carries the live presented rate, once a second.
+    /// A windowed window's title carries the live presented rate, measured once a second; any
+    /// window's title says "paused" while frozen, so the presenter can tell a frozen picture from
+    /// a still screen (and a task bar shows it too). Checked at every wake, so it changes within
+    /// a tenth of a second of the key, whichever window's key froze the pipeline.
     private func updateTitle(_ pipeline: Pipeline) {
-        guard spec.windowed, let presenter else { return }
+        guard let presenter else { return }
         let now = pipeline.clock.now()
-        guard now >= nextTitle else { return }
-        let presented = counters.presented.load(ordering: .relaxed)
-        if nextTitle > 0 {
-            let seconds = Double(now - nextTitle + 1_000_000_000) / 1e9
-            let rate = Double(presented - presentedAtTitle) / seconds
-            presenter.setTitle("\(spec.title) · \(rate.fixed(1)) fps")
+        if spec.windowed && now >= nextTitle {
+            let presented = counters.presented.load(ordering: .relaxed)
+            if nextTitle > 0 {
+                let seconds = Double(now - nextTitle + 1_000_000_000) / 1e9
+                rateShown = Double(presented - presentedAtTitle) / seconds
+            }
+            presentedAtTitle = presented
+            nextTitle = now + 1_000_000_000
         }
-        presentedAtTitle = presented
-        nextTitle = now + 1_000_000_000
+        let title = currentTitle(pipeline)
+        guard title != titleShown else { return }
+        presenter.setTitle(title)
+        titleShown = title
+    }
+
+    /// The source's name, then "paused" while frozen, else the live rate once one is measured.
+    private func currentTitle(_ pipeline: Pipeline) -> String {
+        if pipeline.paused.load(ordering: .relaxed) { return "\(spec.title) · paused" }
+        guard let rateShown else { return spec.title }
+        return "\(spec.title) · \(rateShown.fixed(1)) fps"
     }
 
     /// Draws `frame` in the window; with `changesOnly`, only the rows it changed since the frame

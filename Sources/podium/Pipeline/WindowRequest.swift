@@ -25,7 +25,8 @@ struct WindowRequest {
         if let targetConnection { try check(target, on: targetConnection, region: region) }
         let spec = WindowBranch.Spec(
             display: targetDisplay, target: target, windowed: windowed, pictureInPicture: pictureInPicture, fit: fit,
-            background: background, filter: filter, title: "Podium: \(connection.displayName) \(captured?.name ?? region.description)",
+            background: background, filter: filter,
+            title: "Podium · \(connection.displayName) \(captured?.name ?? region.description)",
             pictureSize: region.size
         )
         return (WindowBranch(spec: spec, connection: targetConnection, counters: counters), targetDisplay)
