@@ -8,10 +8,12 @@ extension Podium {
     struct Scene: ParsableCommand, StopsCleanly {
         static let configuration = CommandConfiguration(
             abstract: "Draw test content over a whole X display, for benchmarks and tests.",
+            usage: "podium scene [options]",
             discussion: """
                 Kinds:
-                  video      every pixel changes every frame (a textured picture sliding under the screen)
-                  slides     a text slide, a pointer-sized square moving over it, the next slide every 5 s
+                  video      every pixel changes every frame (a textured picture slides by)
+                  slides     a text slide with a pointer-sized square moving over it;
+                             the next slide every 5 s
                   static     one slide, drawn once
                   repainted  one slide, drawn again whole every frame with the same pixels
                   caret      the repainted slide with a text caret blinking twice a second
