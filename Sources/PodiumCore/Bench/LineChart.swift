@@ -110,7 +110,8 @@ struct LineChart {
         let middle = (plot.top + plot.bottom) / 2
         svg += "<text class=\"axis-title\" x=\"16\" y=\"\(middle.svg)\" transform=\"rotate(-90 16 \(middle.svg))\" "
             + "text-anchor=\"middle\" fill=\"\(Self.mutedColor)\">\(yTitle.xmlEscaped)</text>\n"
-        for entry in series {
+        // Reference lines first, so that measured lines which meet them are drawn on top.
+        for entry in series.filter({ !$0.marked }) + series.filter(\.marked) {
             svg += drawn(entry, px: px, py: py, halfBand: band / 2, centre: (plot.left + plot.right) / 2)
         }
         return svg + "</g>\n"
