@@ -212,6 +212,9 @@ public final class RunningCommand: Sendable {
     /// The program's process id.
     public var pid: pid_t { child.pid }
 
+    /// Standard output so far.
+    public var stdoutSoFar: String { (try? String(contentsOf: outURL, encoding: .utf8)) ?? "" }
+
     /// Standard error so far.
     public var stderrSoFar: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
 

@@ -31,11 +31,38 @@ import Testing
             let latency = row["latency"] as? [String: Any]
             #expect(((latency?["count"] as? NSNumber)?.intValue ?? 0) > 0)
         }
-        // A real XML parser reads the chart, which has a line or dot per series.
-        let parsed = try Tools.run("python3", ["-c", "import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); print(len(d.getElementsByTagName('circle')))", plot])
+        // A real XML parser reads the chart: three panels, each with its axis titles and a legend
+        // swatch per line, the ideal line labelled, and a dot per rate on every measured line.
+        let script = """
+            import sys, json, xml.etree.ElementTree as tree
+            svg = "{http://www.w3.org/2000/svg}"
+            def of_class(element, name): return [e for e in element.iter() if e.get("class") == name]
+            root = tree.parse(sys.argv[1]).getroot()
+            panels = of_class(root, "panel")
+            print(json.dumps({
+                "title": of_class(root, "title")[0].text,
+                "panels": [p.get("id") for p in panels],
+                "axisTitles": [[t.text for t in of_class(p, "axis-title")] for p in panels],
+                "swatches": [len(of_class(p, "swatch")) for p in panels],
+                "lineLabels": [[t.text for t in of_class(p, "line-label")] for p in panels],
+                "dots": [len([c for s in of_class(p, "series") for c in s.findall(svg + "circle")]) for p in panels],
+                "xTicks": [[t.text for t in of_class(p, "x-tick")] for p in panels],
+            }))
+            """
+        let parsed = try Tools.run("python3", ["-c", script, plot])
         #expect(parsed.status == 0, "\(parsed.stderr)")
-        // Two rates × (fps, Podium CPU, X server CPU, bitrate).
-        #expect(parsed.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "8")
+        let chart = try #require(try JSONSerialization.jsonObject(with: Data(parsed.stdout.utf8)) as? [String: Any])
+        #expect((chart["title"] as? String)?.hasPrefix("Podium bench on ") == true, "\(chart)")
+        #expect(chart["panels"] as? [String] == ["fps", "cpu", "latency"], "\(chart)")
+        let axisTitles = chart["axisTitles"] as? [[String]] ?? []
+        let units = axisTitles.map { $0.last ?? "" }.allSatisfy { $0.hasSuffix(")") }
+        #expect(axisTitles.map(\.count) == [2, 2, 2] && units, "a unit in each y axis title: \(chart)")
+        #expect(chart["swatches"] as? [Int] == [2, 2, 2], "\(chart)")
+        #expect(chart["lineLabels"] as? [[String]] == [["ideal"], [], []], "\(chart)")
+        // Two rates × (achieved), (Podium, X server), (p50, p99).
+        #expect(chart["dots"] as? [Int] == [2, 4, 4], "\(chart)")
+        #expect(chart["xTicks"] as? [[String]] == Array(repeating: ["10", "30"], count: 3), "\(chart)")
+        #expect(try !String(contentsOfFile: plot, encoding: .utf8).lowercased().contains("nan"))
     }
 
     /// `--ladder` adds one encoding a row, each made from the one conversion: the scaled rungs
@@ -79,5 +106,23 @@ import Testing
         let unchanged = Double(row[header.firstIndex(of: "unchanged_fps")!]) ?? 0
         let achieved = Double(row[header.firstIndex(of: "achieved_fps")!]) ?? 99
         #expect(unchanged > 10 && achieved <= 2, "\(result.stdout)")
+    }
+
+    /// Each row is printed as soon as its rate is measured, under a heading printed before it.
+    @Test func tableRowsArePrintedAsTheyAreMeasured() throws {
+        let bench = try Tools.start(Tools.podium.path, ["bench", "--scene", "static", "--scene-size", "320x240",
+                                                        "--fps", "10,15", "--seconds", "1"])
+        // The second rate's progress comes after the first rate's row.
+        try bench.waitForStderr(containing: "bench: 15 fps (2 of 2)", timeout: 60)
+        let early = bench.stdoutSoFar.split(separator: "\n")
+        let result = try bench.wait(timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(early.count == 3 && early.last?.split(separator: " ").first == "10", "\(early)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 4 && lines[0].contains("320x240") && lines[0].contains("scene static"),
+                "\(result.stdout)")
+        #expect(lines[1].hasPrefix("target") && Set(lines.dropFirst().map(\.count)).count == 1,
+                "aligned: \(result.stdout)")
+        #expect(lines.dropFirst(2).map { $0.split(separator: " ").first } == ["10", "15"], "\(result.stdout)")
     }
 }

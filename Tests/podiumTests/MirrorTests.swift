@@ -356,10 +356,16 @@ extension MirrorFollowsTests {
         let mirror = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
                                                         "--no-cursor", "--duration", "60s"], environment: [:])
         try mirror.waitForStderr(containing: "showing on")
-        let result = try Tools.podium(["latency", "--display", source.display, "--on-display", screen.display, "--changes", "10", "--json"])
+        let result = try Tools.podium(["latency", "--display", source.display, "--on-display", screen.display,
+                                       "--changes", "20", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let figures = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Double])
-        #expect(figures["changes"] == 10 && figures["missed"] == 0)
+        #expect(figures["changes"] == 20 && figures["missed"] == 0)
+        // Not a terminal: a plain progress line every ten changes, with the partial result.
+        let progress = result.stderr.split(separator: "\n").filter { $0.hasPrefix("measured ") }
+        #expect(progress.map { $0.split(separator: " ")[1] } == ["10/20", "20/20"], "\(result.stderr)")
+        #expect(progress.allSatisfy { $0.contains("  p50 ") && $0.contains(" ms  p99 ") && $0.hasSuffix(" ms") },
+                "\(result.stderr)")
         let median = try #require(figures["medianMs"])
         // At 30 fps a change waits up to one frame interval for the next grab, then is shown.
         #expect(median > 0 && median < 500, "median \(median) ms")

@@ -42,9 +42,20 @@ final class BenchRunner: Sendable {
         current.withLock { $0 }?.stop()
     }
 
-    /// Measures every rate in turn, reporting progress as it goes.
+    /// What a sweep tells as it goes.
+    enum Event: Sendable {
+        /// Where the sweep is, for a progress line: `bench: 30 fps (2 of 4), 3 of 5 s`.
+        case progress(String)
+        /// Once, before the first rate is measured: what is captured and how it is encoded.
+        case started(source: String, encoding: String)
+        /// A rate's row, as soon as it is measured.
+        case measured(BenchRow)
+    }
+
+    /// Measures every rate in turn, telling `report` what it does as it goes.
     /// - Returns: the rows measured (fewer than the rates when stopped early), and how it captured and encoded.
-    func run(progress: @escaping @Sendable (String) -> Void) async throws(PodiumError) -> (rows: [BenchRow], source: String, encoding: String) {
+    func run(report: @escaping @Sendable (Event) -> Void)
+        async throws(PodiumError) -> (rows: [BenchRow], source: String, encoding: String) {
         var rows: [BenchRow] = []
         var source = "", encoding = ""
         // Without a ladder, one step a rate; with one, a step for each added rung.
@@ -58,18 +69,24 @@ final class BenchRunner: Sendable {
             }
             let rungs = ladder.map { ", " + $0.map(\.description).joined(separator: "+") } ?? ""
             let step = "\(rate.framesPerSecond.map { "\($0) fps" } ?? "max")\(rungs) (\(index + 1) of \(steps.count))"
-            let measured = try await measure(rate, ladder: ladder) { second in
-                progress("bench: \(step), \(second) of \(self.plan.seconds) s")
+            let measured = try await measure(rate, ladder: ladder) { described in
+                if index == 0 { report(.started(source: described.source, encoding: described.encoding)) }
+            } tick: { second in
+                report(.progress("bench: \(step), \(second) of \(self.plan.seconds) s"))
             }
             guard let measured, !stopFlag.isRaised else { break }
             rows.append(measured.row)
+            report(.measured(measured.row))
             (source, encoding) = (measured.source, measured.encoding)
         }
         return (rows, source, encoding)
     }
 
     /// One rate: a short warm-up (the encoder's first keyframe, the scene settling), then `seconds` measured.
-    private func measure(_ rate: BenchRate, ladder: [LadderRung]?, tick: @escaping @Sendable (Int) -> Void)
+    /// - Parameter described: called once the capture and the encoder are set up, before the warm-up.
+    private func measure(_ rate: BenchRate, ladder: [LadderRung]?,
+                         described: ((source: String, encoding: String)) -> Void,
+                         tick: @escaping @Sendable (Int) -> Void)
         async throws(PodiumError) -> (row: BenchRow, source: String, encoding: String)? {
         var source = plan.source
         // Flat out means every slot grabbed, changed or not.
@@ -89,6 +106,13 @@ final class BenchRunner: Sendable {
         current.withLock { $0 = pipeline }
         defer { current.withLock { $0 = nil } }
         if stopFlag.isRaised { return nil }
+        let content = plan.scene.map { " (scene \($0))" } ?? ""
+        // With a ladder the sizes are in each row; the heading names the rest of the encoding.
+        let size = ladder == nil ? "\(encoder.settings.size) " : ""
+        let preset = encoder.preset.map { " \($0)" } ?? ""
+        let description = (source: "\(connection.displayName) \(region) with \(method.rawValue)\(content)",
+                           encoding: "\(size)\(encoder.settings.codec) \(encoder.name)\(preset)")
+        described(description)
 
         let clock = MonotonicClock()
         var sampler = StatsSampler(counters: counters, time: clock.now(), cpu: processCPUNanoseconds())
@@ -112,13 +136,11 @@ final class BenchRunner: Sendable {
         if let serverStart, let serverEnd = plan.xServer.flatMap(processCPUNanoseconds(pid:)) {
             serverCores = Double(serverEnd - serverStart) / 1e9 / elapsed
         }
+        // No progress line may follow the row that is printed next.
+        await ticking.value
         if let failure { throw failure }
-        let content = plan.scene.map { " (scene \($0))" } ?? ""
-        // With a ladder the sizes are in each row; the heading names the rest of the encoding.
-        let size = ladder == nil ? "\(encoder.settings.size) " : ""
         return (BenchRow(target: rate, sample: sample, xServerCores: serverCores),
-                "\(connection.displayName) \(region) with \(method.rawValue)\(content)",
-                "\(size)\(encoder.settings.codec) \(encoder.name)" + (encoder.preset.map { " \($0)" } ?? ""))
+                description.source, description.encoding)
     }
 
     /// `podium scene` on the private display, drawing at `rate`; returns once its frames show.

@@ -104,21 +104,26 @@ extension Podium {
                                      logger: logger)
             SignalTrap.onStop { runner.stop() }
             let showProgress = !quiet
-            let (rows, sourceText, encoding) = try await runner.run { line in if showProgress { StatsLine.show(line) } }
+            let rowPrinter = BenchRowPrinter(format: format, columns: BenchColumns(ladder: ladder != nil),
+                                             seconds: Double(seconds), output: try TextOutput.open("-", flag: "stdout"))
+            let (rows, sourceText, encoding) = try await runner.run { event in
+                switch event {
+                case .progress(let line): if showProgress { StatsLine.show(line) }
+                case .started(let source, let encoding): rowPrinter.printHeading(source: source, encoding: encoding)
+                case .measured(let row): rowPrinter.printRow(row)
+                }
+            }
             StatsLine.clear()
             guard !rows.isEmpty else { return }
             let report = BenchReport(source: sourceText, encoding: encoding, seconds: Double(seconds), rows: rows)
-            switch format {
-            case .table: print(report.table, terminator: "")
-            case .csv: print(report.csv, terminator: "")
-            case .json:
+            if format == .json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
                 print(String(decoding: try encoder.encode(report), as: UTF8.self))
             }
             if let plot {
                 let file = try TextOutput.open(plot, flag: "--plot")
-                if let code = file.write(report.svg) {
+                if let code = file.write(report.svg(machine: MachineName.current)) {
                     throw PodiumError.io("\(file.name) cannot be written: \(String(cString: strerror(code)))")
                 }
                 if !quiet { Console.say("wrote the chart to \(plot)") }
