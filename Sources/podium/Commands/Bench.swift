@@ -9,6 +9,7 @@ extension Podium {
     struct Bench: AsyncParsableCommand, StopsCleanly {
         static let configuration = CommandConfiguration(
             abstract: "Measure throughput against frame rate: the real pipeline at a sweep of rates.",
+            usage: "podium bench [options]",
             discussion: """
                 For each rate of --fps, Podium captures, converts and encodes for --seconds (after a \
                 short warm-up that is not counted) and counts the packets without sending them. Each \
@@ -25,7 +26,7 @@ extension Podium {
 
                 Examples:
                   podium bench --scene video
-                  podium bench --scene slides --fps 15,30,60 --seconds 10 --format csv > slides.csv
+                  podium bench --scene slides --fps 15,30,60 --seconds 10 --format csv
                   podium bench --display :0 --max-size 1280 --plot cost.svg
                   podium bench --scene video --ladder 1080p,720p,360p
 
@@ -63,7 +64,8 @@ extension Podium {
         @Option(help: "How to print the results.")
         var format: BenchFormat = .table
 
-        @Option(help: ArgumentHelp("Also draw achieved fps, CPU and bitrate against the target rate in an SVG file.", valueName: "FILE.svg"))
+        @Option(help: ArgumentHelp("Also chart achieved fps, CPU and latency against the target rate in an SVG file.",
+                                   valueName: "FILE.svg"))
         var plot: String?
 
         @Flag(help: "Replace the --plot file if it exists.")
