@@ -44,8 +44,8 @@ extension StatsSample {
                 add(unit, separator: "  ")
                 continue
             }
-            for (index, word) in unit.split(separator: " ").enumerated() {
-                add(String(word), separator: index == 0 ? "  " : " ")
+            for (index, word) in unit.wrapped(width: width).enumerated() {
+                add(word, separator: index == 0 ? "  " : " ")
             }
         }
         if !current.isEmpty { lines.append(current) }
@@ -196,6 +196,30 @@ extension Double {
         let (hours, minutes) = (seconds / 3600, seconds / 60 % 60)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return hours > 0 ? "\(hours):\(two(minutes)):\(two(seconds % 60))" : "\(minutes):\(two(seconds % 60))"
+    }
+}
+
+extension String {
+    /// The words of this text in lines of at most `width` columns (a longer word has a line of its
+    /// own). A figure stays with the word before it: `encode 3.8/6.4` is not cut.
+    public func wrapped(width: Int) -> [String] {
+        var words: [String] = []
+        for word in split(separator: " ") {
+            if word.first?.isNumber == true, let last = words.popLast() {
+                words.append(last + " " + word)
+            } else {
+                words.append(String(word))
+            }
+        }
+        var lines: [String] = []
+        for word in words {
+            if let last = lines.last, last.count + 1 + word.count <= width {
+                lines[lines.count - 1] = last + " " + word
+            } else {
+                lines.append(word)
+            }
+        }
+        return lines
     }
 }
 

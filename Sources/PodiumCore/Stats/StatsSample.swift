@@ -280,7 +280,7 @@ extension StatsSample {
     /// One line per encoder: its rate, drops, bit rate and times, and the outputs it fed.
     public var renditionLines: [String] {
         renditions.map { rendition in
-            var times = ["enc \(rendition.encode.p50.fixed())/\(rendition.encode.p95.fixed())"]
+            var times = ["encode \(rendition.encode.p50.fixed())/\(rendition.encode.p95.fixed())"]
             if rendition.scale.count > 0 {
                 times.insert("scale \(rendition.scale.p50.fixed())/\(rendition.scale.p95.fixed())", at: 0)
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PodiumCore
 
 /// Podium's own terminal output: messages on stderr, each starting with `podium: `.
 enum Console {
@@ -20,9 +21,15 @@ enum Console {
         TextOutput.standardError.write(text)
     }
 
-    /// Writes one message line.
+    /// Writes one message: on a terminal wrapped to its width, each line `podium: ` and the lines
+    /// after the first indented; elsewhere on one line, for programs that read it.
     static func say(_ message: String) {
-        write("podium: \(message)\n")
+        let prefix = "podium: "
+        guard isTerminal, message.count > width - prefix.count else { return write(prefix + message + "\n") }
+        let indent = String(message.prefix { $0 == " " }) + "  "
+        let lines = message.wrapped(width: width - prefix.count - indent.count)
+        let text = lines.enumerated().map { index, line in prefix + (index == 0 ? "" : indent) + line }
+        write(text.joined(separator: "\n") + "\n")
     }
 }
 

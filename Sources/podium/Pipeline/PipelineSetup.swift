@@ -226,7 +226,8 @@ enum PipelineSetup {
     /// One line describing an encoder, for the start message.
     static func describe(_ encoder: VideoEncoder, outputs: [String]) -> String {
         let settings = encoder.settings
-        let rate = settings.bitrate.map { "\($0)bit/s" } ?? "constant quality"
+        let rate = settings.bitrate.map { "\($0)bit/s" }
+            ?? settings.quality.map { "crf \($0.plain)" } ?? "constant quality"
         let preset = encoder.preset.map { ", preset \($0)" } ?? ""
         return "encoding \(settings.codec) with \(encoder.name) (\(encoder.pixelFormatName) \(settings.size), \(rate)\(preset), keyframe every \(settings.keyframeInterval.seconds.formatted())s)"
             + " to " + outputs.joined(separator: ", ")
