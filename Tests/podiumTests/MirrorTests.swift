@@ -16,7 +16,7 @@ import Testing
         let shown = try Tools.grabScreen(screen.display, width: target.width, height: target.height)
         let result = try run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("shown"))
+        #expect(result.stderr.contains("presented "))
         return shown
     }
 
@@ -344,7 +344,7 @@ extension MirrorFollowsTests {
         #expect(box(of: Self.red, in: shown, width: 640)?.rect == [0, 0, 640, 240], "the left half, shown on the right half")
         let result = try run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("shown"))
+        #expect(result.stderr.contains("presented "))
         #expect(try Tools.probe(recording).frames > 10)
     }
 }
