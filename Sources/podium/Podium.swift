@@ -56,7 +56,7 @@ enum Main {
             code = 0
         } catch let error as PodiumError {
             StatsLine.clear()
-            Console.say(error.message)
+            Console.say(error.message, wrapped: false)
             code = error.exitCode.rawValue
         } catch {
             let exitCode = Podium.exitCode(for: error)
@@ -67,7 +67,7 @@ enum Main {
             for argument in CommandLine.arguments where SinkURL.redacted(argument) != argument {
                 message = message.replacingOccurrences(of: argument, with: SinkURL.redacted(argument))
             }
-            Console.say(message.replacingOccurrences(of: "Error: ", with: ""))
+            Console.say(message.replacingOccurrences(of: "Error: ", with: ""), wrapped: false)
             code = exitCode.rawValue
         }
         exit(code)

@@ -486,10 +486,9 @@ extension MirrorTests {
         #expect(try run.interrupt().status == 0)
     }
 
-    /// This machine's name, as `gethostname` gives it (which `WM_CLIENT_MACHINE` must match).
+    /// This machine's name, as the kernel keeps it (which `WM_CLIENT_MACHINE` must match).
     static var hostName: String {
-        var name = [CChar](repeating: 0, count: 256)
-        guard gethostname(&name, name.count - 1) == 0 else { return "" }
-        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        ((try? String(contentsOfFile: "/proc/sys/kernel/hostname", encoding: .utf8)) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

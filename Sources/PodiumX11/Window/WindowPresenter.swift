@@ -146,17 +146,9 @@ public final class WindowPresenter: @unchecked Sendable {
     private func setIdentity() {
         setProperty(XCB_ATOM_WM_CLASS.rawValue, type: XCB_ATOM_STRING.rawValue, Array("podium\0Podium\0".utf8))
         if atoms.pid != 0 { setProperty(atoms.pid, type: XCB_ATOM_CARDINAL.rawValue, [UInt32(getpid())]) }
-        if let host = Self.hostName() {
+        if let host = hostName {
             setProperty(XCB_ATOM_WM_CLIENT_MACHINE.rawValue, type: XCB_ATOM_STRING.rawValue, Self.latin1(host))
         }
-    }
-
-    /// This machine's name, as `gethostname` gives it.
-    private static func hostName() -> String? {
-        var name = [CChar](repeating: 0, count: 256)
-        guard gethostname(&name, name.count - 1) == 0 else { return nil }
-        let host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return host.isEmpty ? nil : host
     }
 
     /// Switches between covering the monitor and the window's small form (windowed or picture-in-picture).

@@ -1,13 +1,12 @@
 import Foundation
+import PodiumCore
 
 /// What ran a benchmark, for the chart's title: figures mean little without the machine.
 enum MachineName {
     /// The host name, with the CPU's model and the cores there are, such as
     /// `studio (AMD Ryzen 7 5800U with Radeon Graphics, 16 cores)`.
     static var current: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        let host = gethostname(&buffer, buffer.count) == 0
-            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "this machine"
+        let host = hostName ?? "this machine"
         let cores = "\(ProcessInfo.processInfo.activeProcessorCount) cores"
         return "\(host) (" + [cpuModel, cores].compactMap { $0 }.joined(separator: ", ") + ")"
     }

@@ -23,9 +23,11 @@ enum Console {
 
     /// Writes one message: on a terminal wrapped to its width, each line `podium: ` and the lines
     /// after the first indented; elsewhere on one line, for programs that read it.
-    static func say(_ message: String) {
+    /// - Parameter wrapped: `false` for the one line that ends a run with an error, kept whole so
+    ///   it can be copied and searched as it is.
+    static func say(_ message: String, wrapped: Bool = true) {
         let prefix = "podium: "
-        guard isTerminal, message.count > width - prefix.count else { return write(prefix + message + "\n") }
+        guard wrapped, isTerminal, message.count > width - prefix.count else { return write(prefix + message + "\n") }
         let indent = String(message.prefix { $0 == " " }) + "  "
         let lines = message.wrapped(width: width - prefix.count - indent.count)
         let text = lines.enumerated().map { index, line in prefix + (index == 0 ? "" : indent) + line }
