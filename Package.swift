@@ -77,18 +77,35 @@ let package = Package(
                 .embedInCode("Page/viewer.html"), .embedInCode("Page/viewer.js"), .embedInCode("Page/viewer.css"),
             ]
         ),
+        // The builder: a run plan made into a run of real parts (X11, libavcodec, the viewers' server).
+        .target(
+            name: "PodiumRun",
+            dependencies: [
+                "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "podium",
             dependencies: [
-                "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "CQRencode",
+                "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "PodiumRun", "CQRencode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Fakes for the graph's rules: a clock, sources, a picture maker, encoders, recording outputs.
+        .target(
+            name: "PodiumCoreTesting",
+            dependencies: ["PodiumCore", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/PodiumCoreTesting"
+        ),
         // Fixtures shared by the test targets: a private Xvfb, drawing known pixels, running podium, decoding with ffmpeg.
         .target(name: "PodiumTestSupport", dependencies: ["PodiumCore", "PodiumX11", "CXCB"], path: "Tests/PodiumTestSupport"),
-        .testTarget(name: "PodiumCoreTests", dependencies: ["PodiumCore", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "PodiumCoreTests",
+            dependencies: ["PodiumCore", "PodiumCoreTesting", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "PodiumX11Tests", dependencies: ["PodiumX11", "PodiumTestSupport"]),
         // Counts the heap allocations of a thread, to check that the hot path makes none.
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),

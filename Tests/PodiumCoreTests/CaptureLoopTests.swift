@@ -1,144 +1,100 @@
 import Foundation
 import Logging
 import PodiumCore
+import PodiumCoreTesting
 import Synchronization
 import Testing
 
-/// The capture loop and its branches with a fake clock and a fake grabber: pacing, frame limits,
-/// fan-out, the idle repeat, and the keyframe schedule, with no X server and no encoder.
+/// The paced capture loop and its fan-out with a fake clock and a fake grabber: pacing, frame
+/// limits, fan-out, the idle repeat, and the keyframe schedule, with no X server and no encoder.
 @Suite struct CaptureLoopTests {
-    /// Lends buffers from a pool of its own; each grab costs `cost` nanoseconds of the fake clock.
-    final class FakeGrabber: FrameGrabber {
-        let clock: FakeClock
-        let cost: UInt64
-        let pool: FrameBufferPool
-        /// Whether the screen changes between looks; an unchanged one is grabbed only when asked.
-        let changes: Bool
-        let failAt: UInt64?
-        let grabTimes = Mutex<[UInt64]>([])
-
-        init(clock: FakeClock, cost: UInt64 = 1_000_000, buffers: Int = 8, changes: Bool = true,
-             failAt: UInt64? = nil) {
-            self.clock = clock
-            self.cost = cost
-            self.changes = changes
-            self.failAt = failAt
-            pool = FrameBufferPool((0..<buffers).map { index in
-                let storage = HeapStorage(capacity: 64)
-                return FrameBuffer(bytes: storage.bytes, capacity: 64, index: index, storage: storage)
-            })
-        }
-
-        func capture(sequence: UInt64, time: UInt64, evenIfUnchanged: Bool) throws(PodiumError) -> CaptureOutcome {
-            if sequence == failAt { throw .unavailable("the fake screen went away") }
-            guard changes || evenIfUnchanged else { return .unchanged }
-            guard let buffer = pool.acquire() else { return .busy }
-            grabTimes.withLock { $0.append(time) }
-            clock.advance(by: cost)
-            return .frame(CapturedFrame(buffer: buffer, size: PixelSize(width: 4, height: 4), bytesPerRow: 16,
-                                        captureTime: time, sequence: sequence))
-        }
-    }
-
-    /// Takes frames on its own thread, records their sequence numbers and releases them.
-    final class RecordingBranch: FrameBranch {
-        let slot = LatestSlot<CapturedFrame>()
-        let sequences = Mutex<[UInt64]>([])
-        let drops = Atomic<Int>(0)
-        func countDrop() { drops.add(1, ordering: .relaxed) }
-        func prepare(_ pipeline: Pipeline) async {}
-        func run(_ pipeline: Pipeline) {
-            while let frame = slot.take() {
-                sequences.withLock { $0.append(frame.sequence) }
-                frame.buffer.release()
-            }
-        }
-        func finish(_ pipeline: Pipeline) async {}
-        var seen: Int { sequences.withLock { $0.count } + drops.load(ordering: .relaxed) }
-    }
-
     static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
-    func pipeline(_ grabber: FakeGrabber, _ branches: [RecordingBranch], fps: Int = 30, idleFPS: Int = 1,
-                  limits: Pipeline.Limits) -> Pipeline {
-        Pipeline(capture: grabber, branches: branches, counters: PipelineCounters(targetFPS: fps, sinkURLs: []),
-                 fps: FrameRate(fps), idleFPS: FrameRate(idleFPS), limits: limits, logger: Self.logger,
-                 clock: grabber.clock)
+    func run(_ grabber: FakeGrabber, _ stages: [RecordingStage], fps: Int = 30, idleFPS: Int = 1,
+             limits: Run.Limits) -> Run {
+        Run(branches: [Run.Branch(source: grabber.source(fps: fps, idleFPS: idleFPS), stages: stages)],
+            outputs: OutputGroup(outputs: []), hub: StreamHub(),
+            counters: RunCounters(targetFPS: fps, sinkURLs: []), limits: limits, logger: Self.logger,
+            clock: grabber.clock)
     }
 
-    /// Slots due before the end of `seconds` at `fps`: slot k is due at k × interval.
-    func slots(seconds: UInt64, fps: Int) -> Int {
-        let interval = FrameRate(fps).intervalNanoseconds
-        return Int((seconds * 1_000_000_000 + interval - 1) / interval)
-    }
+    /// Slots due before the end of `seconds` at `fps`.
+    func slots(seconds: UInt64, fps: Int) -> Int { Int(seconds) * fps }
 
     @Test func aCheapGrabTakesEverySlotOnItsDeadline() async {
         let grabber = FakeGrabber(clock: FakeClock(), cost: 5_000_000)
-        let branch = RecordingBranch()
-        let run = pipeline(grabber, [branch], limits: .init(duration: .seconds(1)))
+        let stage = RecordingStage()
+        let run = run(grabber, [stage], limits: .init(duration: .seconds(1)))
         #expect(await run.run() == nil)
-        let times = grabber.grabTimes.withLock { $0 }
+        let times = grabber.slotTimes
         #expect(times.count == slots(seconds: 1, fps: 30))
-        #expect(run.counters.skipped.load(ordering: .relaxed) == 0)
-        let interval = FrameRate(30).intervalNanoseconds
-        #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 == interval }, "on the grid, no drift")
-        #expect(branch.seen == times.count, "every frame reached the branch or was counted as dropped there")
+        #expect(run.counters.sources[0].skipped.load(ordering: .relaxed) == 0)
+        let grid = FrameGrid(fps: FrameRate(30))
+        #expect(times == (0..<30).map { grid.offset(ofSlot: $0) }, "on the grid, no drift")
+        #expect(stage.seen >= times.count, "every frame reached the stage or was counted as dropped there")
     }
 
     @Test func aSlowGrabSkipsSlotsAndNeverBursts() async {
         // 50 ms a grab at 30 fps: one slot in three is missed.
         let grabber = FakeGrabber(clock: FakeClock(), cost: 50_000_000)
-        let run = pipeline(grabber, [RecordingBranch()], limits: .init(duration: .seconds(2)))
+        let run = run(grabber, [RecordingStage()], limits: .init(duration: .seconds(2)))
         #expect(await run.run() == nil)
-        let times = grabber.grabTimes.withLock { $0 }
-        let skipped = run.counters.skipped.load(ordering: .relaxed)
+        let times = grabber.slotTimes
+        let skipped = run.counters.sources[0].skipped.load(ordering: .relaxed)
         #expect(skipped > 0)
         #expect(times.count + skipped == slots(seconds: 2, fps: 30), "every slot taken or counted as skipped")
         let interval = FrameRate(30).intervalNanoseconds
         #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= interval }, "never two frames in one interval")
     }
 
-    @Test func framesEndTheRunWhenNoBranchCountsThem() async {
+    @Test func framesEndTheRunWhenNoStageCountsThem() async {
         let grabber = FakeGrabber(clock: FakeClock())
-        let branch = RecordingBranch()
-        let run = pipeline(grabber, [branch], limits: .init(frames: 5))
+        let stage = RecordingStage()
+        let run = run(grabber, [stage], limits: .init(frames: 5))
         #expect(await run.run() == nil)
-        #expect(run.counters.captured.load(ordering: .relaxed) == 5)
-        #expect(branch.seen == 5)
+        #expect(run.counters.sources[0].captured.load(ordering: .relaxed) == 5, "counted once, at the fan-out")
+        #expect(stage.seen == 5)
     }
 
-    @Test func everyBranchGetsEveryFrameOrCountsItsDropAndEveryBufferComesBack() async {
-        let grabber = FakeGrabber(clock: FakeClock(), buffers: 6)
-        let branches = [RecordingBranch(), RecordingBranch()]
-        let run = pipeline(grabber, branches, limits: .init(duration: .seconds(1)))
+    @Test func everyStageGetsEveryFrameOrCountsItsDropAndEveryBufferComesBack() async {
+        let grabber = FakeGrabber(clock: FakeClock(), buffers: 7)
+        let stages = [RecordingStage(), RecordingStage()]
+        let run = run(grabber, stages, limits: .init(duration: .seconds(1)))
         #expect(await run.run() == nil)
-        let captured = run.counters.captured.load(ordering: .relaxed)
+        let captured = run.counters.sources[0].captured.load(ordering: .relaxed)
         #expect(captured > 0)
-        for branch in branches {
-            #expect(branch.seen == captured)
-            let sequences = branch.sequences.withLock { $0 }
-            #expect(sequences == sequences.sorted(), "in order")
+        for stage in stages {
+            #expect(stage.seen == captured)
+            #expect(stage.sequences == stage.sequences.sorted(), "in order")
         }
-        #expect(grabber.pool.available == 6, "released by every branch, back in the pool")
+        #expect(grabber.pool.available == 7, "released by every stage and the fan-out, back in the pool")
     }
 
-    @Test func anUnchangedScreenIsGrabbedOnlyAtTheIdleRate() async {
+    @Test func anUnchangedScreenIsGrabbedOnlyAtTheIdleRateAndHeldToTheEnd() async {
         let grabber = FakeGrabber(clock: FakeClock(), changes: false)
-        let run = pipeline(grabber, [RecordingBranch()], limits: .init(duration: .seconds(3)))
+        let stage = RecordingStage()
+        let run = run(grabber, [stage], limits: .init(duration: .seconds(3)))
         #expect(await run.run() == nil)
-        // The first look, then one a second.
-        #expect(grabber.grabTimes.withLock { $0.count } == 3)
-        #expect(run.counters.unchanged.load(ordering: .relaxed) == slots(seconds: 3, fps: 30) - 3)
+        // The first look, then one a second, on the grid.
+        #expect(grabber.slotTimes == [0, 1_000_000_000, 2_000_000_000])
+        #expect(run.counters.sources[0].unchanged.load(ordering: .relaxed) == slots(seconds: 3, fps: 30) - 3)
+        // The last picture again at the last slot, nothing changed: the run lasts its 3 s.
+        let last = FrameGrid(fps: FrameRate(30)).offset(ofSlot: 89)
+        #expect(stage.seen == 4)
+        #expect(stage.slotTimes.last == last)
+        #expect(stage.changedRows.last == RowBands())
+        #expect(stage.sequences.last == 3)
     }
 
     @Test func aGrabberThatFailsEndsTheRunWithItsError() async {
         let grabber = FakeGrabber(clock: FakeClock(), failAt: 3)
-        let branch = RecordingBranch()
-        let run = pipeline(grabber, [branch], limits: .init(duration: .seconds(10)))
+        let stage = RecordingStage()
+        let run = run(grabber, [stage], limits: .init(duration: .seconds(10)))
         let error = await run.run()
         #expect(error?.exitCode == .unavailable)
         #expect(error?.message.contains("went away") == true)
-        #expect(run.counters.captured.load(ordering: .relaxed) == 3)
+        #expect(run.counters.sources[0].captured.load(ordering: .relaxed) == 3)
+        #expect(stage.seen == 3, "no picture held after a failure")
     }
 
     @Test func keyframesComeByTimeAndWhenAnOutputJoins() {

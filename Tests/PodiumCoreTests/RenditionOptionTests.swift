@@ -97,8 +97,9 @@ import Testing
     }
 
     private func stream(_ codec: VideoCodec, _ extradata: [UInt8]) -> StreamDescription {
-        StreamDescription(id: 0, codec: codec, size: PixelSize(width: 640, height: 360), timeScale: 1_000_000,
-                          framesPerSecond: 30, extradata: extradata, colors: ColorTags(range: .limited))
+        let video = StreamDescription.Video(codec: codec, size: PixelSize(width: 640, height: 360), framesPerSecond: 30,
+                                            colors: ColorTags(range: .limited))
+        return StreamDescription(id: 0, video: video, timeScale: 1_000_000, extradata: extradata)
     }
 
     @Test func masterPlaylistAndMeasuredBandwidth() {

@@ -19,7 +19,7 @@ import Testing
         var rows = RowBands()
         for band in bands { rows.insert(band) }
         let frame = CapturedFrame(buffer: FrameBuffer(bytes: storage.bytes, capacity: bytes.count, index: 0, storage: storage),
-                                  size: Self.size, bytesPerRow: 2560, captureTime: 0, sequence: sequence, changedRows: rows)
+                                  size: Self.size, bytesPerRow: 2560, captureTime: 0, slotTime: 0, sequence: sequence, changedRows: rows)
         return (frame, storage)
     }
 

@@ -114,11 +114,11 @@ public struct StatsSampler {
         var sinkDropped: [Int] = []
     }
 
-    private let counters: PipelineCounters
+    private let counters: RunCounters
     private let start: Totals
     private var previous: Totals
 
-    public init(counters: PipelineCounters, time: UInt64, cpu: UInt64) {
+    public init(counters: RunCounters, time: UInt64, cpu: UInt64) {
         self.counters = counters
         start = Self.read(counters, time: time, cpu: cpu)
         previous = start
@@ -133,11 +133,11 @@ public struct StatsSampler {
         }
         let viewerLatency = counters.viewers?.latency.takeInterval()
         let stages = StatsSample.Stages(
-            grab: counters.grab.takeInterval(),
-            convert: counters.convert.takeInterval(),
+            grab: Self.merged(counters.sources.map { $0.grab.takeInterval() }),
+            convert: counters.encode.convert.takeInterval(),
             encode: .empty,
             send: Self.merged(counters.sinks.map { $0.send.takeInterval() }),
-            present: counters.present.takeInterval(),
+            present: Self.merged(counters.windows.map { $0.present.takeInterval() }),
             latency: .empty
         )
         return sample(kind: "interval", from: previous, to: now, stages: stages, renditionTimes: times,
@@ -149,11 +149,11 @@ public struct StatsSampler {
         let now = Self.read(counters, time: time, cpu: cpu)
         let times = counters.renditions.map { ($0.scale.run, $0.encode.run, $0.latency.run) }
         let stages = StatsSample.Stages(
-            grab: counters.grab.run,
-            convert: counters.convert.run,
+            grab: Self.merged(counters.sources.map { $0.grab.run }),
+            convert: counters.encode.convert.run,
             encode: .empty,
             send: Self.merged(counters.sinks.map { $0.send.run }),
-            present: counters.present.run,
+            present: Self.merged(counters.windows.map { $0.present.run }),
             latency: .empty
         )
         return sample(kind: "summary", from: start, to: now, stages: stages, renditionTimes: times,
@@ -206,7 +206,7 @@ public struct StatsSampler {
             repaintedFPS: Double(new.repainted - old.repainted) / seconds,
             rowsConverted: Double(new.convertedRows - old.convertedRows) / Double(max(1, new.encoded - old.encoded)),
             encodedFPS: renditions.map(\.encodedFPS).min() ?? Double(new.encoded - old.encoded) / seconds,
-            presentedFPS: counters.hasWindow ? Double(new.presented - old.presented) / seconds : nil,
+            presentedFPS: counters.windows.isEmpty ? nil : Double(new.presented - old.presented) / seconds,
             frames: new.encoded - old.encoded,
             drops: .init(
                 skipped: new.skipped - old.skipped,
@@ -228,20 +228,22 @@ public struct StatsSampler {
         )
     }
 
-    private static func read(_ counters: PipelineCounters, time: UInt64, cpu: UInt64) -> Totals {
-        Totals(
+    private static func read(_ counters: RunCounters, time: UInt64, cpu: UInt64) -> Totals {
+        func sum(_ value: (SourceCounters) -> Int) -> Int { counters.sources.reduce(0) { $0 + value($1) } }
+        return Totals(
             time: time,
             cpu: cpu,
-            captured: counters.captured.load(ordering: .relaxed),
-            unchanged: counters.unchanged.load(ordering: .relaxed),
-            repainted: counters.repainted.load(ordering: .relaxed),
-            convertedRows: counters.convertedRows.load(ordering: .relaxed),
-            encoded: counters.encoded.load(ordering: .relaxed),
-            skipped: counters.skipped.load(ordering: .relaxed),
-            noBuffer: counters.noBuffer.load(ordering: .relaxed),
-            encodeDropped: counters.encodeDropped.load(ordering: .relaxed),
-            presented: counters.presented.load(ordering: .relaxed),
-            windowDropped: counters.windowDropped.load(ordering: .relaxed),
+            captured: sum { $0.captured.load(ordering: .relaxed) },
+            unchanged: sum { $0.unchanged.load(ordering: .relaxed) },
+            repainted: sum { $0.repainted.load(ordering: .relaxed) },
+            convertedRows: counters.encode.convertedRows.load(ordering: .relaxed),
+            encoded: counters.encode.encoded.load(ordering: .relaxed),
+            skipped: sum { $0.skipped.load(ordering: .relaxed) },
+            noBuffer: sum { $0.noBuffer.load(ordering: .relaxed) },
+            encodeDropped: counters.encode.dropped.load(ordering: .relaxed),
+            // The slowest window's rate, as the slowest encoder's stands for the encode side.
+            presented: counters.windows.map { $0.presented.load(ordering: .relaxed) }.min() ?? 0,
+            windowDropped: counters.windows.reduce(0) { $0 + $1.dropped.load(ordering: .relaxed) },
             renditionEncoded: counters.renditions.map { $0.encoded.load(ordering: .relaxed) },
             renditionDropped: counters.renditions.map { $0.dropped.load(ordering: .relaxed) },
             renditionBytes: counters.renditions.map { $0.bytes.load(ordering: .relaxed) },

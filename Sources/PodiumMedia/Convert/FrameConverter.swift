@@ -51,23 +51,13 @@ final class FrameConverter {
         }
     }
 
-    /// Writes `frame`'s picture into `target`'s planes (4:2:0), at `destination` (even
-    /// coordinates) or over the whole picture.
-    func convert(_ frame: CapturedFrame, into target: UnsafeMutablePointer<AVFrame>, at destination: PixelRect? = nil) {
+    /// Writes `frame`'s picture into `target`'s planes (4:2:0), the whole picture.
+    func convert(_ frame: CapturedFrame, into target: UnsafeMutablePointer<AVFrame>) {
         withUnsafeMutablePointer(to: &target.pointee.data) { data in
             withUnsafeMutablePointer(to: &target.pointee.linesize) { linesize in
                 data.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { planes in
                     linesize.withMemoryRebound(to: Int32.self, capacity: 8) { strides in
-                        let whole = PixelRect(x: 0, y: 0, size: frame.size)
-                        guard let destination else { return convert(frame, from: whole, planes: planes, strides: strides) }
-                        // Chroma planes have half the rows and columns.
-                        withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt8>?.self, capacity: 4) { moved in
-                            for plane in 0..<4 {
-                                let shift = plane == 0 ? 0 : 1
-                                moved[plane] = planes[plane].map { $0 + (destination.y >> shift) * Int(strides[plane]) + (destination.x >> shift) }
-                            }
-                            convert(frame, from: whole, planes: UnsafePointer(moved.baseAddress!), strides: strides)
-                        }
+                        convert(frame, from: PixelRect(x: 0, y: 0, size: frame.size), planes: planes, strides: strides)
                     }
                 }
             }

@@ -5,7 +5,7 @@ import CFFmpeg
 /// branch's raw path, with no encoder involved.
 ///
 /// Not thread-safe: confine to the window thread.
-public final class PictureScaler: @unchecked Sendable {
+public final class PictureScaler: FrameScaling {
     /// The source rectangle size and output size this scaler was made for.
     public var crop: PixelSize { converter.source }
     public var output: PixelSize { converter.output }

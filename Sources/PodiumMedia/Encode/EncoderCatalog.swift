@@ -117,3 +117,12 @@ extension VideoCodec {
         }
     }
 }
+
+extension AudioCodec {
+    var codecID: AVCodecID {
+        switch self {
+        case .aac: AV_CODEC_ID_AAC
+        case .opus: AV_CODEC_ID_OPUS
+        }
+    }
+}

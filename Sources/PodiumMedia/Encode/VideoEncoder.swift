@@ -4,16 +4,18 @@ import Glibc
 #endif
 public import PodiumCore
 
-/// Converts captured frames and compresses them with one libavcodec encoder.
+/// Compresses pictures with one libavcodec encoder: the shared pictures the encode stage makes
+/// (`YUVPicture`), one of the encoder's size referenced as it is, another scaled into its own.
 ///
-/// Frames are stamped in microseconds from their grab time, so the output keeps real time even
-/// when capture skipped frames (variable frame rate).
-/// Not thread-safe: confine to the encode thread, which owns the `AVCodecContext`.
-public final class VideoEncoder: @unchecked Sendable {
+/// Packets are stamped with their frame's slot on the frame-rate grid, in microseconds, so the
+/// output keeps real time even when capture skipped frames (variable frame rate), and no two
+/// packets share a tick.
+/// Not thread-safe: made on its rendition's thread, which owns the `AVCodecContext`, and used there alone.
+public final class VideoEncoder: PictureEncoding {
     /// The libavcodec encoder's name, such as `libx264`.
     public let name: String
     public let settings: EncoderSettings
-    /// The pixel format frames are converted to.
+    /// The pixel format it encodes.
     public let pixelFormatName: String
     /// The speed preset in effect: the user's, or Podium's low-latency default for this encoder.
     public var preset: String? {
@@ -30,37 +32,32 @@ public final class VideoEncoder: @unchecked Sendable {
     var context: UnsafeMutablePointer<AVCodecContext> { ownedContext.pointer }
     private var frame: UnsafeMutablePointer<AVFrame> { ownedFrame.pointer }
     private var packet: UnsafeMutablePointer<AVPacket> { ownedPacket.pointer }
-    /// Converts captured BGRA frames; `nil` for an encoder fed `SharedPicture`s.
-    private var converter: FrameConverter?
     /// Scales shared pictures of another size into the encoder's picture.
     private var scaler: YUVScaler?
     /// A shared picture of the encoder's size, referenced rather than copied, while it is sent.
     private let ownedBorrowed: OwnedFrame
     private var borrowed: UnsafeMutablePointer<AVFrame> { ownedBorrowed.pointer }
     private var sendsBorrowed = false
-    /// Where converted pictures go in the encoder's picture: all of it, or a letterboxed part
-    /// once the captured size changed (the stream keeps its size).
-    private var destination: PixelRect?
+    /// The size of the pictures made for it as planned: they fill the encoder's picture
+    /// (stretched, as `--size` asks); any other size (the screen was resized) is fitted.
+    private let plannedPicture: PixelSize
     private var flushed = false
     private var sentFrame = false
-    /// The captured frame the encoder's picture holds; the next one redoes only its changed rows.
-    private var convertedSequence: UInt64?
 
     /// Opens the encoder.
     ///
     /// The corresponding C function is `avcodec_open2`.
     /// - Parameters:
-    ///   - sourceSize: the captured size; frames are scaled from it to `settings.size`. `nil` for an
-    ///     encoder fed pictures converted once for every encoder (`take(_:)`).
+    ///   - plannedPicture: the size of the largest picture the encode stage makes as planned.
     ///   - globalHeader: put parameter sets in extradata, as MP4, Matroska and FLV require.
     ///   - streamID: the id its packets and `stream` carry.
     /// - Throws: 64 when a user's `--preset` is refused, 69 when the encoder cannot open here.
-    public init(
-        settings: EncoderSettings, sourceSize: PixelSize?, globalHeader: Bool, streamID: Int = 0
-    ) throws(PodiumError) {
+    public init(settings: EncoderSettings, plannedPicture: PixelSize, globalHeader: Bool, streamID: Int = 0)
+        throws(PodiumError) {
         let encoder = try EncoderCatalog.encoder(for: settings)
         name = encoder.name
         self.settings = settings
+        self.plannedPicture = plannedPicture
         guard let format = Self.pixelFormat(for: encoder) else {
             throw .unavailable("encoder \(encoder.name) takes none of the pixel formats Podium produces (yuv420p, yuvj420p)")
         }
@@ -101,9 +98,6 @@ public final class VideoEncoder: @unchecked Sendable {
         ownedFrame = frame
         ownedPacket = packet
         ownedBorrowed = borrowed
-        converter = try sourceSize.map { size throws(PodiumError) in
-            try FrameConverter(source: size, output: settings.size, format: format, filter: settings.scaleFilter)
-        }
     }
 
     deinit {
@@ -111,46 +105,17 @@ public final class VideoEncoder: @unchecked Sendable {
         if !flushed { Self.endStream(context, sendingBlankFrame: !sentFrame) }
     }
 
-    /// Rows of the captured picture the last `convert` read: its height, or the changed rows.
-    public private(set) var rowsConverted = 0
-
-    /// Converts `captured` into the encoder's picture: the scale and convert stage.
-    ///
-    /// The corresponding C function is `sws_scale`.
-    public func convert(_ captured: CapturedFrame) throws(FFmpegError) {
-        // The encoder may still hold a reference to the previous picture; never write under it
-        // (a copy is made then, so the picture is still there).
-        try check(av_frame_make_writable(frame))
-        guard var converter else { throw FFmpegError(code: cffmpeg_averror(EINVAL)) }
-        var rows = captured.changedRows
-        if captured.size != converter.source {
-            converter = try adapt(to: captured.size)
-            rows = nil
-        }
-        // Changed rows are against the frame just before: any other picture is converted whole.
-        if convertedSequence.map({ $0 &+ 1 != captured.sequence }) ?? true { rows = nil }
-        convertedSequence = captured.sequence
-        if let rows, destination == nil, converter.convertsRows {
-            converter.convert(captured, rows: rows, into: frame)
-            rowsConverted = rows.rowCount
-            return
-        }
-        rowsConverted = captured.size.height
-        if destination != nil { Self.paintBlack(frame) }
-        converter.convert(captured, into: frame, at: destination)
+    /// `h264 with libx264 (yuv420p 1920x1080, constant quality, preset ultrafast, keyframe every 2s)`.
+    public var summary: String {
+        let rate = settings.bitrate.map { "\($0)bit/s" }
+            ?? settings.quality.map { "crf \($0.plain)" } ?? "constant quality"
+        let preset = preset.map { ", preset \($0)" } ?? ""
+        return "\(settings.codec) with \(name) (\(pixelFormatName) \(settings.size), \(rate)\(preset), "
+            + "keyframe every \(settings.keyframeInterval.seconds.plain)s)"
     }
 
-    /// Follows a new captured size: the whole picture, as large as fits, aspect kept.
-    private func adapt(to source: PixelSize) throws(FFmpegError) -> FrameConverter {
-        let placed = placement(of: source)
-        let format = AVPixelFormat(rawValue: frame.pointee.format)
-        guard let resized = try? FrameConverter(source: source, output: placed.size, format: format, filter: settings.scaleFilter) else {
-            throw FFmpegError(code: cffmpeg_averror(EINVAL))
-        }
-        converter = resized
-        destination = placed.size == settings.size ? nil : placed
-        return resized
-    }
+    /// `h264 libx264 ultrafast`.
+    public var label: String { "\(settings.codec) \(name)" + (preset.map { " \($0)" } ?? "") }
 
     /// Where a picture of `source` size goes in the encoder's: all of it, or as large as fits
     /// with the aspect kept, on even corners and sides (4:2:0 chroma).
@@ -160,16 +125,20 @@ public final class VideoEncoder: @unchecked Sendable {
                          size: PixelSize(width: max(2, placed.width & ~1), height: max(2, placed.height & ~1)))
     }
 
-    /// The planned captured size, for an encoder fed shared pictures: those of that size fill the
-    /// picture (stretched, as `--size` asks); any other size (the screen was resized) is fitted.
-    public var plannedSource: PixelSize?
-
-    /// Prepares the shared `picture` for `encodeConverted`: a picture of the encoder's size is
-    /// referenced as it is, another is scaled into the encoder's own picture.
+    /// Prepares the shared `picture` for `encode`: a picture of the encoder's size is referenced
+    /// as it is, another is scaled into the encoder's own picture.
     ///
     /// The corresponding C functions are `av_frame_ref` and libyuv's `I420Scale`.
     /// - Returns: whether it was scaled.
-    public func take(_ picture: SharedPicture) throws(FFmpegError) -> Bool {
+    public func take(_ picture: YUVPicture) throws(PodiumError) -> Bool {
+        do {
+            return try borrowOrScale(picture)
+        } catch {
+            throw .software("\(name): \(error)")
+        }
+    }
+
+    private func borrowOrScale(_ picture: YUVPicture) throws(FFmpegError) -> Bool {
         if picture.size == settings.size && picture.frame.pointee.format == frame.pointee.format {
             av_frame_unref(borrowed)
             try check(av_frame_ref(borrowed, picture.frame))
@@ -178,7 +147,7 @@ public final class VideoEncoder: @unchecked Sendable {
         }
         sendsBorrowed = false
         try check(av_frame_make_writable(frame))
-        let area = picture.size == (plannedSource ?? picture.size)
+        let area = picture.size == plannedPicture
             ? PixelRect(x: 0, y: 0, size: settings.size) : placement(of: picture.size)
         if scaler?.source != picture.size || scaler?.output != area.size {
             guard let made = try? YUVScaler(source: picture.size, output: area.size, filter: settings.scaleFilter)
@@ -203,29 +172,37 @@ public final class VideoEncoder: @unchecked Sendable {
         }
     }
 
-    /// Compresses the picture `convert` prepared.
+    /// Compresses the picture `take` prepared, shown at `slotTime`.
     ///
     /// The corresponding C function is `avcodec_send_frame`.
     /// - Parameters:
-    ///   - time: presentation time in microseconds since the run started.
-    ///   - keyframe: force an intra picture (a sink just joined).
+    ///   - slotTime: nanoseconds since the run's first slot; the packets' times are that in microseconds.
+    ///   - keyframe: force an intra picture (an output just joined, or the schedule's).
     ///   - emit: receives every packet the encoder has ready.
-    public func encodeConverted(time: Int64, keyframe: Bool, emit: (EncodedPacket) -> Void) throws(FFmpegError) {
+    public func encode(slotTime: UInt64, keyframe: Bool, emit: (EncodedPacket) -> Void) throws(PodiumError) {
         let input = sendsBorrowed ? borrowed : frame
         // The encoder keeps its own reference to a shared picture if it needs one.
         defer { if sendsBorrowed { av_frame_unref(borrowed) } }
-        input.pointee.pts = time
+        input.pointee.pts = stream.ticks(nanoseconds: slotTime)
         input.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
-        try check(avcodec_send_frame(context, input))
-        sentFrame = true
-        try drain(emit)
+        do {
+            try check(avcodec_send_frame(context, input))
+            sentFrame = true
+            try drain(emit)
+        } catch {
+            throw .software("\(name): \(error)")
+        }
     }
 
     /// Sends end-of-stream and hands out the packets the encoder still held.
-    public func flush(emit: (EncodedPacket) -> Void) throws(FFmpegError) {
+    public func flush(emit: (EncodedPacket) -> Void) throws(PodiumError) {
         flushed = true
-        try check(avcodec_send_frame(context, nil))
-        try drain(emit)
+        do {
+            try check(avcodec_send_frame(context, nil))
+            try drain(emit)
+        } catch {
+            throw .software("\(name): \(error)")
+        }
     }
 
     private func drain(_ emit: (EncodedPacket) -> Void) throws(FFmpegError) {
@@ -248,13 +225,13 @@ public final class VideoEncoder: @unchecked Sendable {
     ) -> StreamDescription {
         let codec = context.pointee
         let extradata = codec.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(codec.extradata_size))) }
+        let video = StreamDescription.Video(
+            codec: settings.codec, size: settings.size, framesPerSecond: settings.framesPerSecond,
+            colors: ColorTags(range: codec.color_range == AVCOL_RANGE_JPEG ? .full : .limited))
         return StreamDescription(
-            id: id, codec: settings.codec, size: settings.size, timeScale: Int(timeBase.den),
-            framesPerSecond: settings.framesPerSecond,
-            extradata: extradata ?? [], profile: codec.profile == FF_PROFILE_UNKNOWN ? nil : Int(codec.profile),
-            level: codec.level == FF_LEVEL_UNKNOWN ? nil : Int(codec.level), bitrate: settings.bitrate,
-            colors: ColorTags(range: codec.color_range == AVCOL_RANGE_JPEG ? .full : .limited)
-        )
+            id: id, video: video, timeScale: Int(timeBase.den), extradata: extradata ?? [],
+            profile: codec.profile == FF_PROFILE_UNKNOWN ? nil : Int(codec.profile),
+            level: codec.level == FF_LEVEL_UNKNOWN ? nil : Int(codec.level), bitrate: settings.bitrate)
     }
 
     /// Whether `encoder` opens here with a small picture; used to list and pick encoders.

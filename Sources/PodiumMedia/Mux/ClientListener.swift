@@ -4,29 +4,34 @@ public import PodiumCore
 import Synchronization
 
 /// `tcp://HOST:PORT?listen`: a listening socket that admits any number of clients, up to
-/// `?max=`, each a guest output of its own (`MuxerOutput` over the client's socket) that starts on
-/// a keyframe. The listener is the output the user named; clients come and go without ending it.
+/// `?max=`, each a guest output of its own (`MuxerOutput` over the client's socket, on a thread of
+/// its own) that starts on a keyframe. The listener is the output the user named; clients come and
+/// go without ending it.
 ///
-/// Thread-safe: `acceptClients` runs on the listener's own thread, the rest from anywhere.
-public final class ClientListener: Sendable {
+/// Thread-safe: `run` is the listener's own thread, the rest is called from anywhere.
+public final class ClientListener: RunOutput {
     public let url: SinkURL
+    public let program: Program
     /// Shared by every client: packets and bytes sent to all of them, drops of any of them.
     public let counters: SinkCounters
     private let capacity: Int
     private let maxClients: Int
     private let logger: Logger
-    private let descriptor = Atomic<Int32>(-1)
     private let state = Mutex(State())
+    /// Raised when the run stops: no more clients are admitted.
+    private let stopAccepting = StopFlag()
+    private let guestThreads = ThreadGroup()
 
     private struct State {
         var guests: [MuxerOutput] = []
-        /// Set by `closeAll`: no client is admitted after it.
+        /// Set by `close`: no client is admitted after it.
         var closed = false
     }
 
     /// - Parameter capacity: packets that may wait for each client.
-    public init(url: SinkURL, counters: SinkCounters, capacity: Int, logger: Logger) {
+    public init(url: SinkURL, program: Program, counters: SinkCounters, capacity: Int, logger: Logger) {
         self.url = url
+        self.program = program
         self.counters = counters
         counters.clients.store(0, ordering: .relaxed)
         self.capacity = capacity
@@ -36,15 +41,35 @@ public final class ClientListener: Sendable {
         self.logger = logger
     }
 
-    deinit {
-        let open = descriptor.load(ordering: .relaxed)
-        if open >= 0 { Glibc.close(open) }
+    public var name: String { url.description }
+    /// Capture never waits for a viewer.
+    public var opensAtOnce: Bool { false }
+    public var isLocal: Bool { false }
+    public var hasWritten: Bool { counters.packets.load(ordering: .relaxed) > 0 }
+    public var hasFailed: Bool { counters.failed.load(ordering: .relaxed) }
+
+    /// Listens, and admits clients until the run stops, each on a thread of its own; then waits
+    /// for every client's stream to end.
+    /// - Throws: 74 when the address cannot be listened on (in use, not this machine's).
+    public func run(hub: StreamHub, clock: any PacingClock, opened: (PodiumError?) -> Void) throws(PodiumError) {
+        let socket: Int32
+        do {
+            socket = try bind()
+        } catch {
+            counters.failed.store(true, ordering: .relaxed)
+            throw error
+        }
+        defer { Glibc.close(socket) }
+        opened(nil)
+        acceptClients(on: socket) { guest, peer in
+            guestThreads.spawn("podium-guest") { [self] in serve(guest, from: peer, hub: hub, clock: clock) }
+        }
+        guestThreads.waitBlocking()
     }
 
     /// Starts listening.
-    /// - Throws: 74 when the address cannot be listened on (in use, not this machine's).
-    public func bind() throws(PodiumError) {
-        guard case .tcpListen(let host, let port, _) = url else { return }
+    private func bind() throws(PodiumError) -> Int32 {
+        guard case .tcpListen(let host, let port, _) = url else { throw .software("\(url) is not a listener") }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -66,16 +91,13 @@ public final class ClientListener: Sendable {
             Glibc.close(socket)
             throw .io("cannot listen on \(url): \(reason)")
         }
-        descriptor.store(socket, ordering: .relaxed)
+        return socket
     }
 
-    /// Admits clients until `stop` is raised (looking every 0.1 s) or `closeAll` is called.
-    /// - Parameter admit: called with each client's output, not yet open, and its address; it
-    ///   runs the client and calls `left` when it is gone.
-    public func acceptClients(until stop: StopFlag, admit: (MuxerOutput, String) -> Void) {
-        let socket = descriptor.load(ordering: .relaxed)
-        guard socket >= 0 else { return }
-        while !stop.isRaised && !state.withLock({ $0.closed }) {
+    /// Admits clients until the run stops (looking every 0.1 s) or `close` is called.
+    /// - Parameter admit: called with each client's output, not yet open, and its address.
+    private func acceptClients(on socket: Int32, admit: (MuxerOutput, String) -> Void) {
+        while !stopAccepting.isRaised && !state.withLock({ $0.closed }) {
             var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             guard poll(&ready, 1, 100) > 0 else { continue }
             var address = sockaddr_storage()
@@ -88,7 +110,7 @@ public final class ClientListener: Sendable {
             let peer = Self.describe(&address, length: length)
             var noDelay: Int32 = 1
             setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-            let guest = MuxerOutput(url: url, flushInterval: .seconds(1), counters: counters,
+            let guest = MuxerOutput(url: url, program: program, flushInterval: .seconds(1), counters: counters,
                                     capacity: capacity, logger: logger, client: client)
             let admitted = state.withLock { state in
                 guard !state.closed, state.guests.count < maxClients else { return false }
@@ -105,11 +127,28 @@ public final class ClientListener: Sendable {
         }
     }
 
+    /// A client, on a thread of its own: it joins on a keyframe, gets every packet until it leaves
+    /// or the run ends, and its leaving ends nothing else.
+    private func serve(_ guest: MuxerOutput, from peer: String, hub: StreamHub, clock: any PacingClock) {
+        let joined = clock.now()
+        logger.notice("viewer \(peer) joined \(url) (\(clientCount) watching)")
+        defer {
+            left(guest)
+            let seconds = Double(clock.now() - joined) / 1e9
+            logger.notice("viewer \(peer) left after \(seconds.fixed()) s")
+        }
+        do throws(PodiumError) {
+            try guest.run(hub: hub, clock: clock) { _ in }
+        } catch {
+            logger.info("viewer \(peer): \(error.message)")
+        }
+    }
+
     /// How many clients are connected.
     public var clientCount: Int { state.withLock { $0.guests.count } }
 
     /// Forgets a client that is gone.
-    public func left(_ guest: MuxerOutput) {
+    private func left(_ guest: MuxerOutput) {
         state.withLock { state in
             state.guests.removeAll { $0 === guest }
             counters.clients.store(state.guests.count, ordering: .relaxed)
@@ -117,7 +156,7 @@ public final class ClientListener: Sendable {
     }
 
     /// Admits no more clients, and ends every client's stream after what is queued.
-    public func closeAll() {
+    public func close() {
         let guests = state.withLock { state in
             state.closed = true
             return state.guests
@@ -126,8 +165,13 @@ public final class ClientListener: Sendable {
     }
 
     /// Cuts off every client still busy (one that stopped reading).
-    public func abortAll() {
+    public func abort() {
         state.withLock { $0.guests }.forEach { $0.abort() }
+    }
+
+    /// The run is stopping: no more clients are admitted.
+    public func abortIfOpening() {
+        stopAccepting.raise()
     }
 
     /// `127.0.0.1:53312` or `[::1]:53312`.

@@ -52,20 +52,29 @@ final class MuxerSink {
 
     /// Fills libavformat's parameters of a stream from Podium's description of it.
     private static func describe(_ stream: StreamDescription, in parameters: UnsafeMutablePointer<AVCodecParameters>) {
-        let colors = stream.colors
-        parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
-        parameters.pointee.codec_id = stream.codec.codecID
-        parameters.pointee.width = Int32(stream.size.width)
-        parameters.pointee.height = Int32(stream.size.height)
-        parameters.pointee.format = colors.ffmpegPixelFormat.rawValue
         parameters.pointee.bit_rate = Int64(stream.bitrate?.bitsPerSecond ?? 0)
         parameters.pointee.profile = Int32(stream.profile ?? Int(FF_PROFILE_UNKNOWN))
         parameters.pointee.level = Int32(stream.level ?? Int(FF_LEVEL_UNKNOWN))
-        parameters.pointee.color_range = colors.ffmpegRange
-        parameters.pointee.color_space = colors.ffmpegMatrix
-        parameters.pointee.color_primaries = colors.ffmpegPrimaries
-        parameters.pointee.color_trc = colors.ffmpegTransfer
-        parameters.pointee.chroma_location = colors.ffmpegChromaLocation
+        switch stream.media {
+        case .video(let video):
+            let colors = video.colors
+            parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+            parameters.pointee.codec_id = video.codec.codecID
+            parameters.pointee.width = Int32(video.size.width)
+            parameters.pointee.height = Int32(video.size.height)
+            parameters.pointee.format = colors.ffmpegPixelFormat.rawValue
+            parameters.pointee.color_range = colors.ffmpegRange
+            parameters.pointee.color_space = colors.ffmpegMatrix
+            parameters.pointee.color_primaries = colors.ffmpegPrimaries
+            parameters.pointee.color_trc = colors.ffmpegTransfer
+            parameters.pointee.chroma_location = colors.ffmpegChromaLocation
+        case .audio(let audio):
+            parameters.pointee.codec_type = AVMEDIA_TYPE_AUDIO
+            parameters.pointee.codec_id = audio.codec.codecID
+            parameters.pointee.sample_rate = Int32(audio.sampleRate)
+            av_channel_layout_default(&parameters.pointee.ch_layout, Int32(audio.channels))
+            parameters.pointee.frame_size = Int32(audio.samplesPerPacket)
+        }
         // Parameter sets, in a buffer libavformat owns (and frees), padded as it requires.
         guard !stream.extradata.isEmpty,
               let extradata = av_mallocz(stream.extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else { return }
@@ -149,7 +158,7 @@ final class MuxerSink {
             return .io("cannot open \(url): \(FFmpegError(code: code))")
         }
         guard opened >= 0 else { throw openingFailed(opened) }
-        if route.pacesDatagrams, let inner = io, let rate = streams.first?.framesPerSecond {
+        if route.pacesDatagrams, let inner = io, let rate = streams.lazy.compactMap(\.video).first?.framesPerSecond {
             let pacer = DatagramPacer(inner: inner, datagramSize: route.datagramSize, framesPerSecond: rate,
                                       interrupt: interrupt)
             io = nil
@@ -187,6 +196,7 @@ final class MuxerSink {
         let shift = av_rescale_q(origin, microsecond, timeBase)
         outgoing.pointee.pts -= shift
         outgoing.pointee.dts -= shift
+        outgoing.pointee.duration = packet.duration
         av_packet_rescale_ts(outgoing, timeBase, streamTimeBases[index])
         outgoing.pointee.stream_index = Int32(index)
         pacer?.beginPacket(bytes: packet.size)

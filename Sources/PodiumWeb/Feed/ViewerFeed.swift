@@ -2,16 +2,17 @@ public import PodiumCore
 import NIOCore
 import Synchronization
 
-/// One rendition as the browser viewers get it: a guest of its encoder's hub that turns each
+/// One rendition as the browser viewers get it: a guest of the run's hub that turns each
 /// packet, once, into the message every viewer of that rendition is sent (Annex B for WebCodecs,
 /// an fMP4 fragment for Media Source Extensions), and offers it to each of them.
 ///
 /// Thread-safe: `offer` runs on the encode thread and never waits on a viewer.
-public final class ViewerFeed: PacketSink {
+public final class ViewerFeed: GuestSink {
     /// The rendition's name, as viewers choose it (`720p`).
     public let name: String
-    let hub: PacketHub
-    public var isRequired: Bool { false }
+    /// The rendition's picture stream.
+    public let program: Program
+    let hub: StreamHub
 
     /// What a decoder must know before the first frame, learnt from the stream's extradata or
     /// from its first keyframe.
@@ -38,13 +39,19 @@ public final class ViewerFeed: PacketSink {
     /// turn every frame of the recording into a keyframe.
     private static let resyncInterval: UInt64 = 1_000_000_000
 
-    public init(name: String, hub: PacketHub) {
+    /// - Parameter stream: the id of the rendition's picture stream on `hub`.
+    public init(name: String, stream: Int, hub: StreamHub) {
         self.name = name
+        program = Program(streams: [stream])
         self.hub = hub
     }
 
+    private func requestKeyframe() {
+        hub.requestKeyframe(stream: program.streams[0])
+    }
+
     /// The rendition's picture size, once its encoder described it.
-    public var size: PixelSize? { state.withLock { $0.stream?.size } }
+    public var size: PixelSize? { state.withLock { $0.stream?.video?.size } }
 
     /// `viewer` watches this rendition from its next keyframe, which is asked for now.
     func add(_ viewer: Viewer) {
@@ -53,7 +60,7 @@ public final class ViewerFeed: PacketSink {
             state.viewers.append(viewer)
             return true
         }
-        if added { hub.requestKeyframe() } else { viewer.finish() }
+        if added { requestKeyframe() } else { viewer.finish() }
     }
 
     func remove(_ viewer: Viewer) {
@@ -61,7 +68,7 @@ public final class ViewerFeed: PacketSink {
     }
 
     public func start(_ streams: [StreamDescription]) throws(PodiumError) {
-        guard let stream = streams.first, stream.codec == .h264 else {
+        guard let stream = streams.first, stream.video?.codec == .h264 else {
             throw .usage("the browser viewer plays H.264; pass --codec h264")
         }
         state.withLock { state in
@@ -101,7 +108,7 @@ public final class ViewerFeed: PacketSink {
                 }
             }
         }
-        if resync { hub.requestKeyframe() }
+        if resync { requestKeyframe() }
     }
 
     public func close() {
@@ -165,7 +172,8 @@ public final class ViewerFeed: PacketSink {
             out.reserveCapacity(frameHeaderSize + 120 + sampleSize)
             writeHeader(packet, into: &out)
             // Each frame lasts a frame interval unless the next comes sooner; the page plays them in sequence.
-            let duration = UInt32(stream.timeScale / max(1, stream.framesPerSecond))
+            let duration = UInt32(clamping: packet.duration > 0 ? packet.duration
+                                  : Int64(stream.timeScale / max(1, stream.video?.framesPerSecond ?? 30)))
             FragmentedMP4.writeFragment(
                 into: &out, sequence: sequence, decodeTime: UInt64(max(0, packet.presentationTime)),
                 duration: duration, isKeyframe: packet.isKeyframe, sampleSize: sampleSize
@@ -198,12 +206,13 @@ public final class ViewerFeed: PacketSink {
         var described = stream
         described.extradata = annexB
         guard let codec = described.codecsAttribute else { return nil }
-        let config = #"{"type":"config","rendition":"\#(name)","codec":"\#(codec)","width":\#(stream.size.width),"#
-            + #""height":\#(stream.size.height),"fps":\#(stream.framesPerSecond)}"#
+        guard let video = stream.video else { return nil }
+        let config = #"{"type":"config","rendition":"\#(name)","codec":"\#(codec)","width":\#(video.size.width),"#
+            + #""height":\#(video.size.height),"fps":\#(video.framesPerSecond)}"#
         var initialization = ByteBuffer()
         initialization.writeInteger(Kind.initialization.rawValue)
         initialization.writeRepeatingByte(0, count: 7)
-        var segment = FragmentedMP4.initialization(width: stream.size.width, height: stream.size.height,
+        var segment = FragmentedMP4.initialization(width: video.size.width, height: video.size.height,
                                                    timeScale: stream.timeScale, configuration: configuration)
         initialization.writeBuffer(&segment)
         return Parameters(annexB: annexB, config: config, initialization: initialization)

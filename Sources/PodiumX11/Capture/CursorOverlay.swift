@@ -6,7 +6,7 @@ import PodiumCore
 /// The cursor's picture is read through XFixes only when the server says it changed; its
 /// position is asked for with each frame, in the same round trip as the grab.
 /// Not thread-safe: confine to the capture thread.
-public final class CursorOverlay: @unchecked Sendable {
+public final class CursorOverlay {
     private let connection: XConnection
     /// The XFixes event that says the cursor's picture changed.
     let cursorNotifyEvent: UInt8

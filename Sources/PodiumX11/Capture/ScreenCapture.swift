@@ -13,8 +13,8 @@ import Glibc
 /// are compared with the frame handed out before (kept for that), and only rows that differ
 /// count as changed; a frame where none does is not handed out at all.
 ///
-/// Not thread-safe: confine to the capture thread, which owns the connection.
-public final class ScreenCapture: FrameGrabber, @unchecked Sendable {
+/// Not thread-safe: made on the capture thread, which owns the connection, and used there alone.
+public final class ScreenCapture: FrameGrabber {
     /// What one capture slot gave.
     public private(set) var grabber: ScreenGrabber
     /// `nil` when every frame is grabbed whole (`--constant-fps`, or a server without Damage).
@@ -67,23 +67,39 @@ public final class ScreenCapture: FrameGrabber, @unchecked Sendable {
         }
     }
 
+    /// Opens the display of `plan` and captures its region: the run's source, made on the
+    /// capture thread.
+    /// - Parameter bufferCount: frames that may be in flight at once across every stage.
+    /// - Throws: 69 when the display cannot be opened or its pixels read.
+    public convenience init(plan: CapturePlan, bufferCount: Int, logger: Logger) throws(PodiumError) {
+        let connection = try XConnection(display: plan.display)
+        try connection.requireBGRAPixels()
+        self.init(connection: connection, region: plan.region, monitorName: plan.monitorName,
+                  allowSharedMemory: plan.sharedMemory, drawCursor: plan.drawsCursor, tracksDamage: plan.tracksDamage,
+                  bufferCount: bufferCount, logger: logger)
+    }
+
     deinit { reference?.release() }
+
+    /// `1920x1080+0+0 of :1 with MIT-SHM`.
+    public var description: String { "\(region) of \(connection.displayName) with \(method.rawValue)" }
 
     public var region: PixelRect { grabber.region }
     public var method: ScreenGrabber.Method { grabber.method }
 
     /// Grabs one frame into a free buffer, when the screen changed or `evenIfUnchanged`.
     /// - Throws: 69 when the X server refused or went away.
-    public func capture(sequence: UInt64, time: UInt64, evenIfUnchanged: Bool = true)
+    public func capture(sequence: UInt64, time: UInt64, slotTime: UInt64 = 0, evenIfUnchanged: Bool = true)
         throws(PodiumError) -> CaptureOutcome {
         do {
-            return try grab(sequence: sequence, time: time, evenIfUnchanged: evenIfUnchanged)
+            return try grab(sequence: sequence, time: time, slotTime: slotTime, evenIfUnchanged: evenIfUnchanged)
         } catch {
             throw .unavailable("lost the X display: \(error)")
         }
     }
 
-    private func grab(sequence: UInt64, time: UInt64, evenIfUnchanged: Bool) throws(X11RequestError) -> CaptureOutcome {
+    private func grab(sequence: UInt64, time: UInt64, slotTime: UInt64, evenIfUnchanged: Bool)
+        throws(X11RequestError) -> CaptureOutcome {
         handleEvents()
         if layoutChanged { followLayout() }
         guard missing == nil else { return .waiting }
@@ -111,7 +127,8 @@ public final class ScreenCapture: FrameGrabber, @unchecked Sendable {
             if missing != nil { return .waiting }
             throw error
         }
-        var frame = CapturedFrame(buffer: buffer, size: grabber.region.size, bytesPerRow: grabber.bytesPerRow, captureTime: time, sequence: sequence)
+        var frame = CapturedFrame(buffer: buffer, size: grabber.region.size, bytesPerRow: grabber.bytesPerRow,
+                                  captureTime: time, slotTime: slotTime, sequence: sequence)
         var cursorRows: Range<Int>?
         if let cursor {
             lastPointer = pointer

@@ -9,7 +9,7 @@ import Glibc
 /// server offers it (the server writes straight into our memory) or with plain `GetImage`.
 ///
 /// Not thread-safe: confine to the capture thread.
-public final class ScreenGrabber: @unchecked Sendable {
+public final class ScreenGrabber {
     /// How pixels travel from the server.
     public enum Method: String, Sendable {
         case sharedMemory = "MIT-SHM"

@@ -3,7 +3,7 @@ public import PodiumCore
 
 /// A private X server (Xvfb) on a display number it picks itself (`-displayfd`), for benchmarks
 /// and tests. Stopped when the value is released.
-public final class VirtualDisplay: @unchecked Sendable {
+public final class VirtualDisplay: Sendable {
     public let display: String
     public let size: PixelSize
     private let process: ChildProcess

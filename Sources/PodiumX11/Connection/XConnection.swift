@@ -3,9 +3,10 @@ public import PodiumCore
 
 /// One connection to an X server and the screen Podium works on. Owns the `xcb_connection_t`.
 ///
-/// Not thread-safe: xcb itself is, but Podium's request/reply pairs are not atomic; confine each
-/// connection to one thread at a time (the capture thread owns its own).
-public final class XConnection: @unchecked Sendable {
+/// Not thread-safe: xcb itself is, but Podium's request/reply pairs are not atomic; each
+/// connection is made on the thread that uses it and stays there (the capture thread owns its own,
+/// the window thread its own).
+public final class XConnection {
     /// The raw connection, for the module's own wrappers.
     let raw: OpaquePointer
     /// The display name it was opened with (`:0`), for messages.

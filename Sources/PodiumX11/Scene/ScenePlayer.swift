@@ -9,7 +9,7 @@ import Glibc
 ///
 /// The scene covers the screen with an override-redirect window, so no window manager moves it.
 /// Not thread-safe: confine to one thread.
-public final class ScenePlayer: @unchecked Sendable {
+public final class ScenePlayer {
     public let kind: SceneKind
     public let screen: PixelSize
     private let connection: XConnection

@@ -8,7 +8,7 @@ import Glibc
 /// timed on the other side of a mirror.
 ///
 /// Not thread-safe: confine to one thread.
-public final class ColorPatch: @unchecked Sendable {
+public final class ColorPatch {
     private let connection: XConnection
     private let window: xcb_window_t
 

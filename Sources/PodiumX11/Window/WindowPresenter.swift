@@ -12,7 +12,7 @@ import Glibc
 /// the presenter drag (left button) and resize (drag its bottom-right corner).
 /// Pictures go through MIT-SHM when the server shares memory, else plain `PutImage`.
 /// Not thread-safe: confine to the window thread, which owns the connection.
-public final class WindowPresenter: @unchecked Sendable {
+public final class WindowPresenter {
     /// How the window sits on its monitor.
     public enum Mode: Hashable, Sendable {
         case fullscreen

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PodiumCore
 import PodiumMedia
+import PodiumRun
 import PodiumX11
 import Synchronization
 
@@ -10,8 +11,7 @@ import Synchronization
 final class BenchRunner: Sendable {
     struct Plan: Sendable {
         var source: CaptureSource
-        var scale: ScaleOptions
-        var encode: EncodeOptions
+        var encode: EncodingDefaults
         var rates: [BenchRate]
         /// `--ladder`: each rate is measured with the first rung, the first two, … every rung.
         var ladder: [LadderRung]?
@@ -29,7 +29,7 @@ final class BenchRunner: Sendable {
     private let plan: Plan
     private let logger: Logger
     private let stopFlag = StopFlag()
-    private let current = Mutex<Pipeline?>(nil)
+    private let current = Mutex<Run?>(nil)
 
     init(plan: Plan, logger: Logger) {
         self.plan = plan
@@ -83,40 +83,43 @@ final class BenchRunner: Sendable {
     }
 
     /// One rate: a short warm-up (the encoder's first keyframe, the scene settling), then `seconds` measured.
-    /// - Parameter described: called once the capture and the encoder are set up, before the warm-up.
+    /// - Parameter described: called once the capture and the encoder are open, before the warm-up.
     private func measure(_ rate: BenchRate, ladder: [LadderRung]?,
-                         described: ((source: String, encoding: String)) -> Void,
+                         described: @escaping @Sendable ((source: String, encoding: String)) -> Void,
                          tick: @escaping @Sendable (Int) -> Void)
         async throws(PodiumError) -> (row: BenchRow, source: String, encoding: String)? {
         var source = plan.source
         // Flat out means every slot grabbed, changed or not.
         if rate == .max { source.constantFPS = true }
         let fps = FrameRate(rate.framesPerSecond ?? FrameRate.range.upperBound)
-        let (connection, region, captured) = try PipelineSetup.openCapture(source)
-        let encodings = try EncodingPlan(bench: region.size, fps: fps, scale: plan.scale, encode: plan.encode,
-                                         ladder: ladder)
-        let counters = PipelineSetup.counters(encodings, fps: fps, hasWindow: false)
-        let setup = try PipelineSetup.encodeBranch(plan: encodings, region: region, fps: fps, counters: counters,
-                                                   logger: logger)
-        let encoder = setup.encoders[0]
+        let (capture, _) = try await RunSetup.capturePlan(source)
+        let encodings = try EncodingPlan(bench: capture.region.size, fps: fps, encode: plan.encode, ladder: ladder)
         let warmUp: Duration = plan.seconds >= 3 ? .seconds(1) : .milliseconds(500)
-        let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: source, fps: fps,
-                                                        branches: [setup.branch], counters: counters,
-                                                        limits: .init(duration: warmUp + .seconds(plan.seconds)), logger: logger)
-        current.withLock { $0 = pipeline }
+        let runPlan = RunPlan(capture: capture, fps: fps, encoding: encodings,
+                              limits: .init(duration: warmUp + .seconds(plan.seconds)))
+        let session = try RunBuilder.build(runPlan, logger: logger)
+        current.withLock { $0 = session.run }
         defer { current.withLock { $0 = nil } }
         if stopFlag.isRaised { return nil }
         let content = plan.scene.map { " (scene \($0))" } ?? ""
         // With a ladder the sizes are in each row; the heading names the rest of the encoding.
-        let size = ladder == nil ? "\(encoder.settings.size) " : ""
-        let preset = encoder.preset.map { " \($0)" } ?? ""
-        let description = (source: "\(connection.displayName) \(region) with \(method.rawValue)\(content)",
-                           encoding: "\(size)\(encoder.settings.codec) \(encoder.name)\(preset)")
-        described(description)
-
+        let size = ladder == nil ? "\(encodings.encodings[0].settings.size) " : ""
+        let description = Mutex((source: "", encoding: ""))
+        let started = ReadyLatch(count: 1)
+        let running = Task {
+            let failure = await session.execute(onStart: { start in
+                let said = (source: (start.sources.first ?? "") + content,
+                            encoding: size + (start.encoderLabels.first ?? ""))
+                description.withLock { $0 = said }
+                described(said)
+                started.report(nil)
+            })
+            if !session.run.started.load(ordering: .relaxed) { started.report(nil) }
+            return failure
+        }
+        _ = await started.wait()
         let clock = MonotonicClock()
-        var sampler = StatsSampler(counters: counters, time: clock.now(), cpu: processCPUNanoseconds())
-        let running = Task { await pipeline.run() }
+        var sampler = StatsSampler(counters: session.run.counters, time: clock.now(), cpu: processCPUNanoseconds())
         try? await Task.sleep(for: warmUp)
         _ = sampler.interval(time: clock.now(), cpu: processCPUNanoseconds())
         let serverStart = plan.xServer.flatMap(processCPUNanoseconds(pid:))
@@ -139,8 +142,8 @@ final class BenchRunner: Sendable {
         // No progress line may follow the row that is printed next.
         await ticking.value
         if let failure { throw failure }
-        return (BenchRow(target: rate, sample: sample, xServerCores: serverCores),
-                description.source, description.encoding)
+        let said = description.withLock { $0 }
+        return (BenchRow(target: rate, sample: sample, xServerCores: serverCores), said.source, said.encoding)
     }
 
     /// `podium scene` on the private display, drawing at `rate`; returns once its frames show.

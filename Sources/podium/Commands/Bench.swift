@@ -94,13 +94,17 @@ extension Podium {
             if let plot { try OutputCheck.creatable(plot, flag: "--plot", overwrite: overwrite) }
             if let name = encode.encoder { try EncoderCatalog.validate(name: name, codec: encode.codec) }
             if let preset = encode.preset { try EncoderCatalog.validate(preset: preset, encoderName: encode.encoder, codec: encode.codec) }
-            let logger = PipelineSetup.logger(.error)
+            let logger = RunSetup.logger(.error)
 
-            let server = try scene.map { _ throws(PodiumError) in try VirtualDisplay(size: sceneSize ?? PixelSize(width: 1920, height: 1080)) }
+            let size = sceneSize ?? PixelSize(width: 1920, height: 1080)
+            // Waiting for Xvfb blocks: on a thread of its own.
+            let server = scene == nil ? nil : try await onOwnThread("podium-xvfb") { () throws(PodiumError) in
+                try VirtualDisplay(size: size)
+            }
             var capture = source
             if let server { capture.display = server.display }
             let sweep = rates ?? (ladder == nil ? BenchRate.defaultSweep : [.fps(30)])
-            let runner = BenchRunner(plan: .init(source: capture, scale: scale, encode: encode, rates: sweep,
+            let runner = BenchRunner(plan: .init(source: capture, encode: encode.defaults(scale), rates: sweep,
                                                  ladder: ladder, seconds: seconds, scene: scene,
                                                  xServer: server?.pid),
                                      logger: logger)

@@ -23,7 +23,11 @@ extension Podium {
         var json = false
 
         func run() async throws {
-            let layout = try XConnection(display: display).layout()
+            let display = display
+            // A connect may block: on a thread of its own.
+            let layout = try await onOwnThread("podium-display") { () throws(PodiumError) in
+                try XConnection(display: display).layout()
+            }
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

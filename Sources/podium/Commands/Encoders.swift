@@ -23,7 +23,8 @@ extension Podium {
         var json = false
 
         func run() async throws {
-            let entries = EncoderCatalog.available()
+            // Opening every encoder to see which work blocks: on a thread of its own.
+            let entries = await onOwnThread("podium-encoders") { EncoderCatalog.available() }
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import PodiumCore
 import PodiumMedia
-import PodiumX11
 
 extension Podium {
     /// `podium mirror`: the captured screen in a window on the external display.
@@ -80,31 +79,24 @@ extension Podium {
         }
 
         func run() async throws {
-            let logger = PipelineSetup.logger(runOptions)
+            let logger = RunSetup.logger(runOptions)
+            let defaults = encode.defaults(scale)
             let streams = OutputRequest.streams(of: outputs)
             let viewers = ViewerRequest.viewers(of: outputs)
             if let window = outputs.first(where: { $0.windowMonitor != nil }) {
                 throw PodiumError.usage("--to '\(window)': mirror shows its window already; place it with --on or --on-display")
             }
-            try PipelineSetup.validateOutputs(streams, viewers: viewers, encode: encode, run: runOptions)
-            let (connection, region, captured) = try PipelineSetup.openCapture(capture.source)
-            let plan = try EncodingPlan(outputs: streams, viewers: viewers, source: region.size, fps: capture.fps,
-                                        scale: scale, encode: encode)
-            let counters = PipelineSetup.counters(plan, fps: capture.fps, hasWindow: true)
-            let request = WindowRequest(monitor: on, display: onDisplay, windowed: windowed, pictureInPicture: pictureInPicture, fit: fit, background: background)
-            let (window, targetDisplay) = try request.branch(capturing: connection, region: region, captured: captured, filter: scale.scaleFilter, counters: counters)
-            var branches: [any FrameBranch] = [window]
-            // A window alone needs no encoder.
-            let setup = plan.encodings.isEmpty ? nil
-                : try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps, counters: counters,
-                                                 logger: logger)
-            if let setup { branches.append(setup.branch) }
-            let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture.source, fps: capture.fps,
-                                                            branches: branches, counters: counters, limits: runOptions.limits, logger: logger)
-            let source = capture.source.describe(region: region, on: connection, method: method, fps: capture.fps)
-            let lines = PipelineSetup.startLines([source, "mirroring to \(targetDisplay)"],
-                                                 encoders: setup?.described ?? [])
-            try await PipelineSetup.run(pipeline, startLines: lines, encode: setup, run: runOptions, logger: logger)
+            try await RunSetup.check(streams, viewers: viewers, encode: defaults, run: runOptions)
+            let (capturePlan, captured) = try await RunSetup.capturePlan(capture.source)
+            let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.region.size,
+                                            fps: capture.fps, encode: defaults)
+            let request = WindowRequest(monitor: on, display: onDisplay, windowed: windowed,
+                                        pictureInPicture: pictureInPicture, fit: fit, background: background)
+            let (window, targetDisplay) = try await request.plan(capturing: capturePlan, captured: captured,
+                                                                 filter: scale.scaleFilter)
+            let plan = RunPlan(capture: capturePlan, fps: capture.fps, windows: [window], encoding: encoding,
+                               limits: runOptions.limits)
+            try await RunSetup.run(plan, parts: ["mirroring to \(targetDisplay)"], options: runOptions, logger: logger)
         }
     }
 }

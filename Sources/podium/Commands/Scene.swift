@@ -74,7 +74,7 @@ extension Podium {
             if !quiet { Console.say("drawing the \(kind) scene on \(connection.displayName) (\(player.screen)) at \(fps) fps; Ctrl-C to stop") }
 
             let clock = MonotonicClock()
-            var pacer = FramePacer(interval: fps.intervalNanoseconds)
+            var pacer = FramePacer(grid: FrameGrid(fps: fps))
             let start = clock.now()
             let end = duration.map { start + UInt64($0.nanoseconds) }
             var drawn: UInt64 = 0

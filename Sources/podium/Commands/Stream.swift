@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import PodiumCore
 import PodiumMedia
-import PodiumX11
 
 extension Podium {
     /// `podium stream`: capture, encode, and send to every `--to`.
@@ -87,33 +86,26 @@ extension Podium {
 
         func run() async throws {
             try output.requireOne()
-            let logger = PipelineSetup.logger(runOptions)
+            let logger = RunSetup.logger(runOptions)
+            let defaults = encode.defaults(scale)
             let streams = OutputRequest.streams(of: outputs)
             let viewers = ViewerRequest.viewers(of: outputs)
-            try PipelineSetup.validateOutputs(streams, viewers: viewers, encode: encode, run: runOptions)
-            let (connection, region, captured) = try PipelineSetup.openCapture(capture.source)
-            let plan = try EncodingPlan(outputs: streams, viewers: viewers, source: region.size, fps: capture.fps,
-                                        scale: scale, encode: encode)
-            let windowMonitor = outputs.lazy.compactMap(\.windowMonitor).first
-            let counters = PipelineSetup.counters(plan, fps: capture.fps, hasWindow: windowMonitor != nil)
-            var branches: [any FrameBranch] = []
+            try await RunSetup.check(streams, viewers: viewers, encode: defaults, run: runOptions)
+            let (capturePlan, captured) = try await RunSetup.capturePlan(capture.source)
+            let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.region.size,
+                                            fps: capture.fps, encode: defaults)
+            var windows: [WindowPlan] = []
             var parts: [String] = []
-            if let windowMonitor {
+            if let windowMonitor = outputs.lazy.compactMap(\.windowMonitor).first {
                 let request = WindowRequest(monitor: windowMonitor, naming: { "--to 'window:\($0)'" })
-                let (window, targetDisplay) = try request.branch(capturing: connection, region: region, captured: captured, filter: scale.scaleFilter, counters: counters)
-                branches.append(window)
+                let (window, targetDisplay) = try await request.plan(capturing: capturePlan, captured: captured,
+                                                                     filter: scale.scaleFilter)
+                windows.append(window)
                 parts.append("showing in a window on \(targetDisplay)")
             }
-            // A window alone needs no encoder.
-            let setup = plan.encodings.isEmpty ? nil
-                : try PipelineSetup.encodeBranch(plan: plan, region: region, fps: capture.fps, counters: counters,
-                                                 logger: logger)
-            if let setup { branches.append(setup.branch) }
-            let (pipeline, method) = PipelineSetup.pipeline(capturing: connection, region: region, captured: captured, capture: capture.source, fps: capture.fps,
-                                                            branches: branches, counters: counters, limits: runOptions.limits, logger: logger)
-            let source = capture.source.describe(region: region, on: connection, method: method, fps: capture.fps)
-            let lines = PipelineSetup.startLines([source] + parts, encoders: setup?.described ?? [])
-            try await PipelineSetup.run(pipeline, startLines: lines, encode: setup, run: runOptions, logger: logger)
+            let plan = RunPlan(capture: capturePlan, fps: capture.fps, windows: windows, encoding: encoding,
+                               limits: runOptions.limits)
+            try await RunSetup.run(plan, parts: parts, options: runOptions, logger: logger)
         }
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import PodiumCore
-import PodiumX11
 
 /// What to capture, and how: everything about capture but its rate, which `bench` sweeps.
 struct CaptureSource: ParsableArguments {
@@ -33,11 +32,6 @@ struct CaptureSource: ParsableArguments {
         if monitor != nil && region != nil {
             throw ValidationError("--monitor and --region cannot be combined: --region is in screen coordinates")
         }
-    }
-
-    /// The start message's first part.
-    func describe(region: PixelRect, on connection: XConnection, method: ScreenGrabber.Method, fps: FrameRate) -> String {
-        "capturing \(region) of \(connection.displayName) with \(method.rawValue) at \(fps) fps" + (cursor ? "" : ", no cursor")
     }
 }
 

@@ -36,3 +36,11 @@ struct EncodeOptions: ParsableArguments {
         }
     }
 }
+
+extension EncodeOptions {
+    /// What every output gets unless it asks for its own, with the picture sized by `scale`.
+    func defaults(_ scale: ScaleOptions) -> EncodingDefaults {
+        EncodingDefaults(codec: codec, encoder: encoder, bitrate: bitrate, quality: quality, keyframeInterval: keyint,
+                         preset: preset, scale: scale.request, scaleFilter: scale.scaleFilter)
+    }
+}

@@ -76,6 +76,6 @@ extension RunOptions {
     /// Whether the statistics line, the summary and the viewer links are printed.
     var showsProgress: Bool { level > .error }
 
-    /// When the pipeline ends by itself.
-    var limits: Pipeline.Limits { .init(duration: duration, frames: frames) }
+    /// When the run ends by itself.
+    var limits: Run.Limits { .init(duration: duration, frames: frames) }
 }

@@ -1,0 +1,38 @@
+/// What the user asked of the encoder.
+public struct EncoderSettings: Sendable, Equatable {
+    public var codec: VideoCodec
+    /// `--encoder`: a libavcodec encoder name; `nil` picks the codec's preferred one.
+    public var encoderName: String?
+    public var size: PixelSize
+    public var framesPerSecond: Int
+    /// `nil` keeps the encoder's own quality-based rate control.
+    public var bitrate: Bitrate?
+    /// `--crf`: the constant quality asked for; `nil` keeps the encoder's own default.
+    public var quality: Double?
+    public var keyframeInterval: Duration
+    /// `--preset`; `nil` uses the low-latency default of the encoder.
+    public var preset: String?
+    public var scaleFilter: ScaleFilter
+    /// Keyframes only when asked (the run's one schedule for every rendition), none of the
+    /// encoder's own choosing.
+    public var alignedKeyframes = false
+
+    public init(
+        codec: VideoCodec = .h264, encoderName: String? = nil, size: PixelSize, framesPerSecond: Int,
+        bitrate: Bitrate? = nil, keyframeInterval: Duration = .seconds(2), preset: String? = nil, scaleFilter: ScaleFilter = .box
+    ) {
+        self.codec = codec
+        self.encoderName = encoderName
+        self.size = size
+        self.framesPerSecond = framesPerSecond
+        self.bitrate = bitrate
+        self.keyframeInterval = keyframeInterval
+        self.preset = preset
+        self.scaleFilter = scaleFilter
+    }
+
+    /// Keyframe distance in frames at the target rate, at least 1.
+    public var gopSize: Int {
+        max(1, Int((keyframeInterval.seconds * Double(framesPerSecond)).rounded()))
+    }
+}

@@ -1,0 +1,57 @@
+/// Paces a capture loop on absolute deadlines of the frame-rate grid: slot `k` is due at
+/// `start + FrameGrid.offset(ofSlot: k)`.
+///
+/// When the loop falls behind, the overdue slots are skipped and counted, and the loop takes the
+/// latest slot that is due; it never runs several frames back to back to catch up.
+/// Not thread-safe: confine to the capture thread.
+public struct FramePacer {
+    /// What `nextSlot` decided.
+    public struct Slot: Equatable, Sendable {
+        /// The slot's number on the grid: slot 0 is due at the start.
+        public var index: UInt64
+        /// The deadline of the slot taken, in the clock's nanoseconds.
+        public var deadline: UInt64
+        /// How many earlier slots were missed and skipped.
+        public var skipped: Int
+    }
+
+    public let grid: FrameGrid
+    private var start: UInt64?
+    private var nextIndex: UInt64 = 0
+
+    /// Slots every `interval` nanoseconds.
+    /// - Parameter start: when slot 0 is due; `nil` takes the first call's time.
+    public init(interval: UInt64, start: UInt64? = nil) {
+        self.init(grid: FrameGrid(interval: interval), start: start)
+    }
+
+    /// - Parameter start: when slot 0 is due; `nil` takes the first call's time.
+    public init(grid: FrameGrid, start: UInt64? = nil) {
+        self.grid = grid
+        self.start = start
+    }
+
+    /// Waits for the next slot (sleeping no longer than `maximumSleep` at a time, so the caller can
+    /// check for a stop request), and returns it; `nil` when `maximumSleep` passed before it was due.
+    public mutating func nextSlot(clock: any PacingClock, maximumSleep: UInt64 = .max) -> Slot? {
+        let now = clock.now()
+        guard let start else {
+            self.start = now
+            nextIndex = 1
+            return Slot(index: 0, deadline: now, skipped: 0)
+        }
+        let due = start + grid.offset(ofSlot: nextIndex)
+        if now < due {
+            let wake = due - now > maximumSleep ? now + maximumSleep : due
+            clock.sleep(until: wake)
+            guard wake == due else { return nil }
+            nextIndex += 1
+            return Slot(index: nextIndex - 1, deadline: due, skipped: 0)
+        }
+        // The latest slot already due is taken now; the ones between it and `due` are lost.
+        let latest = grid.slot(at: now - start)
+        let skipped = Int(latest - nextIndex)
+        nextIndex = latest + 1
+        return Slot(index: latest, deadline: start + grid.offset(ofSlot: latest), skipped: skipped)
+    }
+}

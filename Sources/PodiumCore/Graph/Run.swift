@@ -1,0 +1,220 @@
+public import Logging
+public import Synchronization
+
+/// One run of the graph: each source on a thread of its own feeds its stages through a fan-out;
+/// the encoders among them register their streams and publish their packets on the run's one
+/// hub; the outputs subscribe to their programs there.
+///
+/// ```
+/// source ─ fan-out ─┬─ latest-wins slot ─▶ window stage (scale, present)
+///                   └─ latest-wins slot ─▶ encode stage ─▶ encoders ─▶ hub ─▶ outputs
+/// ```
+///
+/// Starting is ordered so that a failure comes before anything is captured or written: sources
+/// and stages open first (on their own threads: an X connection, an encoder), then the outputs,
+/// then capture starts. Stopping goes the other way: sources stop, stages drain (encoders
+/// flush), outputs write what is queued and finalize.
+public final class Run: Sendable {
+    /// When the run ends by itself.
+    public struct Limits: Sendable {
+        public var duration: Duration?
+        public var frames: Int?
+
+        public init(duration: Duration? = nil, frames: Int? = nil) {
+            self.duration = duration
+            self.frames = frames
+        }
+    }
+
+    /// A source and the stages that read it.
+    public struct Branch: Sendable {
+        public var source: any FrameSource
+        public var stages: [any FrameStage]
+
+        public init(source: any FrameSource, stages: [any FrameStage]) {
+            self.source = source
+            self.stages = stages
+        }
+    }
+
+    public let counters: RunCounters
+    public let hub: StreamHub
+    public let clock: any PacingClock
+    public let limits: Limits
+    public let logger: Logger
+    /// `--frames`, counted once: by the stage whose frames are the run's, or by the fan-out.
+    private let frameQuota: FrameQuota?
+    /// Set while the presenter froze the picture: nothing is captured.
+    public let paused = Atomic<Bool>(false)
+    /// Set once every part was ready and capture began.
+    public let started = Atomic<Bool>(false)
+
+    private let branches: [Branch]
+    private let outputs: OutputGroup
+    private let stopFlag = StopFlag()
+    private let failure = Mutex<PodiumError?>(nil)
+    private let stopHandlers = Mutex<[@Sendable () -> Void]>([])
+    private let capture = ConditionLock(Capture.waiting)
+    /// What each source said as it opened, in the order of `branches`.
+    private let opened: Mutex<[String?]>
+    private let ready: ReadyLatch
+    /// Set when capture starts: when slot 0 is due, on `clock`.
+    private let start = Atomic<UInt64>(0)
+
+    private enum Capture: Sendable {
+        case waiting, started, cancelled
+    }
+
+    /// - Parameters:
+    ///   - branches: each source and its stages.
+    ///   - outputs: the outputs, subscribed to the hub's streams.
+    ///   - clock: what paces capture; a fake one in tests.
+    public init(branches: [Branch], outputs: OutputGroup, hub: StreamHub, counters: RunCounters, limits: Limits,
+                logger: Logger, clock: any PacingClock = MonotonicClock()) {
+        self.branches = branches
+        self.outputs = outputs
+        self.hub = hub
+        self.counters = counters
+        self.limits = limits
+        self.logger = logger
+        self.clock = clock
+        opened = Mutex(Array(repeating: nil, count: branches.count))
+        ready = ReadyLatch(count: branches.count + branches.reduce(0) { $0 + $1.stages.count })
+        frameQuota = limits.frames.map(FrameQuota.init(frames:))
+    }
+
+    /// Takes one frame of `--frames` for the stage that counts them: `false` when none is left
+    /// (the frame is not to be used); the run stops when the last is taken.
+    public func takeFrame() -> Bool {
+        switch frameQuota?.take() {
+        case nil, .granted: return true
+        case .last:
+            stop()
+            return true
+        case .refused: return false
+        }
+    }
+
+    // MARK: Running
+
+    public var isStopping: Bool { stopFlag.isRaised }
+
+    /// Whether the run is ending on a failure.
+    public var isFailed: Bool { failure.withLock { $0 != nil } }
+
+    /// When slot 0 of the frame-rate grid is due, on `clock`; valid once capture started.
+    public var origin: UInt64 { start.load(ordering: .acquiring) }
+
+    /// When `--duration` ends the run, on `clock`; `nil` without one.
+    public var end: UInt64? {
+        limits.duration.map { origin + UInt64(max(0, $0.nanoseconds)) }
+    }
+
+    /// What each source said as it opened (`1920x1080+0+0 of :1 with MIT-SHM`).
+    public var sourceDescriptions: [String] { opened.withLock { $0.compactMap { $0 } } }
+
+    /// Runs every part to the end, which comes with the limits, `stop()`, a source that is gone or
+    /// a part's failure.
+    /// - Parameters:
+    ///   - beforeOutputs: called once sources and stages are open, before any output opens (an
+    ///     HLS folder is made); a failure ends the run there.
+    ///   - onStart: called once every part is ready, as capture starts; not called when a part
+    ///     failed, so nothing claims a start that never came.
+    /// - Returns: the error that ended the run, or `nil` for a clean end.
+    public func run(beforeOutputs: @Sendable () throws(PodiumError) -> Void = {}, onStart: () -> Void = {}) async
+        -> PodiumError? {
+        let sourceThreads = ThreadGroup()
+        let stageThreads = ThreadGroup()
+        let countingStage = branches.flatMap(\.stages).firstIndex(where: \.countsFrames)
+        for (index, branch) in branches.enumerated() {
+            let fanOut = FanOut(stages: branch.stages, counters: counters.sources[index], run: self, index: index,
+                                countsFrames: countingStage == nil && index == 0)
+            sourceThreads.spawn("podium-capture") { branch.source.run(into: fanOut) }
+            for stage in branch.stages {
+                stageThreads.spawn("podium-stage") { [self] in runStage(stage) }
+            }
+        }
+        if let failure = await ready.wait() { fail(failure) }
+        if !isFailed && !isStopping {
+            do {
+                try beforeOutputs()
+            } catch {
+                fail(error)
+            }
+        }
+        if !isFailed && !isStopping { await outputs.start(self) }
+        if !isFailed && !isStopping {
+            started.store(true, ordering: .relaxed)
+            onStart()
+            start.store(clock.now(), ordering: .releasing)
+            capture.withLock(wake: .all) { $0 = .started }
+        } else {
+            capture.withLock(wake: .all) { $0 = .cancelled }
+        }
+        await sourceThreads.wait()
+        for branch in branches {
+            for stage in branch.stages { stage.slot.close() }
+        }
+        await stageThreads.wait()
+        outputs.close()
+        await outputs.finish(self)
+        return failure.withLock { $0 }
+    }
+
+    /// A stage's thread: opens its worker (told to `ready`), then runs it until its slot closes.
+    private func runStage<Stage: FrameStage>(_ stage: Stage) {
+        let worker: Stage.Worker
+        do {
+            worker = try stage.open(in: self)
+        } catch {
+            ready.report(error)
+            return
+        }
+        ready.report(nil)
+        stage.run(worker, in: self)
+    }
+
+    // MARK: Sources
+
+    func sourceOpened(_ index: Int, _ description: String) {
+        opened.withLock { $0[index] = description }
+        ready.report(nil)
+    }
+
+    func sourceFailed(_ error: PodiumError) {
+        ready.report(error)
+    }
+
+    /// Blocks a source's thread until capture starts; `false` when the run ended before.
+    func waitForCapture() -> Bool {
+        capture.wait(until: { $0 != .waiting }) { $0 == .started }
+    }
+
+    // MARK: Stopping
+
+    /// Asks the run to end: capture stops, every stage drains, every output is finalized.
+    public func stop() {
+        let handlers = stopHandlers.withLock { handlers in
+            defer { handlers = [] }
+            return stopFlag.raise() ? handlers : []
+        }
+        for handler in handlers { handler() }
+        // Sources that still wait to start give up.
+        capture.withLock(wake: .all) { if $0 == .waiting { $0 = .cancelled } }
+    }
+
+    /// Runs `handler` when the run is asked to stop (to abort blocking I/O, say), or now if it was.
+    public func onStop(_ handler: @escaping @Sendable () -> Void) {
+        let stopped = stopHandlers.withLock { handlers in
+            if !stopFlag.isRaised { handlers.append(handler) }
+            return stopFlag.isRaised
+        }
+        if stopped { handler() }
+    }
+
+    /// Ends the run with `error` (the first one reported wins).
+    public func fail(_ error: PodiumError) {
+        failure.withLock { $0 = $0 ?? error }
+        stop()
+    }
+}

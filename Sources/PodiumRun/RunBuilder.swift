@@ -1,0 +1,103 @@
+public import Logging
+public import PodiumCore
+public import PodiumMedia
+import PodiumWeb
+import PodiumX11
+
+/// Turns a `RunPlan` into a run of real parts: the X11 screen as the source, a window stage for
+/// each window, the encode stage (libyuv and libavcodec) with an encoder per encoding, a muxer
+/// output or a listener per output, and the browser viewers' servers and feeds. Opens nothing:
+/// every part opens on its own thread as the run starts.
+public enum RunBuilder {
+    /// The encode stage of real parts.
+    public typealias VideoEncodeStage = EncodeStage<PictureConverter, VideoEncoder>
+
+    /// - Throws: 64 for a viewer's certificate or key that cannot be read, 73 when a self-signed
+    ///   one cannot be kept.
+    public static func build(_ plan: RunPlan, logger: Logger) throws(PodiumError) -> RunSession {
+        let counters = plan.counters()
+        let hub = StreamHub()
+        let encoding = plan.encoding
+        // One stream a encoding, in the plan's order.
+        let streams = encoding.encodings.map { _ in hub.addStream() }
+        let encodeStage = encodeStage(plan, streams: streams, counters: counters, logger: logger)
+
+        // About two seconds of packets may wait for a slow output before it starts dropping.
+        let capacity = max(8, 2 * plan.fps.framesPerSecond)
+        // A killed run loses at most this much of a recording.
+        let flushInterval = min(.seconds(1), encoding.keyframeInterval)
+        var outputs: [any RunOutput] = []
+        for (encodingIndex, planned) in encoding.encodings.enumerated() {
+            let program = Program(streams: [streams[encodingIndex]])
+            for sink in planned.sinks {
+                let url = encoding.sinks[sink]
+                if case .tcpListen = url {
+                    outputs.append(ClientListener(url: url, program: program, counters: counters.sinks[sink],
+                                                  capacity: capacity, logger: logger))
+                } else {
+                    outputs.append(MuxerOutput(url: url, program: program, flushInterval: flushInterval,
+                                               counters: counters.sinks[sink], capacity: capacity, logger: logger))
+                }
+            }
+        }
+        // Each viewers' server gets each of its renditions from a feed subscribed to that stream.
+        let feeds = encoding.viewers.map { viewers in
+            viewers.renditions.map { ViewerFeed(name: $0.name, stream: streams[$0.encoding], hub: hub) }
+        }
+        var servers: [ViewerServer] = []
+        for viewers in encoding.viewers {
+            servers.append(try ViewerServer(options: viewers.options, board: counters.viewers ?? ViewerBoard(),
+                                            clock: MonotonicClock(), logger: logger))
+        }
+
+        var stages: [any FrameStage] = plan.windows.enumerated().map { index, window in
+            WindowStage(plan: window, counters: counters.windows[index]) { crop, output, filter throws(PodiumError) in
+                try PictureScaler(crop: crop, output: output, filter: filter)
+            }
+        }
+        if let encodeStage { stages.append(encodeStage) }
+        // Each stage holds up to two frames (one pending, one in use), a window one more on
+        // screen, and the fan-out keeps the last one to hold a still picture to the end.
+        let buffers = 3 + 2 * stages.count + plan.windows.count
+        let capture = plan.capture
+        let source = PacedCapture(fps: plan.fps, idleFPS: capture.idleFPS) { () throws(PodiumError) -> any FrameGrabber in
+            try ScreenCapture(plan: capture, bufferCount: buffers, logger: logger)
+        }
+        let run = Run(branches: [Run.Branch(source: source, stages: stages)],
+                      outputs: OutputGroup(outputs: outputs, guests: feeds.flatMap { $0 }),
+                      hub: hub, counters: counters, limits: plan.limits, logger: logger)
+        return RunSession(run: run, plan: plan, streams: streams, encodeStage: encodeStage, servers: servers,
+                          feeds: feeds, logger: logger)
+    }
+
+    /// The encode stage for the plan's encodings, or `nil` when nothing is encoded (a window alone).
+    private static func encodeStage(_ plan: RunPlan, streams: [Int], counters: RunCounters, logger: Logger)
+        -> VideoEncodeStage? {
+        let encodings = plan.encoding.encodings
+        guard !encodings.isEmpty else { return nil }
+        let source = plan.capture.region.size
+        let sizes = PictureConverter.levels(of: encodings.map(\.settings.size))
+        // MJPEG wants full-range pictures; the plan lets it share no conversion with another encoding.
+        let fullRange = encodings.contains { $0.settings.codec == .mjpeg }
+        let filter = encodings[0].settings.scaleFilter
+        let count = PictureConverter.pictureCount(encoders: encodings.count)
+        let renditions = encodings.enumerated().map { index, planned in
+            // MP4, Matroska, FLV and HLS keep codec parameters out of band.
+            let globalHeader = planned.sinks.contains { plan.encoding.sinks[$0].needsGlobalHeader }
+            let settings = planned.settings
+            return VideoEncodeStage.Rendition(
+                stream: streams[index], level: sizes.firstIndex(of: settings.size) ?? 0,
+                counters: counters.renditions[index]
+            ) { stream throws(PodiumError) in
+                try VideoEncoder(settings: settings, plannedPicture: sizes[0], globalHeader: globalHeader,
+                                 streamID: stream)
+            }
+        }
+        return VideoEncodeStage(
+            makePictures: { () throws(PodiumError) in
+                try PictureConverter(source: source, sizes: sizes, count: count, filter: filter, fullRange: fullRange)
+            },
+            renditions: renditions, frameInterval: plan.fps.intervalNanoseconds,
+            keyframeInterval: plan.encoding.keyframeInterval, counters: counters.encode)
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import Logging
+import PodiumCore
+import PodiumMedia
+import PodiumWeb
+import PodiumX11
+import PodiumRun
+import ServiceLifecycle
+import Synchronization
+
+/// The steps `stream`, `mirror` and `bench` share: checks before anything is opened, a look at
+/// the display to capture, and the run of a plan with signals and statistics.
+enum RunSetup {
+    /// Everything about the outputs (`--to`, `--stats-json`) that can be checked without touching
+    /// the outside world, so a bad one is refused before anything is opened. Looking up a host and
+    /// a file's folder may block: on a thread of its own.
+    static func check(_ outputs: [OutputRequest], viewers: [ViewerRequest], encode: EncodingDefaults, run: RunOptions)
+        async throws(PodiumError) {
+        try await onOwnThread("podium-checks") { () throws(PodiumError) in
+            try validateOutputs(outputs, viewers: viewers, encode: encode, run: run)
+        }
+    }
+
+    private static func validateOutputs(_ outputs: [OutputRequest], viewers: [ViewerRequest] = [], encode: EncodingDefaults,
+                                run: RunOptions) throws(PodiumError) {
+        let urls = outputs.map(\.url)
+        let files = urls.compactMap(\.filePath).map { (flag: "--to", path: $0) }
+        let playlists = urls.compactMap { url -> String? in
+            if case .hls(let path, _) = url { return path }
+            return nil
+        }
+        let written = files + playlists.map { (flag: "--to", path: $0) }
+            + (run.statsJSON.map { [(flag: "--stats-json", path: $0)] } ?? [])
+        if Set(urls).count != urls.count { throw .usage("--to names the same output twice") }
+        for output in outputs {
+            let codec = output.codec(encode)
+            try output.url.validate(codec: codec)
+            // As the plan will choose it.
+            let encoder = encode.encoderName(for: codec)
+            if let encoder { try EncoderCatalog.validate(name: encoder, codec: codec) }
+            if let preset = output.rendition.preset ?? encode.preset {
+                try EncoderCatalog.validate(preset: preset, encoderName: encoder, codec: codec)
+            }
+        }
+        try validateViewers(viewers, encode: encode)
+        try OutputCheck.distinct(written)
+        for url in urls { try NetworkAddress.resolve(url) }
+        for case .rtmp(let target) in urls {
+            if let authorities = target.trustedCertificates, !FileManager.default.isReadableFile(atPath: authorities) {
+                throw .usage("--to '\(target)': cannot read the certificate authorities in '\(authorities)'")
+            }
+        }
+        for file in files + (run.statsJSON.map { [(flag: "--stats-json", path: $0)] } ?? []) {
+            try OutputCheck.creatable(file.path, flag: file.flag, overwrite: run.overwrite)
+        }
+        for playlist in playlists { try HLSFolder.check(master: playlist, overwrite: run.overwrite) }
+    }
+
+    /// The browser viewers: H.264, one server a port, files that can be read.
+    private static func validateViewers(_ viewers: [ViewerRequest], encode: EncodingDefaults) throws(PodiumError) {
+        var ports: Set<Int> = []
+        for viewer in viewers {
+            let named = "--to '\(viewer.options)'"
+            guard (viewer.rendition.codec ?? encode.codec) == .h264 else {
+                throw .usage("\(named): the browser viewer plays H.264; add ?codec=h264 or pass --codec h264")
+            }
+            guard ports.insert(viewer.options.port).inserted else {
+                throw .usage("\(named): another viewer listens on port \(viewer.options.port) already")
+            }
+            if let preset = viewer.rendition.preset ?? encode.preset {
+                try EncoderCatalog.validate(preset: preset, encoderName: encode.encoder, codec: .h264)
+            }
+            for (key, path) in [("cert", viewer.options.certificate), ("key", viewer.options.privateKey)] {
+                if let path, !FileManager.default.isReadableFile(atPath: path) {
+                    throw .usage("\(named): cannot read ?\(key)=\(path)")
+                }
+            }
+            try NetworkAddress.resolve(host: viewer.options.host, of: viewer.options.description)
+        }
+    }
+
+    /// What to capture: the display opened on a thread of its own (a connect may block), the
+    /// rectangle found on it, and the monitor it is, if any.
+    /// - Throws: 69 when the display cannot be opened, the monitor is not there or its pixels
+    ///   cannot be read; 64 for a region outside the screen.
+    static func capturePlan(_ source: CaptureSource) async throws(PodiumError) -> (CapturePlan, Monitor?) {
+        let (display, region, selector) = (source.display, source.region, source.monitor ?? .primary)
+        let (name, area, monitor) = try await onOwnThread("podium-display") { () throws(PodiumError) in
+            let connection = try XConnection(display: display)
+            let layout = connection.layout()
+            let screen = PixelRect(x: 0, y: 0, size: layout.size)
+            try connection.requireBGRAPixels()
+            if let region {
+                guard screen.contains(region) else {
+                    throw .usage("--region '\(region)' is not inside the \(layout.size) screen of \(connection.displayName)")
+                }
+                return (connection.displayName, region, Monitor?.none)
+            }
+            guard let monitor = try selector.select(from: layout.monitors) else {
+                return (connection.displayName, screen, nil)
+            }
+            // A monitor can hang off the screen's edge while the screen is being resized.
+            guard screen.contains(monitor.rect) else {
+                throw .unavailable("monitor \(monitor.name) (\(monitor.rect)) lies outside the \(layout.size) screen")
+            }
+            return (connection.displayName, monitor.rect, monitor)
+        }
+        let plan = CapturePlan(display: name, region: area, monitorName: monitor?.name, drawsCursor: source.cursor,
+                               sharedMemory: !source.noSharedMemory, tracksDamage: !source.constantFPS,
+                               idleFPS: source.idleFPS)
+        return (plan, monitor)
+    }
+
+    /// What is captured and where it goes, said as capture starts: one line, or with several
+    /// encoders a line for each.
+    static func startLines(_ parts: [String], encoders: [String]) -> [String] {
+        guard encoders.count > 1 else { return [(parts + encoders).joined(separator: "; ")] }
+        return [(parts + ["\(encoders.count) encoders:"]).joined(separator: "; ")] + encoders.map { "  " + $0 }
+    }
+
+    /// Runs `plan` with Ctrl-C handling and statistics, the viewers' servers beside it in one
+    /// service group; prints the summary, and throws what ended it.
+    /// - Parameter parts: what the run does besides capturing and encoding (`mirroring to :1`),
+    ///   said as capture starts.
+    static func run(_ plan: RunPlan, parts: [String], options: RunOptions, logger: Logger) async throws {
+        for notice in plan.encoding.notices { logger.notice("\(notice)") }
+        let session = try RunBuilder.build(plan, logger: logger)
+        let job = Job { try await execute(session, parts: parts, options: options, logger: logger) }
+        // Signals are SignalTrap's: it stops the run, whose end then stops the servers.
+        var configuration = ServiceGroupConfiguration(
+            services: session.servers.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [
+                .init(service: job, successTerminationBehavior: .gracefullyShutdownGroup,
+                      failureTerminationBehavior: .gracefullyShutdownGroup),
+            ],
+            logger: logger)
+        // Viewers that do not take the end of the stream are cut off.
+        configuration.maximumGracefulShutdownDuration = Duration.seconds(3)
+        try await ServiceGroup(configuration: configuration).run()
+    }
+
+    /// The run itself, with its statistics: the line each second, the JSON lines, the summary.
+    private static func execute(_ session: RunSession, parts: [String], options: RunOptions, logger: Logger)
+        async throws {
+        let run = session.run
+        let reporter = StatsReporter(counters: run.counters, jsonPath: options.statsJSON,
+                                         live: options.showsProgress, logger: logger) { () -> String? in
+            if run.paused.load(ordering: .relaxed) { return "paused" }
+            return run.counters.windowAwaits.map { "waiting for \($0)" }
+        }
+        SignalTrap.onStop { run.stop() }
+        let reporting = Task { await reporter.run() }
+        let fps = session.plan.fps
+        let cursor = session.plan.capture.drawsCursor ? "" : ", no cursor"
+        let failure = await session.execute(beforeOutputs: reporter.open) { start in
+            let sources = start.sources.map { "capturing \($0) at \(fps) fps\(cursor)" }
+            let lines = startLines(sources + parts, encoders: start.encoders)
+                + session.servers.flatMap { ViewerLines.describe($0, quiet: !options.showsProgress) }
+            lines.forEach { logger.notice("\($0)") }
+        }
+        reporting.cancel()
+        await reporting.value
+        let summary = reporter.finish()
+        if options.showsProgress && run.started.load(ordering: .relaxed) {
+            StatsLine.clear()
+            let label = "summary: "
+            // On a terminal, wrapped to its width between parts, aligned under the first.
+            let width = Console.isTerminal ? Console.width - "podium: ".count - label.count : nil
+            for (index, line) in summary.summaryLines(width: width).enumerated() {
+                Console.say((index == 0 ? label : String(repeating: " ", count: label.count)) + line)
+            }
+            // Each encoder's figures, when there are several.
+            if summary.renditions.count > 1 { summary.renditionLines.forEach { Console.say("  " + $0) } }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Work run as one service of the group: the pipeline's run.
+    private struct Job: Service {
+        let body: @Sendable () async throws -> Void
+        func run() async throws { try await body() }
+    }
+
+    static func logger(_ run: RunOptions) -> Logger {
+        logger(run.level)
+    }
+
+    /// Podium's logger at `level`, with FFmpeg's messages bridged to lines of their own.
+    static func logger(_ level: LogLevel) -> Logger {
+        let ffmpeg = Logger(label: "ffmpeg") { _ in ConsoleLogHandler(logLevel: level.ffmpeg, source: "ffmpeg") }
+        FFmpegLog.bridge(to: ffmpeg, level: level.ffmpeg)
+        return Logger(label: "podium") { _ in ConsoleLogHandler(logLevel: level.podium) }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+public import PodiumCore
+import Synchronization
+
+/// Lends buffers from a small pool of its own, for frames made by a fake source.
+func fakeBufferPool(count: Int) -> FrameBufferPool {
+    FrameBufferPool((0..<count).map { index in
+        let storage = HeapStorage(capacity: 64)
+        return FrameBuffer(bytes: storage.bytes, capacity: 64, index: index, storage: storage)
+    })
+}
+
+/// A screen for `PacedCapture`: each grab costs `cost` nanoseconds of the fake clock, and records
+/// its time.
+public final class FakeGrabber: FrameGrabber, Sendable {
+    public let clock: FakeClock
+    public let cost: UInt64
+    public let pool: FrameBufferPool
+    /// Whether the screen changes between looks; an unchanged one is grabbed only when asked.
+    public let changes: Bool
+    public let failAt: UInt64?
+    private let grabbed = Mutex<[UInt64]>([])
+
+    public init(clock: FakeClock, cost: UInt64 = 1_000_000, buffers: Int = 8, changes: Bool = true,
+                failAt: UInt64? = nil) {
+        self.clock = clock
+        self.cost = cost
+        self.changes = changes
+        self.failAt = failAt
+        pool = fakeBufferPool(count: buffers)
+    }
+
+    public var description: String { "a fake screen" }
+
+    /// The slot time of every frame grabbed.
+    public var slotTimes: [UInt64] { grabbed.withLock { $0 } }
+
+    public func capture(sequence: UInt64, time: UInt64, slotTime: UInt64, evenIfUnchanged: Bool)
+        throws(PodiumError) -> CaptureOutcome {
+        if sequence == failAt { throw .unavailable("the fake screen went away") }
+        guard changes || evenIfUnchanged else { return .unchanged }
+        guard let buffer = pool.acquire() else { return .busy }
+        grabbed.withLock { $0.append(slotTime) }
+        clock.advance(by: cost)
+        return .frame(CapturedFrame(buffer: buffer, size: PixelSize(width: 4, height: 4), bytesPerRow: 16,
+                                    captureTime: time, slotTime: slotTime, sequence: sequence))
+    }
+
+    /// A paced source over this grabber.
+    public func source(fps: Int = 30, idleFPS: Int = 1) -> PacedCapture {
+        PacedCapture(fps: FrameRate(fps), idleFPS: FrameRate(idleFPS)) { [self] () throws(PodiumError) in self }
+    }
+}
+
+/// A push source the test drives: each `send` delivers frames on the source's thread, one slot of
+/// the grid after another (or at the slots given), and `end` ends it, holding the last picture to
+/// the slot given.
+public final class FakePushSource: FrameSource {
+    private enum Command: Sendable {
+        case frame(slot: UInt64, changed: Bool)
+        case end(slot: UInt64?)
+    }
+
+    public let fps: FrameRate
+    public let pool: FrameBufferPool
+    private let failure: PodiumError?
+    private let commands = ConditionLock<[Command]>([])
+    private let nextSlot = Mutex<UInt64>(0)
+
+    /// - Parameter failsToOpen: the error opening it gives, to test a source that cannot start.
+    public init(fps: Int = 30, buffers: Int = 16, failsToOpen: PodiumError? = nil) {
+        self.fps = FrameRate(fps)
+        pool = fakeBufferPool(count: buffers)
+        failure = failsToOpen
+    }
+
+    /// Delivers `count` frames at the next slots of the grid, or at `slots` when given.
+    /// - Parameter changed: whether the picture changed (`false`: a repeat, no rows changed).
+    public func send(_ count: Int = 1, changed: Bool = true) {
+        let slots = nextSlot.withLock { next in
+            defer { next += UInt64(count) }
+            return (0..<UInt64(count)).map { next + $0 }
+        }
+        send(slots: slots, changed: changed)
+    }
+
+    /// Delivers frames at the given slots of the grid.
+    public func send(slots: [UInt64], changed: Bool = true) {
+        if let last = slots.last { nextSlot.withLock { $0 = max($0, last + 1) } }
+        commands.withLock(wake: .all) { $0 += slots.map { .frame(slot: $0, changed: changed) } }
+    }
+
+    /// Ends the source; the run's end on the grid is slot `slot` (the last picture is held to it).
+    public func end(atSlot slot: UInt64? = nil) {
+        commands.withLock(wake: .all) { $0.append(.end(slot: slot)) }
+    }
+
+    public func run(into fanOut: FanOut) {
+        if let failure { return fanOut.failedToOpen(failure) }
+        fanOut.opened("a fake push source")
+        guard fanOut.waitForStart() else { return }
+        let grid = FrameGrid(fps: fps)
+        var sequence: UInt64 = 0
+        var endSlot: UInt64?
+        loop: while !fanOut.isStopping {
+            let command = commands.wait(until: { !$0.isEmpty }, deadline: Date(timeIntervalSinceNow: 0.01)) { pending -> Command? in
+                pending.isEmpty ? nil : pending.removeFirst()
+            }
+            switch command {
+            case nil:
+                continue
+            case .frame(let slot, let changed):
+                guard let buffer = pool.acquire() else {
+                    fanOut.counters.noBuffer.add(1, ordering: .relaxed)
+                    continue
+                }
+                let frame = CapturedFrame(buffer: buffer, size: PixelSize(width: 4, height: 4), bytesPerRow: 16,
+                                          captureTime: fanOut.clock.now(), slotTime: grid.offset(ofSlot: slot),
+                                          sequence: sequence, changedRows: changed ? RowBands(0..<4) : RowBands())
+                sequence += 1
+                fanOut.deliver(frame)
+            case .end(let slot):
+                endSlot = slot
+                break loop
+            }
+        }
+        fanOut.finish(at: endSlot.map(grid.offset(ofSlot:)))
+        if !fanOut.isStopping { fanOut.stopRun() }
+    }
+}
