@@ -114,6 +114,8 @@ let package = Package(
             name: "PodiumWebTests",
             dependencies: ["PodiumWeb", "PodiumTestSupport", .product(name: "NIOCore", package: "swift-nio")]
         ),
+        // The graph of real parts, built from a plan and run in-process.
+        .testTarget(name: "PodiumRunTests", dependencies: ["PodiumRun", "PodiumX11", "PodiumTestSupport"]),
         .testTarget(name: "podiumTests", dependencies: ["podium", "PodiumTestSupport"], exclude: ["Golden"]),
     ]
 )

@@ -62,33 +62,6 @@ import Testing
                 "same time \(matchedMedian) dB, two frames apart \(shiftedMedian) dB")
     }
 
-    /// A slow encoder (x264's placebo preset at 720p, 4 frames a second here) drops its own
-    /// frames; the small one beside it encodes every frame that was converted.
-    @Test func aSlowEncoderDropsOnlyItsOwnFrames() throws {
-        let stage = try Stage(width: 1280, height: 720)
-        defer { stage.stop() }
-        let stats = stage.path("stats.json")
-        let result = try Tools.podium(["stream", "--duration", "4s", "--stats-json", stats,
-                                       "--to", stage.path("slow.mkv") + "?preset=placebo",
-                                       "--to", stage.path("small.mkv") + "?size=160x120"],
-                                      display: stage.server.display)
-        #expect(result.status == 0, "\(result.stderr)")
-        let summary = try Tools.statsSummary(stats)
-        let renditions = try #require(summary["renditions"] as? [[String: Any]])
-        let slow = try #require(renditions.first { ($0["outputs"] as? [String])?.first?.hasSuffix("slow.mkv") == true })
-        let small = try #require(renditions.first { $0["name"] as? String == "160x120" })
-        // Frames, not rates: the summary's rates count the slow encoder's flush at the end too.
-        #expect(slow["dropped"] as? Int ?? 0 > 30, "the slow encoder fell behind: \(slow)")
-        #expect(try Tools.probe(stage.path("slow.mkv")).frames < 60)
-        // A few at most: the slow one's threads keep both cores busy, and the system shares them.
-        #expect(small["dropped"] as? Int ?? 99 <= 3, "the small one did not: \(small)")
-        // The small one encoded every frame converted, short of those few. (How many capture got
-        // depends on how busy the machine is: placebo's threads take both cores.)
-        let converted = summary["frames"] as? Int ?? 0
-        let written = try Tools.probe(stage.path("small.mkv")).frames
-        #expect(written >= converted - 3 && converted >= 60, "\(written) of \(converted) frames converted")
-    }
-
     /// A still screen costs only idle repeats in every encoding, and a change drawn meanwhile
     /// reaches the smaller one too: a scaled picture is made again when the rows under it changed.
     @Test func aChangeReachesEveryEncodingOfAStillScreen() throws {

@@ -5,7 +5,8 @@ import Synchronization
 /// each smaller size an encoder wants, each from the smallest larger picture; every encoder then
 /// takes the picture of its size as it is, on a thread of its own with its own latest-wins slot,
 /// so a slow one drops its own frames, never another's and never capture's. A single encoding is
-/// a ladder of one.
+/// a ladder of one, whose encoder works on the stage's thread: with no other encoder to keep up
+/// with, a hand-off would only cost a wake-up a frame (the stage's own slot drops for it).
 ///
 /// All encoders follow one keyframe schedule on the frame-rate grid, so their segments begin at
 /// the same frames; and a slow encoder drops the frame after a scheduled keyframe rather than the
@@ -67,25 +68,39 @@ where Encoder.Picture == Maker.Picture {
     /// A few words for each encoder (`h264 libx264 ultrafast`); filled once the stage is open.
     public var labels: [String] { renditions.map { $0.described.label } }
 
-    /// What the stage's thread works with: the picture maker, and the encoders' threads.
+    /// What the stage's thread works with: the picture maker, and either the encoders' threads or
+    /// the one encoder, open here.
     public final class Worker {
         let maker: Maker
         let threads: ThreadGroup
+        let inline: RenditionWorker<Encoder>.Open?
 
-        init(maker: Maker, threads: ThreadGroup) {
+        init(maker: Maker, threads: ThreadGroup, inline: RenditionWorker<Encoder>.Open?) {
             self.maker = maker
             self.threads = threads
+            self.inline = inline
         }
     }
 
-    /// Opens every encoder, each on its own thread, and the picture maker on this one.
+    /// Opens the picture maker on this thread, and every encoder: on a thread of its own each, or
+    /// the only one here.
     public func open(in run: Run) throws(PodiumError) -> Worker {
         let threads = ThreadGroup()
-        let opened = ReadyLatch(count: renditions.count)
-        for rendition in renditions {
-            threads.spawn("podium-encoder") { rendition.run(in: run, opened: opened) }
+        var failure: PodiumError?
+        var inline: RenditionWorker<Encoder>.Open?
+        if renditions.count == 1 {
+            do {
+                inline = try renditions[0].open(in: run)
+            } catch {
+                failure = error
+            }
+        } else {
+            let opened = ReadyLatch(count: renditions.count)
+            for rendition in renditions {
+                threads.spawn("podium-encoder") { rendition.run(in: run, opened: opened) }
+            }
+            failure = opened.waitBlocking()
         }
-        var failure = opened.waitBlocking()
         var maker: Maker?
         if failure == nil {
             do {
@@ -99,7 +114,7 @@ where Encoder.Picture == Maker.Picture {
             threads.waitBlocking()
             throw failure ?? .software("the encode stage did not open")
         }
-        return Worker(maker: maker, threads: threads)
+        return Worker(maker: maker, threads: threads, inline: inline)
     }
 
     public func run(_ worker: Worker, in run: Run) {
@@ -114,7 +129,7 @@ where Encoder.Picture == Maker.Picture {
         // multiple of its length, so a keyframe a joining viewer asked of one encoder in between
         // never moves a cut, and every variant is cut at the same frame.
         var schedule = KeyframeSchedule(interval: keyframeInterval, onGrid: true)
-        while let frame = slot.take() {
+        frames: while let frame = slot.take() {
             defer { frame.buffer.release() }
             let keyframe = schedule.wantsKeyframe(at: frame.slotTime, requested: false)
             let start = clock.now()
@@ -123,7 +138,7 @@ where Encoder.Picture == Maker.Picture {
                 converted = try maker.convert(frame)
             } catch {
                 run.fail(error)
-                break
+                break frames
             }
             counters.convert.record(nanoseconds: clock.now() - start)
             // Every picture still read by a slow encoder: this frame is dropped for all of them.
@@ -149,13 +164,21 @@ where Encoder.Picture == Maker.Picture {
             for rendition in renditions { readers[pictures[rendition.level] == nil ? 0 : rendition.level] += 1 }
             for index in pictures.indices { pictures[index]?.share(with: readers[index]) }
             for rendition in renditions {
-                rendition.offer(ConvertedFrame(picture: pictures[rendition.level] ?? picture,
+                let converted = ConvertedFrame(picture: pictures[rendition.level] ?? picture,
                                                captureTime: frame.captureTime, slotTime: frame.slotTime,
-                                               keyframe: keyframe))
+                                               keyframe: keyframe)
+                if let inline = worker.inline {
+                    guard inline.encode(converted) else { break frames }
+                } else {
+                    rendition.offer(converted)
+                }
             }
             for index in pictures.indices { pictures[index] = nil }
             counters.encoded.add(1, ordering: .relaxed)
         }
+        // After a failure, no more frames are taken; the one waiting goes back.
+        slot.closeAndEmpty()?.buffer.release()
+        worker.inline?.flush()
         for rendition in renditions { rendition.slot.close() }
         worker.threads.waitBlocking()
     }
@@ -180,7 +203,7 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
     let counters: RenditionCounters
     private let open: @Sendable (Int) throws(PodiumError) -> Encoder
     /// The grid's interval: how long each packet lasts.
-    private let frameInterval: UInt64
+    let frameInterval: UInt64
     private let description = Mutex((summary: "", label: ""))
 
     init<Maker>(rendition: EncodeStage<Maker, Encoder>.Rendition, frameInterval: UInt64) {
@@ -205,56 +228,95 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
         counters.dropped.add(1, ordering: .relaxed)
     }
 
-    /// The thread's body: opens the encoder (told to `opened`), describes its stream on the hub,
-    /// then encodes until the slot closes, and flushes.
+    /// The thread's body: opens the encoder (told to `opened`), then encodes until the slot
+    /// closes, and flushes.
     func run(in run: Run, opened: ReadyLatch) {
-        let encoder: Encoder
+        let encoding: Open
         do {
-            encoder = try open(stream)
+            encoding = try open(in: run)
         } catch {
             opened.report(error)
             return
         }
+        opened.report(nil)
+        while let frame = slot.take() {
+            guard encoding.encode(frame) else {
+                // No more pictures are taken by this encoder; the one waiting goes back.
+                slot.close()
+                break
+            }
+        }
+        while case .element(let left) = slot.take(timeout: 0) { left.picture.release() }
+        encoding.flush()
+    }
+
+    /// Opens the encoder on the calling thread and describes its stream on the hub.
+    func open(in run: Run) throws(PodiumError) -> Open {
+        let encoder = try open(stream)
         run.hub.describe(encoder.stream)
         description.withLock { $0 = (encoder.summary, encoder.label) }
-        opened.report(nil)
-        let clock = run.clock
-        let duration = encoder.stream.ticks(nanoseconds: frameInterval)
-        var captureTimes = CaptureTimes()
-        let emit = { (packet: EncodedPacket) in
-            var packet = packet
-            packet.duration = duration
-            packet.captureTime = captureTimes.captureTime(of: packet.presentationTime)
-            if packet.captureTime > 0 { self.counters.latency.record(nanoseconds: clock.now() &- packet.captureTime) }
-            self.counters.bytes.add(packet.size, ordering: .relaxed)
-            run.hub.publish(packet)
+        return Open(encoder: encoder, worker: self, run: run)
+    }
+
+    /// An open encoder and what its packets need, on the thread that opened it.
+    final class Open {
+        private let encoder: Encoder
+        private let worker: RenditionWorker
+        private let run: Run
+        /// How long each packet lasts, in the stream's time scale.
+        private let duration: Int64
+        private var captureTimes = CaptureTimes()
+
+        init(encoder: Encoder, worker: RenditionWorker, run: Run) {
+            self.encoder = encoder
+            self.worker = worker
+            self.run = run
+            duration = encoder.stream.ticks(nanoseconds: worker.frameInterval)
         }
-        while let frame = slot.take() {
+
+        /// Encodes `frame` and publishes its packets, then releases its picture.
+        /// - Returns: `false` when the encoder failed (the run ends).
+        func encode(_ frame: ConvertedFrame<Encoder.Picture>) -> Bool {
             defer { frame.picture.release() }
+            let counters = worker.counters
+            let clock = run.clock
             // The schedule's keyframe, or one an output that just joined this stream asked for
             // (taken either way: a request is met by any keyframe).
-            let requested = run.hub.takeKeyframeRequest(stream: stream)
+            let requested = run.hub.takeKeyframeRequest(stream: worker.stream)
             let keyframe = frame.keyframe || requested
             do {
                 let start = clock.now()
                 if try encoder.take(frame.picture) { counters.scale.record(nanoseconds: clock.now() - start) }
                 let encodeStart = clock.now()
                 captureTimes.note(encoder.stream.ticks(nanoseconds: frame.slotTime), capturedAt: frame.captureTime)
-                try encoder.encode(slotTime: frame.slotTime, keyframe: keyframe, emit: emit)
+                try encoder.encode(slotTime: frame.slotTime, keyframe: keyframe, emit: publish)
                 counters.encode.record(nanoseconds: clock.now() - encodeStart)
             } catch {
                 run.fail(.software("encoding \(counters.name) failed: \(error.message)"))
-                // No more pictures are taken by this encoder; the one waiting goes back.
-                slot.close()
-                break
+                return false
             }
             counters.encoded.add(1, ordering: .relaxed)
+            return true
         }
-        while case .element(let left) = slot.take(timeout: 0) { left.picture.release() }
-        do {
-            try encoder.flush(emit: emit)
-        } catch {
-            run.logger.warning("the \(counters.name) encoder could not be flushed: \(error.message)")
+
+        /// Ends the stream: the packets the encoder still held are published.
+        func flush() {
+            do {
+                try encoder.flush(emit: publish)
+            } catch {
+                run.logger.warning("the \(worker.counters.name) encoder could not be flushed: \(error.message)")
+            }
+        }
+
+        /// Stamps a packet with its length and its frame's grab time, and publishes it.
+        private func publish(_ packet: EncodedPacket) {
+            var packet = packet
+            packet.duration = duration
+            packet.captureTime = captureTimes.captureTime(of: packet.presentationTime)
+            let counters = worker.counters
+            if packet.captureTime > 0 { counters.latency.record(nanoseconds: run.clock.now() &- packet.captureTime) }
+            counters.bytes.add(packet.size, ordering: .relaxed)
+            run.hub.publish(packet)
         }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The threads of one part of a run (its stages, its outputs, a listener's clients): each named,
 /// each counted until it ends, so the part can wait for all of them from async code without
@@ -8,15 +8,13 @@ public final class ThreadGroup: Sendable {
 
     public init() {}
 
-    /// Runs `body` on a new thread named `name`, counted until it returns.
+    /// Runs `body` on a new thread named `name` (as `top` and `ps -L` show it), counted until it returns.
     public func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
         group.enter()
-        let thread = Thread { [group] in
+        Thread.detachNamed(name) { [group] in
             body()
             group.leave()
         }
-        thread.name = name
-        thread.start()
     }
 
     /// Waits until every thread spawned so far has ended.
@@ -48,17 +46,27 @@ public func onOwnThread<Value: Sendable, Failure: Error>(
     _ name: String, _ body: @escaping @Sendable () throws(Failure) -> Value
 ) async throws(Failure) -> Value {
     let result: Result<Value, Failure> = await withCheckedContinuation { continuation in
-        let thread = Thread {
+        Thread.detachNamed(name) {
             do throws(Failure) {
                 continuation.resume(returning: .success(try body()))
             } catch {
                 continuation.resume(returning: .failure(error))
             }
         }
-        thread.name = name
-        thread.start()
     }
     return try result.get()
+}
+
+public extension Thread {
+    /// Starts `body` on a new thread that the system knows by `name` (as `top -H` and `ps -L`
+    /// show it). Foundation on Linux gives the system a thread's name only when the thread sets
+    /// it itself; named from outside, it would carry its creator's (`com.apple.root.default-qos`).
+    static func detachNamed(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        Thread {
+            Thread.current.name = name
+            body()
+        }.start()
+    }
 }
 
 /// Counts the parts that must be ready before a run goes on (a source that opened its display,

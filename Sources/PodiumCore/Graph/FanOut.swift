@@ -14,7 +14,8 @@ public final class FanOut: Sendable {
     public let stages: [any FrameStage]
     /// The source's counters.
     public let counters: SourceCounters
-    private unowned let run: Run
+    /// The run it belongs to (which holds no fan-out: no cycle).
+    private let run: Run
     /// The source's place among the run's.
     private let index: Int
     /// Whether this fan-out is what `--frames` counts (no stage counts frames of its own).
@@ -105,7 +106,7 @@ public final class FanOut: Sendable {
     /// Hands `frame` to the stages of `look`, each with a share of its buffer, and keeps it (one
     /// share more) as the last frame. Shares the source holds itself stay its own.
     public func deliver(_ frame: CapturedFrame, to look: Look) {
-        if let end = run.end, frame.slotTime >= end - run.origin {
+        if let end = run.end, frame.slotTime >= end &- run.origin {
             frame.buffer.share(with: 0)
             return run.stop()
         }

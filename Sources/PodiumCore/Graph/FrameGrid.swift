@@ -51,6 +51,8 @@ public struct FrameGrid: Sendable {
     /// `value × multiplier / divisor`, rounded down, in full width: a count of nanoseconds times
     /// a billion overflows 64 bits.
     private static func scale(_ value: UInt64, by multiplier: UInt64, over divisor: UInt64) -> UInt64 {
-        divisor.dividingFullWidth(value.multipliedFullWidth(by: multiplier)).quotient
+        let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
+        if !overflow { return product / divisor }
+        return divisor.dividingFullWidth(value.multipliedFullWidth(by: multiplier)).quotient
     }
 }

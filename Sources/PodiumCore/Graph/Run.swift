@@ -60,6 +60,8 @@ public final class Run: Sendable {
     private let ready: ReadyLatch
     /// Set when capture starts: when slot 0 is due, on `clock`.
     private let start = Atomic<UInt64>(0)
+    /// Set when capture starts: when `--duration` ends the run, on `clock` (0: no end).
+    private let ending = Atomic<UInt64>(0)
 
     private enum Capture: Sendable {
         case waiting, started, cancelled
@@ -107,7 +109,8 @@ public final class Run: Sendable {
 
     /// When `--duration` ends the run, on `clock`; `nil` without one.
     public var end: UInt64? {
-        limits.duration.map { origin + UInt64(max(0, $0.nanoseconds)) }
+        let end = ending.load(ordering: .acquiring)
+        return end == 0 ? nil : end
     }
 
     /// What each source said as it opened (`1920x1080+0+0 of :1 with MIT-SHM`).
@@ -146,7 +149,11 @@ public final class Run: Sendable {
         if !isFailed && !isStopping {
             started.store(true, ordering: .relaxed)
             onStart()
-            start.store(clock.now(), ordering: .releasing)
+            let origin = clock.now()
+            if let duration = limits.duration {
+                ending.store(origin + UInt64(max(1, duration.nanoseconds)), ordering: .releasing)
+            }
+            start.store(origin, ordering: .releasing)
             capture.withLock(wake: .all) { $0 = .started }
         } else {
             capture.withLock(wake: .all) { $0 = .cancelled }

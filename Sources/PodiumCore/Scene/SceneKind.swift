@@ -11,4 +11,7 @@ public enum SceneKind: String, CaseIterable, Sendable {
     case repainted
     /// The repainted slide with a text caret blinking on it: a repaint where only a few rows change.
     case caret
+    /// One slide drawn again whole every frame with the cursor-sized object of `slides` moving
+    /// over it, as a presentation program that animates does: damage everywhere, a few rows changed.
+    case animated
 }

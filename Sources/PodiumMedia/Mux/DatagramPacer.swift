@@ -5,7 +5,9 @@ import PodiumCore
 /// frame's interval instead of all at once. A 1080p keyframe is a few hundred datagrams: sent in
 /// one burst, they overflow a receiver's socket buffer before its reader wakes up, and every
 /// I-frame arrives with holes. Spread, a frame still leaves within half an interval, so pacing
-/// adds at most that much latency and never falls behind the stream.
+/// adds at most that much latency and never falls behind the stream. Datagrams leave in bursts
+/// of up to eight (about 10 KB, nothing to a socket buffer), so a small frame costs no sleep and
+/// a keyframe one every eight datagrams.
 final class DatagramPacer {
     /// libavformat's UDP output; every datagram is handed to it whole and flushed at once.
     private var inner: UnsafeMutablePointer<AVIOContext>?
@@ -14,9 +16,13 @@ final class DatagramPacer {
     private let window: UInt64
     private let interrupt: StopFlag
     private let clock = MonotonicClock()
-    /// When the next datagram is due, and the gap between the current packet's datagrams.
+    /// When the next burst is due, the gap between the current packet's bursts, and the datagrams
+    /// sent of the burst under way.
     private var nextSend: UInt64 = 0
     private var spacing: UInt64 = 0
+    private var sentInBurst = 0
+    /// Datagrams sent back to back.
+    private static let burst = 8
     /// A wait shorter than this is not worth a sleep: the timer's own slack is about as long.
     private static let shortestSleep: UInt64 = 200_000
 
@@ -42,23 +48,28 @@ final class DatagramPacer {
         avio_closep(&inner)
     }
 
-    /// The muxer is about to write a packet of `bytes`: its datagrams share the window.
+    /// The muxer is about to write a packet of `bytes`: its bursts share the window.
     func beginPacket(bytes: Int) {
         let datagrams = max(1, (bytes + datagramSize - 1) / datagramSize)
-        spacing = window / UInt64(datagrams)
+        spacing = window / UInt64((datagrams + Self.burst - 1) / Self.burst)
         // A packet never starts earlier than now, and a late one does not burst to catch up.
         nextSend = max(nextSend, clock.now())
+        sentInBurst = 0
     }
 
     private func send(_ bytes: UnsafeMutablePointer<UInt8>, count: Int32) -> Int32 {
         guard let inner else { return cffmpeg_averror(EINVAL) }
-        if nextSend > clock.now() + Self.shortestSleep {
+        if sentInBurst == 0 && nextSend > clock.now() + Self.shortestSleep {
             if interrupt.isRaised { return cffmpeg_averror_exit() }
             clock.sleep(until: nextSend)
         }
         avio_write(inner, bytes, count)
         avio_flush(inner)
-        nextSend += spacing
+        sentInBurst += 1
+        if sentInBurst == Self.burst {
+            sentInBurst = 0
+            nextSend += spacing
+        }
         return inner.pointee.error < 0 ? inner.pointee.error : count
     }
 }

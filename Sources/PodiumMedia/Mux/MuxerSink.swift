@@ -196,7 +196,7 @@ final class MuxerSink {
         let shift = av_rescale_q(origin, microsecond, timeBase)
         outgoing.pointee.pts -= shift
         outgoing.pointee.dts -= shift
-        outgoing.pointee.duration = packet.duration
+        outgoing.pointee.duration = route.tellsDurations ? packet.duration : 0
         av_packet_rescale_ts(outgoing, timeBase, streamTimeBases[index])
         outgoing.pointee.stream_index = Int32(index)
         pacer?.beginPacket(bytes: packet.size)

@@ -40,6 +40,11 @@ public struct OutputRoute: Sendable {
     /// Whether each connection's timeline starts at zero, as a fresh publisher's does. An HLS
     /// variant keeps the run's timeline, which every variant shares.
     var rebasesTimeline = true
+    /// Whether packets tell the muxer how long they last (a frame interval), so the last frame of
+    /// a recording counts. Not for HLS: its muxer takes a segment's length for the sum of its
+    /// packets' when they have one, and on a still screen (a frame a second) a whole segment
+    /// would say it lasts a few frames.
+    var tellsDurations = true
 }
 
 extension SinkURL {
@@ -80,7 +85,7 @@ extension SinkURL {
             }
             return OutputRoute(container: .hls, destination: .muxer(path), options: options, opensLate: false,
                                retry: nil, pacesDatagrams: false, datagramSize: 0, isLocal: true,
-                               rebasesTimeline: false)
+                               rebasesTimeline: false, tellsDurations: false)
         case .udp(let host, let port, let datagrams):
             var options = [("pkt_size", "\(datagrams.packetSize)")]
             if let ttl = datagrams.ttl { options.append(("ttl", "\(ttl)")) }

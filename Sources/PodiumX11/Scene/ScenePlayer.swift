@@ -46,7 +46,7 @@ public final class ScenePlayer {
         switch kind {
         case .video:
             SceneArt.drawTexture(into: segment.bytes, size: pictureSize)
-        case .slides, .static, .repainted, .caret:
+        case .slides, .static, .repainted, .caret, .animated:
             for index in 0..<pictures {
                 SceneArt.drawSlide(index, into: segment.bytes + index * pictureSize.area * 4, size: pictureSize)
             }
@@ -107,6 +107,11 @@ public final class ScenePlayer {
             var box = xcb_rectangle_t(x: Int16(rect.x), y: Int16(rect.y), width: UInt16(rect.width), height: UInt16(rect.height))
             xcb_poly_fill_rectangle(connection.raw, window, context, 1, &box)
             objectRect = rect
+        case .animated:
+            put(from: 0, source: PixelRect(x: 0, y: 0, size: screen), at: (0, 0))
+            let rect = SceneArt.objectRect(at: elapsed, on: screen)
+            var box = xcb_rectangle_t(x: Int16(rect.x), y: Int16(rect.y), width: UInt16(rect.width), height: UInt16(rect.height))
+            xcb_poly_fill_rectangle(connection.raw, window, context, 1, &box)
         case .static:
             guard stale else { return false }
             put(from: 0, source: PixelRect(x: 0, y: 0, size: screen), at: (0, 0))

@@ -37,7 +37,7 @@ public final class WindowStage: FrameStage {
         let stage: WindowStage
         var plan: WindowPlan { stage.plan }
         var counters: WindowCounters { stage.counters }
-        unowned let run: Run
+        let run: Run
         var connection: XConnection?
         var presenter: WindowPresenter?
         var monitor: Monitor?

@@ -54,7 +54,7 @@ extension Podium {
         var seconds = 5
 
         @Option(help: ArgumentHelp("Draw this scene on a private X server and measure that.",
-                                   valueName: "video|slides|static|repainted|caret"))
+                                   valueName: "video|slides|static|repainted|caret|animated"))
         var scene: SceneKind?
 
         @Option(name: .customLong("scene-size"), help: ArgumentHelp("The private X server's screen (default: 1920x1080).", valueName: "WxH"),

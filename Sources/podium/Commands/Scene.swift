@@ -17,8 +17,10 @@ extension Podium {
                   static     one slide, drawn once
                   repainted  one slide, drawn again whole every frame with the same pixels
                   caret      the repainted slide with a text caret blinking twice a second
+                  animated   one slide, drawn again whole every frame, with the square
+                             of slides moving over it
 
-                Each frame of video, slides and static carries its sequence number \
+                Each frame of video, slides, static and animated carries its sequence number \
                 and draw time (milliseconds of CLOCK_MONOTONIC) \
                 as three rows of 32 black and white 8-pixel blocks in the top-left corner: the \
                 sequence, the time, and a check word (sequence × 0x9E3779B1 XOR time XOR 0xA5A5A5A5, \
@@ -38,7 +40,7 @@ extension Podium {
         @Option(help: ArgumentHelp("The X display to draw on (default: $DISPLAY).", valueName: ":N"))
         var display: String?
 
-        @Option(help: ArgumentHelp("What to draw.", valueName: "video|slides|static|repainted|caret"))
+        @Option(help: ArgumentHelp("What to draw.", valueName: "video|slides|static|repainted|caret|animated"))
         var kind: SceneKind = .video
 
         @Option(help: ArgumentHelp("Frames per second, 1 to 240 (default: 30).", valueName: "N"), transform: parsed(FrameRate.init(parsing:)))

@@ -84,31 +84,13 @@ enum RunSetup {
     /// - Throws: 69 when the display cannot be opened, the monitor is not there or its pixels
     ///   cannot be read; 64 for a region outside the screen.
     static func capturePlan(_ source: CaptureSource) async throws(PodiumError) -> (CapturePlan, Monitor?) {
-        let (display, region, selector) = (source.display, source.region, source.monitor ?? .primary)
-        let (name, area, monitor) = try await onOwnThread("podium-display") { () throws(PodiumError) in
-            let connection = try XConnection(display: display)
-            let layout = connection.layout()
-            let screen = PixelRect(x: 0, y: 0, size: layout.size)
-            try connection.requireBGRAPixels()
-            if let region {
-                guard screen.contains(region) else {
-                    throw .usage("--region '\(region)' is not inside the \(layout.size) screen of \(connection.displayName)")
-                }
-                return (connection.displayName, region, Monitor?.none)
-            }
-            guard let monitor = try selector.select(from: layout.monitors) else {
-                return (connection.displayName, screen, nil)
-            }
-            // A monitor can hang off the screen's edge while the screen is being resized.
-            guard screen.contains(monitor.rect) else {
-                throw .unavailable("monitor \(monitor.name) (\(monitor.rect)) lies outside the \(layout.size) screen")
-            }
-            return (connection.displayName, monitor.rect, monitor)
+        let (display, monitor, region) = (source.display, source.monitor, source.region)
+        let (cursor, sharedMemory, damage, idle) = (source.cursor, !source.noSharedMemory, !source.constantFPS,
+                                                    source.idleFPS)
+        return try await onOwnThread("podium-display") { () throws(PodiumError) in
+            try CapturePlan.look(display: display, monitor: monitor, region: region, drawsCursor: cursor,
+                                 sharedMemory: sharedMemory, tracksDamage: damage, idleFPS: idle)
         }
-        let plan = CapturePlan(display: name, region: area, monitorName: monitor?.name, drawsCursor: source.cursor,
-                               sharedMemory: !source.noSharedMemory, tracksDamage: !source.constantFPS,
-                               idleFPS: source.idleFPS)
-        return (plan, monitor)
     }
 
     /// What is captured and where it goes, said as capture starts: one line, or with several

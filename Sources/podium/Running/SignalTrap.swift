@@ -42,9 +42,7 @@ enum SignalTrap {
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let readEnd = ends[0]
         signalPipeWriteEnd.store(ends[1], ordering: .relaxed)
-        let reader = Thread { readSignals(from: readEnd) }
-        reader.name = "podium-signals"
-        reader.start()
+        Thread.detachNamed("podium-signals") { readSignals(from: readEnd) }
         // A resized terminal gets the stats line again at its new width.
         for number in signals.map(\.number) + (Console.isTerminal ? [SIGWINCH] : []) {
             var action = sigaction()

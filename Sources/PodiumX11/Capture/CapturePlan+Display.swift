@@ -1,0 +1,37 @@
+public import PodiumCore
+
+extension CapturePlan {
+    /// Looks at `display` and finds what to capture on it: `region`, or the monitor `monitor`
+    /// picks (the primary one by default), or the whole screen when there are no monitors.
+    /// Connects to the display, so it blocks: call it off the cooperative pool.
+    /// - Returns: the plan, and the monitor captured, if any.
+    /// - Throws: 69 when the display cannot be opened, the monitor is not there or its pixels
+    ///   cannot be read; 64 for a region outside the screen.
+    public static func look(display: String?, monitor: MonitorSelector? = nil, region: PixelRect? = nil,
+                            drawsCursor: Bool = true, sharedMemory: Bool = true, tracksDamage: Bool = true,
+                            idleFPS: FrameRate = FrameRate(1)) throws(PodiumError) -> (CapturePlan, Monitor?) {
+        let connection = try XConnection(display: display)
+        let layout = connection.layout()
+        let screen = PixelRect(x: 0, y: 0, size: layout.size)
+        try connection.requireBGRAPixels()
+        var area = screen
+        var captured: Monitor?
+        if let region {
+            guard screen.contains(region) else {
+                throw .usage("--region '\(region)' is not inside the \(layout.size) screen of \(connection.displayName)")
+            }
+            area = region
+        } else if let chosen = try (monitor ?? .primary).select(from: layout.monitors) {
+            // A monitor can hang off the screen's edge while the screen is being resized.
+            guard screen.contains(chosen.rect) else {
+                throw .unavailable("monitor \(chosen.name) (\(chosen.rect)) lies outside the \(layout.size) screen")
+            }
+            area = chosen.rect
+            captured = chosen
+        }
+        let plan = CapturePlan(display: connection.displayName, region: area, monitorName: captured?.name,
+                               drawsCursor: drawsCursor, sharedMemory: sharedMemory, tracksDamage: tracksDamage,
+                               idleFPS: idleFPS)
+        return (plan, captured)
+    }
+}
