@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Memory that holds one captured picture, lent from a `FrameBufferPool` and shared by every
-/// branch that reads the frame; it goes back to the pool when the last of them releases it.
+/// stage that reads the frame; it goes back to the pool when the last of them releases it.
 ///
 /// The bytes stay valid while `storage` lives (for MIT-SHM, the attached segment).
 public final class FrameBuffer: Sendable {
@@ -24,7 +24,7 @@ public final class FrameBuffer: Sendable {
         self.storage = storage
     }
 
-    /// Adds `readers` users of the picture (branches, or capture keeping it to compare the next
+    /// Adds `readers` users of the picture (stages, or capture keeping it to compare the next
     /// frame with); each of them calls `release()` once. With none at all, the buffer goes back.
     public func share(with readers: Int) {
         if users.add(readers, ordering: .acquiringAndReleasing).newValue == 0 { pool?.giveBack(self) }

@@ -8,7 +8,7 @@ import PodiumCore
 /// libyuv does the work when it can (the box and bilinear filters, or no scaling): it converts
 /// straight out of the capture buffer several times faster than libswscale. libswscale serves the
 /// filters libyuv lacks. Both use BT.601 colours, limited range for yuv420p and full for yuvj420p.
-/// Not thread-safe: confine to the branch thread that owns it.
+/// Not thread-safe: confine to the stage thread that owns it.
 final class FrameConverter {
     /// The picture size this converter reads.
     let source: PixelSize

@@ -2,7 +2,7 @@ public import PodiumCore
 import CFFmpeg
 
 /// Scales a rectangle of captured frames to a window's picture size, BGRA to BGRA: the window
-/// branch's raw path, with no encoder involved.
+/// stage's raw path, with no encoder involved.
 ///
 /// Not thread-safe: confine to the window thread.
 public final class PictureScaler: FrameScaling {

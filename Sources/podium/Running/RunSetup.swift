@@ -106,7 +106,10 @@ enum RunSetup {
     ///   said as capture starts.
     static func run(_ plan: RunPlan, parts: [String], options: RunOptions, logger: Logger) async throws {
         for notice in plan.encoding.notices { logger.notice("\(notice)") }
-        let session = try RunBuilder.build(plan, logger: logger)
+        // Making a viewer's certificate may take a moment: off the cooperative pool.
+        let session = try await onOwnThread("podium-build") { () throws(PodiumError) in
+            try RunBuilder.build(plan, logger: logger)
+        }
         let job = Job { try await execute(session, parts: parts, options: options, logger: logger) }
         // Signals are SignalTrap's: it stops the run, whose end then stops the servers.
         var configuration = ServiceGroupConfiguration(
@@ -156,7 +159,7 @@ enum RunSetup {
         if let failure { throw failure }
     }
 
-    /// Work run as one service of the group: the pipeline's run.
+    /// Work run as one service of the group: the run.
     private struct Job: Service {
         let body: @Sendable () async throws -> Void
         func run() async throws { try await body() }
