@@ -108,7 +108,9 @@ final class BenchRunner: Sendable {
         let started = ReadyLatch(count: 1)
         let running = Task {
             let failure = await session.execute(onStart: { start in
-                let said = (source: (start.sources.first ?? "") + content,
+                // `:1 1920x1080+0+0 with MIT-SHM`: the display first, as a heading names what it measured.
+                let method = start.sources.first?.components(separatedBy: " with ").last ?? ""
+                let said = (source: "\(capture.display) \(capture.region) with \(method)\(content)",
                             encoding: size + (start.encoderLabels.first ?? ""))
                 description.withLock { $0 = said }
                 described(said)
