@@ -10,8 +10,8 @@ import Glibc
 /// tracking, a screen that did not change is not grabbed at all, and a change only in its rows.
 ///
 /// Damage is a hint, not a fact: programs repaint without changing a pixel. So the rows grabbed
-/// are compared with the frame handed out before (kept for that), and only rows that differ
-/// count as changed; a frame where none does is not handed out at all.
+/// are held against the frame handed out before (its rows' fingerprints), and only rows that
+/// differ count as changed; a frame where none does is not handed out at all.
 ///
 /// Not thread-safe: made on the capture thread, which owns the connection, and used there alone.
 public final class ScreenCapture: FrameGrabber {
@@ -24,9 +24,9 @@ public final class ScreenCapture: FrameGrabber {
     private var lastPointer: CursorOverlay.Position?
     /// The rows the cursor covered in the last frame handed out.
     private var lastCursorRows: Range<Int>?
-    /// The buffer of the last frame handed out, held (one share of its own) so that the next
-    /// grab can be compared with it; `nil` before the first frame and after a layout change.
-    private var reference: FrameBuffer?
+    /// The rows of the last frame handed out, for the next grab to be held against; empty before
+    /// the first frame and after a layout change.
+    private var handedOut = RowFingerprints()
     /// The RandR monitor being captured, followed through layout changes; `nil` for a fixed region.
     public let monitorName: String?
     private let cursor: CursorOverlay?
@@ -50,8 +50,7 @@ public final class ScreenCapture: FrameGrabber {
         self.monitorName = monitorName
         self.allowSharedMemory = allowSharedMemory
         self.logger = logger
-        // With damage, one buffer more: the reference the next frame is compared with.
-        self.bufferCount = tracksDamage ? bufferCount + 1 : bufferCount
+        self.bufferCount = bufferCount
         grabber = ScreenGrabber(connection: connection, region: region, allowSharedMemory: allowSharedMemory,
                                 bufferCount: self.bufferCount, logger: logger)
         cursor = drawCursor ? CursorOverlay(connection: connection) : nil
@@ -78,8 +77,6 @@ public final class ScreenCapture: FrameGrabber {
                   allowSharedMemory: plan.sharedMemory, drawCursor: plan.drawsCursor, tracksDamage: plan.tracksDamage,
                   bufferCount: bufferCount, logger: logger)
     }
-
-    deinit { reference?.release() }
 
     /// `1920x1080+0+0 of :1 with MIT-SHM`.
     public var description: String { "\(region) of \(connection.displayName) with \(method.rawValue)" }
@@ -139,22 +136,20 @@ public final class ScreenCapture: FrameGrabber {
         let previousCursorRows = lastCursorRows
         lastCursorRows = cursorRows
         if damage != nil {
-            if let reference {
-                // Outside the rows just grabbed and the cursor's, both buffers hold the screen as it is.
+            if handedOut.isEmpty {
+                handedOut.remember(buffer, height: grabber.region.height, bytesPerRow: grabber.bytesPerRow)
+            } else {
+                // Outside the rows just grabbed and the cursor's, this buffer holds the screen as
+                // the last frame handed out showed it.
                 var compared = grabbedRows ?? RowBands(0..<grabber.region.height)
                 if let previousCursorRows { compared.insert(previousCursorRows) }
                 if let cursorRows { compared.insert(cursorRows) }
-                frame.changedRows = buffer.rowsDiffering(from: reference, in: compared,
-                                                         bytesPerRow: grabber.bytesPerRow)
+                frame.changedRows = handedOut.rowsChanged(in: buffer, among: compared)
             }
-            // Unchanged, the reference matches this buffer wherever it was compared, cursor included.
             if frame.changedRows?.isEmpty == true && !evenIfUnchanged {
                 buffer.share(with: 0)
                 return damaged ? .repainted : .unchanged
             }
-            buffer.share(with: 1)
-            reference?.release()
-            reference = buffer
         }
         return .frame(frame)
     }
@@ -194,8 +189,7 @@ public final class ScreenCapture: FrameGrabber {
         logger.notice("\(monitorName.map { "monitor \($0)" } ?? "the screen") is now \(area); capturing that")
         grabber = ScreenGrabber(connection: connection, region: area, allowSharedMemory: allowSharedMemory, bufferCount: bufferCount, logger: logger)
         // A picture of another size is not compared: the next frame is new everywhere.
-        reference?.release()
-        reference = nil
+        handedOut.forget()
         lastCursorRows = nil
         damage = tracksDamage ? DamageTracker(connection: connection, region: area, bufferCount: bufferCount) : nil
     }
