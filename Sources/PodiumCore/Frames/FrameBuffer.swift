@@ -69,9 +69,21 @@ public final class FrameBufferPool: Sendable {
 public final class HeapStorage: Sendable {
     public nonisolated(unsafe) let bytes: UnsafeMutableRawPointer
 
+    /// Zeroed at once, so that the pages are resident from the start (see `makeResident`).
     public init(capacity: Int) {
         bytes = .allocate(byteCount: capacity, alignment: 64)
+        bytes.makeResident(byteCount: capacity)
     }
 
     deinit { bytes.deallocate() }
+}
+
+extension UnsafeMutableRawPointer {
+    /// Writes zeros over `byteCount` bytes of fresh memory, making each page resident now. A
+    /// pool's buffers are then paid for when the pool is made: the first frame written to one takes
+    /// no page faults on the hot path, and the resident size does not step up, long into a run, the
+    /// first time a burst puts one more buffer in use.
+    public func makeResident(byteCount: Int) {
+        initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+    }
 }

@@ -24,6 +24,10 @@ public final class YUVPicture: SharedPicture, @unchecked Sendable {
         owned.pointer.pointee.height = Int32(size.height)
         owned.pointer.pointee.color_range = format == AV_PIX_FMT_YUVJ420P ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
         guard av_frame_get_buffer(owned.pointer, 0) >= 0 else { return nil }
+        // Every plane lies in the frame's first buffer.
+        if let buffer = owned.pointer.pointee.buf.0 {
+            UnsafeMutableRawPointer(buffer.pointee.data).makeResident(byteCount: Int(buffer.pointee.size))
+        }
         self.owned = owned
         self.size = size
     }

@@ -1,4 +1,5 @@
 import CXCB
+import PodiumCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,6 +31,7 @@ final class SharedMemorySegment: @unchecked Sendable {
         self.id = segment
         self.bytes = address
         self.connection = connection
+        address.makeResident(byteCount: size)
     }
 
     deinit {
