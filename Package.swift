@@ -46,12 +46,14 @@ let package = Package(
         .target(
             name: "PodiumCore",
             dependencies: [
-                "CXXHash",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
-        .target(name: "PodiumX11", dependencies: ["PodiumCore", "CXCB", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "PodiumX11",
+            dependencies: ["PodiumCore", "CXCB", "CXXHash", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "PodiumMedia",
             dependencies: ["PodiumCore", "CFFmpeg", "CYUV", "CSRT", .product(name: "Logging", package: "swift-log")]

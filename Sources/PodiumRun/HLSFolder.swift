@@ -47,7 +47,9 @@ public enum HLSFolder {
     /// - Throws: 73 when it cannot be written.
     public static func writeMaster(_ ladder: EncodingPlan.Ladder, streams: [StreamDescription]) throws(PodiumError) {
         let variants = ladder.variants.compactMap { entry -> HLSPlaylist.Variant? in
-            guard streams.indices.contains(entry.encoding), let video = streams[entry.encoding].video else { return nil }
+            guard streams.indices.contains(entry.encoding), let video = streams[entry.encoding].video else {
+                return nil
+            }
             let stream = streams[entry.encoding]
             // Until segments are measured, what the encoder's rate control allows: the target
             // rate on average, and at most its one-second buffer more in any one segment.

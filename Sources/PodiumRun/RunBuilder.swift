@@ -60,7 +60,8 @@ public enum RunBuilder {
         // screen, and the fan-out keeps the last one to hold a still picture to the end.
         let buffers = 3 + 2 * stages.count + plan.windows.count
         let capture = plan.capture
-        let source = PacedCapture(fps: plan.fps, idleFPS: capture.idleFPS) { () throws(PodiumError) -> any FrameGrabber in
+        let source = PacedCapture(fps: plan.fps, idleFPS: capture.idleFPS) {
+            () throws(PodiumError) -> any FrameGrabber in
             try ScreenCapture(plan: capture, bufferCount: buffers, logger: logger)
         }
         let run = Run(branches: [Run.Branch(source: source, stages: stages)],

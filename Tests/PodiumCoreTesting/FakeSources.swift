@@ -103,7 +103,8 @@ public final class FakePushSource: FrameSource {
         var sequence: UInt64 = 0
         var endSlot: UInt64?
         loop: while !fanOut.isStopping {
-            let command = commands.wait(until: { !$0.isEmpty }, deadline: Date(timeIntervalSinceNow: 0.01)) { pending -> Command? in
+            let command = commands.wait(until: { !$0.isEmpty }, deadline: Date(timeIntervalSinceNow: 0.01)) {
+                pending -> Command? in
                 pending.isEmpty ? nil : pending.removeFirst()
             }
             switch command {

@@ -18,8 +18,9 @@ import Testing
         bytes.withUnsafeBytes { storage.bytes.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         var rows = RowBands()
         for band in bands { rows.insert(band) }
-        let frame = CapturedFrame(buffer: FrameBuffer(bytes: storage.bytes, capacity: bytes.count, index: 0, storage: storage),
-                                  size: Self.size, bytesPerRow: 2560, captureTime: 0, slotTime: 0, sequence: sequence, changedRows: rows)
+        let buffer = FrameBuffer(bytes: storage.bytes, capacity: bytes.count, index: 0, storage: storage)
+        let frame = CapturedFrame(buffer: buffer, size: Self.size, bytesPerRow: 2560, captureTime: 0, slotTime: 0,
+                                  sequence: sequence, changedRows: rows)
         return (frame, storage)
     }
 

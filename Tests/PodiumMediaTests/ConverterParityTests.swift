@@ -30,8 +30,9 @@ import Testing
         let pattern = TestPattern(width: test.frame.width, height: test.frame.height, seed: 3)
         let storage = HeapStorage(capacity: pattern.bgra.count)
         pattern.bgra.withUnsafeBytes { storage.bytes.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        let frame = CapturedFrame(buffer: FrameBuffer(bytes: storage.bytes, capacity: pattern.bgra.count, index: 0, storage: storage),
-                                  size: test.frame, bytesPerRow: test.frame.width * 4, captureTime: 0, slotTime: 0, sequence: 0)
+        let buffer = FrameBuffer(bytes: storage.bytes, capacity: pattern.bgra.count, index: 0, storage: storage)
+        let frame = CapturedFrame(buffer: buffer, size: test.frame, bytesPerRow: test.frame.width * 4, captureTime: 0,
+                                  slotTime: 0, sequence: 0)
         let format = AVPixelFormat(rawValue: test.format)
         let converter = try FrameConverter(source: test.crop.size, output: test.output, format: format, filter: .bilinear, libswscaleOnly: libswscaleOnly)
         let (width, height) = (test.output.width, test.output.height)

@@ -31,7 +31,8 @@ import Testing
     @Test func unknownPresetIsAUsageError() {
         let settings = EncoderSettings(size: PixelSize(width: 64, height: 64), framesPerSecond: 30, preset: "warp9")
         let error = #expect(throws: PodiumError.self) {
-            _ = try VideoEncoder(settings: settings, plannedPicture: PixelSize(width: 64, height: 64), globalHeader: false)
+            _ = try VideoEncoder(settings: settings, plannedPicture: PixelSize(width: 64, height: 64),
+                                 globalHeader: false)
         }
         #expect(error?.exitCode == .usage)
         #expect(error?.message.contains("warp9") == true)

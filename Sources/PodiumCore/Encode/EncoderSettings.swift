@@ -19,7 +19,8 @@ public struct EncoderSettings: Sendable, Equatable {
 
     public init(
         codec: VideoCodec = .h264, encoderName: String? = nil, size: PixelSize, framesPerSecond: Int,
-        bitrate: Bitrate? = nil, keyframeInterval: Duration = .seconds(2), preset: String? = nil, scaleFilter: ScaleFilter = .box
+        bitrate: Bitrate? = nil, keyframeInterval: Duration = .seconds(2), preset: String? = nil,
+        scaleFilter: ScaleFilter = .box
     ) {
         self.codec = codec
         self.encoderName = encoderName

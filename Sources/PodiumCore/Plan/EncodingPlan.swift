@@ -155,7 +155,8 @@ public struct EncodingPlan: Sendable {
             let stem = master.dropLast(".m3u8".count)
             for (variant, rung) in planned.rungs {
                 let playlist = "\(stem)_\(variant.name).m3u8"
-                ladder.variants.append(Ladder.Entry(variant: variant, playlist: playlist, sink: sinks.count, encoding: 0))
+                ladder.variants.append(Ladder.Entry(variant: variant, playlist: playlist, sink: sinks.count,
+                                                    encoding: 0))
                 wanted.append(rung)
                 sinks.append(.hls(path: playlist, options: variantOptions))
             }

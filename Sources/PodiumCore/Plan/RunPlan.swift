@@ -72,7 +72,8 @@ public struct WindowPlan: Sendable {
     /// The captured size, for the picture-in-picture window's aspect.
     public var pictureSize: PixelSize
 
-    public init(display: String, target: WindowTarget, windowed: Bool = false, pictureInPicture: PictureInPicture? = nil,
+    public init(display: String, target: WindowTarget, windowed: Bool = false,
+                pictureInPicture: PictureInPicture? = nil,
                 fit: FitMode = .contain, background: RGBColor = RGBColor(red: 0, green: 0, blue: 0),
                 filter: ScaleFilter = .box, title: String, pictureSize: PixelSize) {
         self.display = display

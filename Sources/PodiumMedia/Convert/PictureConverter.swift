@@ -100,7 +100,9 @@ public final class PictureConverter: PictureMaking {
         self.sources = sources
         self.scalers = scalers
         let format = format
-        pools = try sizes.map { size throws(PodiumError) in try Self.pictures(size: size, format: format, count: count) }
+        pools = try sizes.map { size throws(PodiumError) in
+            try Self.pictures(size: size, format: format, count: count)
+        }
         history = Array(repeating: (UInt64.max, nil), count: count + 1)
         latest = Array(repeating: nil, count: sizes.count)
     }

@@ -18,7 +18,8 @@ extension CapturePlan {
         var captured: Monitor?
         if let region {
             guard screen.contains(region) else {
-                throw .usage("--region '\(region)' is not inside the \(layout.size) screen of \(connection.displayName)")
+                throw .usage("--region '\(region)' is not inside the \(layout.size) screen of "
+                             + connection.displayName)
             }
             area = region
         } else if let chosen = try (monitor ?? .primary).select(from: layout.monitors) {

@@ -104,24 +104,18 @@ public final class ScenePlayer {
             }
             shownSlide = slide
             let rect = SceneArt.objectRect(at: elapsed, on: screen)
-            var box = xcb_rectangle_t(x: Int16(rect.x), y: Int16(rect.y), width: UInt16(rect.width), height: UInt16(rect.height))
-            xcb_poly_fill_rectangle(connection.raw, window, context, 1, &box)
+            fill(rect)
             objectRect = rect
         case .animated:
             put(from: 0, source: PixelRect(x: 0, y: 0, size: screen), at: (0, 0))
-            let rect = SceneArt.objectRect(at: elapsed, on: screen)
-            var box = xcb_rectangle_t(x: Int16(rect.x), y: Int16(rect.y), width: UInt16(rect.width), height: UInt16(rect.height))
-            xcb_poly_fill_rectangle(connection.raw, window, context, 1, &box)
+            fill(SceneArt.objectRect(at: elapsed, on: screen))
         case .static:
             guard stale else { return false }
             put(from: 0, source: PixelRect(x: 0, y: 0, size: screen), at: (0, 0))
         case .repainted, .caret:
             put(from: 0, source: PixelRect(x: 0, y: 0, size: screen), at: (0, 0))
             if kind == .caret && SceneArt.caretShown(at: elapsed) {
-                let rect = SceneArt.caretRect(on: screen)
-                var box = xcb_rectangle_t(x: Int16(rect.x), y: Int16(rect.y),
-                                          width: UInt16(rect.width), height: UInt16(rect.height))
-                xcb_poly_fill_rectangle(connection.raw, window, context, 1, &box)
+                fill(SceneArt.caretRect(on: screen))
             }
             // No stamp: a stamp would change pixels each frame, and these scenes must not.
             connection.sync()
@@ -133,6 +127,15 @@ public final class ScenePlayer {
         // The stamp's memory is written again next frame: the server must be done reading it.
         connection.sync()
         return true
+    }
+
+    /// Fills `rect` with the drawing colour (the moving object, the caret).
+    ///
+    /// The corresponding C function is `xcb_poly_fill_rectangle`.
+    private func fill(_ rect: PixelRect) {
+        var box = xcb_rectangle_t(x: Int16(rect.x), y: Int16(rect.y), width: UInt16(rect.width),
+                                  height: UInt16(rect.height))
+        xcb_poly_fill_rectangle(connection.raw, window, context, 1, &box)
     }
 
     /// Puts `source` of the picture at byte `offset` of the segment at `point` in the window.

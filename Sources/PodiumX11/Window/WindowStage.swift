@@ -140,19 +140,21 @@ extension WindowStage.Worker {
         } else {
             mode = plan.windowed ? .windowed : .fullscreen
         }
+        let opened: WindowPresenter
         do {
             let title = currentTitle()
-            presenter = try WindowPresenter(connection: connection, monitor: target.rect, mode: mode, title: title,
-                                            background: plan.background)
+            opened = try WindowPresenter(connection: connection, monitor: target.rect, mode: mode, title: title,
+                                         background: plan.background)
             titleShown = title
         } catch {
             return wait(error.message, awaiting: "a window on \(target.name)")
         }
+        presenter = opened
         monitor = target
         waitingFor = nil
         counters.awaits.withLock { $0 = nil }
         stage.showing.store(true, ordering: .relaxed)
-        run.logger.notice("showing on \(target.name) of \(plan.display) (\(presenter!.frame), fit \(plan.fit.rawValue))")
+        run.logger.notice("showing on \(target.name) of \(plan.display) (\(opened.frame), fit \(plan.fit.rawValue))")
         if let shown, run.paused.load(ordering: .relaxed) { show(shown) }
     }
 
@@ -253,7 +255,8 @@ extension WindowStage.Worker {
         var rows: RowBands?
         if changesOnly, scaler.scalesRows, let changed = frame.changedRows, let held = canvasHolds,
            held.sequence &+ 1 == frame.sequence, held.placement == placement {
-            rows = changed.scaled(from: placement.source.y..<placement.source.maxY, toHeight: placement.destination.height)
+            rows = changed.scaled(from: placement.source.y..<placement.source.maxY,
+                                  toHeight: placement.destination.height)
         }
         canvasHolds = (frame.sequence, placement)
         // An unchanged picture (an idle repeat) is on screen already.

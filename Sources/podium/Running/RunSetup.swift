@@ -21,8 +21,8 @@ enum RunSetup {
         }
     }
 
-    private static func validateOutputs(_ outputs: [OutputRequest], viewers: [ViewerRequest] = [], encode: EncodingDefaults,
-                                run: RunOptions) throws(PodiumError) {
+    private static func validateOutputs(_ outputs: [OutputRequest], viewers: [ViewerRequest] = [],
+                                        encode: EncodingDefaults, run: RunOptions) throws(PodiumError) {
         let urls = outputs.map(\.url)
         let files = urls.compactMap(\.filePath).map { (flag: "--to", path: $0) }
         let playlists = urls.compactMap { url -> String? in

@@ -51,10 +51,12 @@ struct WindowRequest: Sendable {
         switch target.search(layout.monitors, screen: layout.size) {
         case .coversCapture(let chosen) where !windowed:
             let others = candidates.filter { !$0.rect.intersects(region) }.map(\.name)
-            let advice = others.isEmpty ? "pass --on-display :N for another display" : "pick " + others.joined(separator: " or ")
+            let advice = others.isEmpty
+                ? "pass --on-display :N for another display" : "pick " + others.joined(separator: " or ")
             throw .usage("\(naming(chosen.name)) would cover the captured area \(region) and mirror itself; \(advice)")
         case .found(let chosen):
-            if let pictureInPicture, let size = pictureInPicture.size, let problem = pictureInPicture.sizeProblem(on: chosen.rect) {
+            if let pictureInPicture, let size = pictureInPicture.size,
+               let problem = pictureInPicture.sizeProblem(on: chosen.rect) {
                 throw .usage("--pip-size '\(size)' \(problem) \(chosen.name)")
             }
         default:

@@ -1,4 +1,5 @@
 import PodiumCore
+@testable import PodiumX11
 import Testing
 
 struct RowFingerprintsTests {

@@ -1,4 +1,5 @@
 import CXXHash
+import PodiumCore
 
 /// A 128-bit fingerprint (xxHash's XXH3) of each row of the last picture handed out, to find the
 /// rows of the next one that really changed where the X server only said something was drawn.
@@ -9,20 +10,20 @@ import CXXHash
 /// only if two 128-bit fingerprints collide, about once in 10^38 changed rows.
 ///
 /// Made and used on the capture thread alone. Set up once per picture size; checking allocates nothing.
-public struct RowFingerprints {
+struct RowFingerprints {
     /// Two words a row, low then high; empty until a picture is remembered.
     private var words: [UInt64] = []
     private var bytesPerRow = 0
 
-    public init() {}
+    init() {}
 
     /// No picture is remembered: the next check has nothing to hold a picture against.
-    public var isEmpty: Bool { words.isEmpty }
+    var isEmpty: Bool { words.isEmpty }
 
     /// Remembers every row of `picture`, the first of its size.
     /// - Parameters:
     ///   - height: rows of the picture, each `bytesPerRow` long, within `picture.capacity`.
-    public mutating func remember(_ picture: FrameBuffer, height: Int, bytesPerRow: Int) {
+    mutating func remember(_ picture: FrameBuffer, height: Int, bytesPerRow: Int) {
         let rows = max(0, min(height, bytesPerRow > 0 ? picture.capacity / bytesPerRow : 0))
         words = Array(repeating: 0, count: 2 * rows)
         self.bytesPerRow = bytesPerRow
@@ -30,7 +31,7 @@ public struct RowFingerprints {
     }
 
     /// Forgets the picture: after a change of size, nothing is compared.
-    public mutating func forget() {
+    mutating func forget() {
         words = []
         bytesPerRow = 0
     }
@@ -39,7 +40,7 @@ public struct RowFingerprints {
     /// then takes these rows' new fingerprints. Rows outside `rows` are taken as unchanged; rows
     /// beyond the remembered picture are not looked at.
     /// - Parameter picture: laid out as the remembered one (`bytesPerRow` long rows).
-    public mutating func rowsChanged(in picture: FrameBuffer, among rows: RowBands) -> RowBands {
+    mutating func rowsChanged(in picture: FrameBuffer, among rows: RowBands) -> RowBands {
         var changed = RowBands()
         let stride = bytesPerRow
         guard stride > 0 else { return changed }
