@@ -24,8 +24,8 @@ public final class FrameBuffer: Sendable {
         self.storage = storage
     }
 
-    /// Adds `readers` users of the picture (stages, or capture keeping it to compare the next
-    /// frame with); each of them calls `release()` once. With none at all, the buffer goes back.
+    /// Adds `readers` users of the picture (stages, and the fan-out keeping the last frame);
+    /// each of them calls `release()` once. With none at all, the buffer goes back.
     public func share(with readers: Int) {
         if users.add(readers, ordering: .acquiringAndReleasing).newValue == 0 { pool?.giveBack(self) }
     }
