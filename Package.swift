@@ -37,12 +37,14 @@ let package = Package(
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavcodec",
-            providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswscale-dev"])]
+            providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]
         ),
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         .systemLibrary(name: "CQRencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         .target(
             name: "PodiumCore",
             dependencies: [
@@ -58,6 +60,8 @@ let package = Package(
             name: "PodiumMedia",
             dependencies: ["PodiumCore", "CFFmpeg", "CYUV", "CSRT", .product(name: "Logging", package: "swift-log")]
         ),
+        // Sound from the desktop's sound server (PipeWire or PulseAudio), through libpulse.
+        .target(name: "PodiumSound", dependencies: ["PodiumCore", "CPulse"]),
         // The browser viewer: the server, the page, and the sinks that feed each viewer.
         .target(
             name: "PodiumWeb",
@@ -85,14 +89,14 @@ let package = Package(
         .target(
             name: "PodiumRun",
             dependencies: [
-                "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb",
+                "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "PodiumSound", "CMalloc",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "podium",
             dependencies: [
-                "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "PodiumRun", "CQRencode",
+                "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "PodiumSound", "PodiumRun", "CQRencode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -44,8 +44,10 @@ public enum HLSFolder {
     }
 
     /// Writes the master playlist: under a temporary name, then renamed, so a player never reads half.
+    /// - Parameter sound: the sound every variant carries beside its picture, if any.
     /// - Throws: 73 when it cannot be written.
-    public static func writeMaster(_ ladder: EncodingPlan.Ladder, streams: [StreamDescription]) throws(PodiumError) {
+    public static func writeMaster(_ ladder: EncodingPlan.Ladder, streams: [StreamDescription],
+                                   sound: StreamDescription? = nil) throws(PodiumError) {
         let variants = ladder.variants.compactMap { entry -> HLSPlaylist.Variant? in
             guard streams.indices.contains(entry.encoding), let video = streams[entry.encoding].video else {
                 return nil
@@ -53,13 +55,16 @@ public enum HLSFolder {
             let stream = streams[entry.encoding]
             // Until segments are measured, what the encoder's rate control allows: the target
             // rate on average, and at most its one-second buffer more in any one segment.
-            let target = entry.variant.bitrate.bitsPerSecond
+            let target = entry.variant.bitrate.bitsPerSecond + (sound?.bitrate?.bitsPerSecond ?? 0)
             let bound = target + Int(Double(target) / max(ladder.options.segment.seconds, 0.1))
             let measured = measuredBandwidth(entry.playlist)
             return HLSPlaylist.Variant(
                 uri: String(entry.playlist.split(separator: "/").last ?? ""),
                 bandwidth: measured?.peak ?? bound, averageBandwidth: measured?.average ?? target,
-                size: video.size, framesPerSecond: video.framesPerSecond, codecs: stream.codecsAttribute)
+                size: video.size, framesPerSecond: video.framesPerSecond,
+                codecs: stream.codecsAttribute.map { picture in
+                    ([picture] + (sound?.codecsAttribute.map { [$0] } ?? [])).joined(separator: ",")
+                })
         }
         let temporary = ladder.master + ".tmp"
         do {

@@ -1,6 +1,7 @@
 public import Logging
 public import PodiumCore
 public import PodiumMedia
+import PodiumSound
 import PodiumWeb
 import PodiumX11
 
@@ -21,6 +22,7 @@ public enum RunBuilder {
         // One stream a encoding, in the plan's order.
         let streams = encoding.encodings.map { _ in hub.addStream() }
         let encodeStage = encodeStage(plan, streams: streams, counters: counters, logger: logger)
+        let sound = plan.sound.flatMap { soundBranch($0, plan: plan, hub: hub, counters: counters) }
 
         // About two seconds of packets may wait for a slow output before it starts dropping.
         let capacity = max(8, 2 * plan.fps.framesPerSecond)
@@ -28,7 +30,7 @@ public enum RunBuilder {
         let flushInterval = min(.seconds(1), encoding.keyframeInterval)
         var outputs: [any RunOutput] = []
         for (encodingIndex, planned) in encoding.encodings.enumerated() {
-            let program = Program(streams: [streams[encodingIndex]])
+            let program = Program(streams: [streams[encodingIndex]] + (sound.map { [$0.stage.stream] } ?? []))
             for sink in planned.sinks {
                 let url = encoding.sinks[sink]
                 if case .tcpListen = url {
@@ -65,10 +67,22 @@ public enum RunBuilder {
             try ScreenCapture(plan: capture, bufferCount: buffers, logger: logger)
         }
         let run = Run(branches: [Run.Branch(source: source, stages: stages)],
+                      sounds: sound.map { [Run.SoundBranch(source: $0.source, stage: $0.stage)] } ?? [],
                       outputs: OutputGroup(outputs: outputs, guests: feeds.flatMap { $0 }),
                       hub: hub, counters: counters, limits: plan.limits, logger: logger)
-        return RunSession(run: run, plan: plan, streams: streams, encodeStage: encodeStage, servers: servers,
-                          feeds: feeds, logger: logger)
+        return RunSession(run: run, plan: plan, streams: streams, encodeStage: encodeStage,
+                          soundStage: sound?.stage, servers: servers, feeds: feeds, logger: logger)
+    }
+
+    /// The sound's source and its encoder, one for every output; `nil` when nothing is encoded.
+    private static func soundBranch(_ sound: SoundPlan, plan: RunPlan, hub: StreamHub, counters: RunCounters)
+        -> (source: PulseSource, stage: SoundStage<AudioEncoder>)? {
+        guard let soundCounters = counters.sound, !plan.encoding.encodings.isEmpty else { return nil }
+        let globalHeader = plan.encoding.sinks.contains(where: \.needsGlobalHeader)
+        let stage = SoundStage(stream: hub.addStream(), counters: soundCounters) { stream throws(PodiumError) in
+            try AudioEncoder(codec: sound.codec, bitrate: sound.bitrate, globalHeader: globalHeader, streamID: stream)
+        }
+        return (PulseSource(request: sound.source), stage)
     }
 
     /// The encode stage for the plan's encodings, or `nil` when nothing is encoded (a window alone).

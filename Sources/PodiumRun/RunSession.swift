@@ -17,14 +17,16 @@ public final class RunSession: Sendable {
     /// Each encoding's stream id, in the plan's order.
     let streams: [Int]
     let encodeStage: RunBuilder.VideoEncodeStage?
+    let soundStage: (any SoundStaging)?
     let logger: Logger
 
-    init(run: Run, plan: RunPlan, streams: [Int], encodeStage: RunBuilder.VideoEncodeStage?, servers: [ViewerServer],
-         feeds: [[ViewerFeed]], logger: Logger) {
+    init(run: Run, plan: RunPlan, streams: [Int], encodeStage: RunBuilder.VideoEncodeStage?,
+         soundStage: (any SoundStaging)?, servers: [ViewerServer], feeds: [[ViewerFeed]], logger: Logger) {
         self.run = run
         self.plan = plan
         self.streams = streams
         self.encodeStage = encodeStage
+        self.soundStage = soundStage
         self.servers = servers
         self.feeds = feeds
         self.logger = logger
@@ -34,6 +36,8 @@ public final class RunSession: Sendable {
     public struct Start: Sendable {
         /// How each source captures (`1920x1080+0+0 of :1 with MIT-SHM`).
         public var sources: [String]
+        /// What each sound source records (`sound from the desktop (the default output's monitor)`).
+        public var sounds: [String]
         /// Each encoder and the outputs it feeds (`encoding h264 with libx264 (…) to talk.mkv`).
         public var encoders: [String]
         /// A few words for each encoder (`h264 libx264 ultrafast`).
@@ -58,11 +62,13 @@ public final class RunSession: Sendable {
         for (server, feeds) in zip(servers, feeds) {
             server.offer(feeds) { [run] in run.paused.load(ordering: .relaxed) }
         }
+        let keeper = Task.detached(priority: .background) { [run] in await HeapKeeper.keep(run) }
+        defer { keeper.cancel() }
         let failure = await run.run(beforeOutputs: { () throws(PodiumError) in
             try prepareFolders()
             try beforeOutputs()
         }) {
-            onStart(Start(sources: run.sourceDescriptions, encoders: encoderLines,
+            onStart(Start(sources: run.sourceDescriptions, sounds: run.soundDescriptions, encoders: encoderLines,
                           encoderLabels: encodeStage?.labels ?? []))
         }
         writeMasterPlaylists()
@@ -71,9 +77,12 @@ public final class RunSession: Sendable {
 
     /// Each encoder and the outputs it feeds, once the encoders are open.
     private var encoderLines: [String] {
-        (encodeStage?.summaries ?? []).enumerated().map { index, summary in
+        let pictures = (encodeStage?.summaries ?? []).enumerated().map { index, summary in
             "encoding \(summary) to " + plan.encoding.outputs(ofEncoding: index).joined(separator: ", ")
         }
+        let sinks = plan.encoding.sinks.map(\.description).joined(separator: ", ")
+        let sound = soundStage.map { "encoding \($0.summary) to \(sinks)" }
+        return pictures + (sound.map { [$0] } ?? [])
     }
 
     /// Once the encoders are open, before any output: each HLS folder is made, and its master
@@ -81,7 +90,7 @@ public final class RunSession: Sendable {
     private func prepareFolders() throws(PodiumError) {
         for ladder in plan.encoding.ladders {
             try HLSFolder.prepare(master: ladder.master)
-            try HLSFolder.writeMaster(ladder, streams: encodedStreams)
+            try HLSFolder.writeMaster(ladder, streams: encodedStreams, sound: soundStream)
         }
     }
 
@@ -90,11 +99,16 @@ public final class RunSession: Sendable {
         guard run.started.load(ordering: .relaxed) else { return }
         for ladder in plan.encoding.ladders {
             do throws(PodiumError) {
-                try HLSFolder.writeMaster(ladder, streams: encodedStreams)
+                try HLSFolder.writeMaster(ladder, streams: encodedStreams, sound: soundStream)
             } catch {
                 logger.error("\(error.message)")
             }
         }
+    }
+
+    /// The sound's stream, once its encoder is open.
+    private var soundStream: StreamDescription? {
+        soundStage.flatMap { run.hub.streams(of: Program(streams: [$0.stream])).first }
     }
 
     /// Each encoding's stream, in the plan's order.

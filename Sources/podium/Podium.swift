@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PodiumCore
 import PodiumMedia
+import PodiumRun
 
 /// `podium`: mirror and stream a Linux screen.
 struct Podium: AsyncParsableCommand {
@@ -15,13 +16,15 @@ struct Podium: AsyncParsableCommand {
 
             Examples:
               podium displays
+              podium sources
               podium mirror
               podium stream --to talk.mkv
               podium stream --fps 15 --max-size 1280 --bitrate 2M --to udp://127.0.0.1:5000
               podium encoders
             """,
         version: versionText,
-        subcommands: [Stream.self, Mirror.self, Displays.self, Encoders.self, Latency.self, Scene.self, Bench.self]
+        subcommands: [Stream.self, Mirror.self, Displays.self, Sources.self, Encoders.self, Latency.self, Scene.self,
+                      Bench.self]
     )
 }
 
@@ -43,6 +46,7 @@ protocol StopsCleanly {}
 @main
 enum Main {
     static func main() async {
+        HeapKeeper.limitArenas()
         SignalTrap.install()
         let code: Int32
         do {

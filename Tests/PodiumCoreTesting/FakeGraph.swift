@@ -17,21 +17,28 @@ public struct FakeGraph: Sendable {
     public let streams: [Int]
     public let logs: [EncoderLog]
     public let outputs: [RecordingOutput]
+    /// The sound's source, its encoder's log and its stream, in a graph with sound.
+    public let sound: FakeSoundSource?
+    public let soundLog = SoundLog()
+    public let soundStream: Int?
 
     /// - Parameters:
     ///   - levels: the size level of each encoder (0 is the largest).
     ///   - outputs: for each output, the encoder it records and how it fails.
     ///   - stages: stages beside the encode stage (before it).
+    ///   - sound: whether the run has a sound source, which every output records beside its picture.
     public init(fps: Int = 30, levels: [Int] = [0], keyframeInterval: Duration = .seconds(2),
                 outputs: [(encoder: Int, failsToOpen: PodiumError?, failsAfter: Int?)] = [(0, nil, nil)],
                 guests: [any GuestSink] = [], stages: [any FrameStage] = [], limits: Run.Limits = .init(),
-                sourceFailure: PodiumError? = nil, encoderFailure: PodiumError? = nil,
-                clock: any PacingClock = MonotonicClock()) {
+                sourceFailure: PodiumError? = nil, encoderFailure: PodiumError? = nil, sound: Bool = false,
+                soundFailure: PodiumError? = nil, clock: any PacingClock = MonotonicClock()) {
         let hub = StreamHub()
         let streams = levels.map { _ in hub.addStream() }
+        let soundStream = sound ? hub.addStream() : nil
         let logs = levels.map { _ in EncoderLog() }
         let counters = RunCounters(targetFPS: fps, sinkURLs: outputs.indices.map { "output \($0)" },
-                                   renditions: levels.indices.map { (name: "rendition \($0)", outputs: []) })
+                                   renditions: levels.indices.map { (name: "rendition \($0)", outputs: []) },
+                                   sound: sound ? "fake sound" : nil)
         self.counters = counters
         let renditions = levels.indices.map { index in
             Stage.Rendition(stream: streams[index], level: levels[index], counters: counters.renditions[index]) {
@@ -45,15 +52,28 @@ public struct FakeGraph: Sendable {
                           renditions: renditions, frameInterval: FrameRate(fps).intervalNanoseconds,
                           keyframeInterval: keyframeInterval, counters: counters.encode)
         self.outputs = outputs.enumerated().map { index, output in
-            RecordingOutput(name: "output \(index)", program: Program(streams: [streams[output.encoder]]),
+            RecordingOutput(name: "output \(index)",
+                            program: Program(streams: [streams[output.encoder]] + (soundStream.map { [$0] } ?? [])),
                             failsToOpen: output.failsToOpen, failsAfter: output.failsAfter)
         }
         let source = FakePushSource(fps: fps, failsToOpen: sourceFailure)
         self.source = source
+        self.soundStream = soundStream
+        var sounds: [Run.SoundBranch] = []
+        if let soundStream, let soundCounters = counters.sound {
+            let soundSource = FakeSoundSource(failsToOpen: soundFailure)
+            let stage = SoundStage(stream: soundStream, counters: soundCounters) { [log = soundLog] id in
+                FakeSoundEncoder(stream: id, log: log)
+            }
+            sounds.append(Run.SoundBranch(source: soundSource, stage: stage))
+            self.sound = soundSource
+        } else {
+            self.sound = nil
+        }
         self.hub = hub
         self.streams = streams
         self.logs = logs
-        run = Run(branches: [Run.Branch(source: source, stages: stages + [stage])],
+        run = Run(branches: [Run.Branch(source: source, stages: stages + [stage])], sounds: sounds,
                   outputs: OutputGroup(outputs: self.outputs.map { $0 }, guests: guests, grace: .seconds(2)), hub: hub,
                   counters: counters, limits: limits, logger: Self.logger, clock: clock)
     }

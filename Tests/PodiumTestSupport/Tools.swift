@@ -37,8 +37,10 @@ public enum Tools {
     }
 
     /// Runs `podium` to the end.
-    public static func podium(_ arguments: [String], display: String? = nil, timeout: TimeInterval = 60) throws -> CommandResult {
-        var environment = ["COLUMNS": "80"]
+    /// - Parameter environment: more of it, such as a sound server's `PULSE_SERVER`.
+    public static func podium(_ arguments: [String], display: String? = nil, environment more: [String: String] = [:],
+                              timeout: TimeInterval = 60) throws -> CommandResult {
+        var environment = ["COLUMNS": "80"].merging(more) { $1 }
         if let display { environment["DISPLAY"] = display }
         return try start(podium.path, arguments, environment: environment).wait(timeout: timeout)
     }

@@ -3,12 +3,14 @@
 
 #include <errno.h>
 #include <libavcodec/avcodec.h>
+#include <libavutil/audio_fifo.h>
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
 #include <libavutil/error.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
+#include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 
 // Function-like macros and compound-literal constants that Swift does not import.

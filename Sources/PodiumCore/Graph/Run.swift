@@ -37,6 +37,17 @@ public final class Run: Sendable {
         }
     }
 
+    /// The run's sound: a source and the stage that encodes it.
+    public struct SoundBranch: Sendable {
+        public var source: any SoundSource
+        public var stage: any SoundStaging
+
+        public init(source: any SoundSource, stage: any SoundStaging) {
+            self.source = source
+            self.stage = stage
+        }
+    }
+
     public let counters: RunCounters
     public let hub: StreamHub
     public let clock: any PacingClock
@@ -50,6 +61,7 @@ public final class Run: Sendable {
     public let started = Atomic<Bool>(false)
 
     private let branches: [Branch]
+    private let sounds: [SoundBranch]
     private let outputs: OutputGroup
     private let stopFlag = StopFlag()
     private let failure = Mutex<PodiumError?>(nil)
@@ -71,17 +83,19 @@ public final class Run: Sendable {
     ///   - branches: each source and its stages.
     ///   - outputs: the outputs, subscribed to the hub's streams.
     ///   - clock: what paces capture; a fake one in tests.
-    public init(branches: [Branch], outputs: OutputGroup, hub: StreamHub, counters: RunCounters, limits: Limits,
-                logger: Logger, clock: any PacingClock = MonotonicClock()) {
+    ///   - sounds: the run's sound, if it has any.
+    public init(branches: [Branch], sounds: [SoundBranch] = [], outputs: OutputGroup, hub: StreamHub,
+                counters: RunCounters, limits: Limits, logger: Logger, clock: any PacingClock = MonotonicClock()) {
         self.branches = branches
+        self.sounds = sounds
         self.outputs = outputs
         self.hub = hub
         self.counters = counters
         self.limits = limits
         self.logger = logger
         self.clock = clock
-        opened = Mutex(Array(repeating: nil, count: branches.count))
-        ready = ReadyLatch(count: branches.count + branches.reduce(0) { $0 + $1.stages.count })
+        opened = Mutex(Array(repeating: nil, count: branches.count + sounds.count))
+        ready = ReadyLatch(count: branches.count + branches.reduce(0) { $0 + $1.stages.count } + 2 * sounds.count)
         frameQuota = limits.frames.map(FrameQuota.init(frames:))
     }
 
@@ -114,7 +128,10 @@ public final class Run: Sendable {
     }
 
     /// What each source said as it opened (`1920x1080+0+0 of :1 with MIT-SHM`).
-    public var sourceDescriptions: [String] { opened.withLock { $0.compactMap { $0 } } }
+    public var sourceDescriptions: [String] { opened.withLock { $0.prefix(branches.count).compactMap { $0 } } }
+
+    /// What each sound source said as it opened (`sound from the desktop (…)`).
+    public var soundDescriptions: [String] { opened.withLock { $0.dropFirst(branches.count).compactMap { $0 } } }
 
     /// Runs every part to the end, which comes with the limits, `stop()`, a source that is gone or
     /// a part's failure.
@@ -136,6 +153,12 @@ public final class Run: Sendable {
             for stage in branch.stages {
                 stageThreads.spawn("podium-stage") { [self] in runStage(stage) }
             }
+        }
+        for (index, sound) in sounds.enumerated() {
+            let feed = SoundFeed(ring: sound.stage.soundRing, counters: sound.stage.counters, run: self,
+                                 index: branches.count + index)
+            sourceThreads.spawn("podium-sound") { sound.source.run(into: feed) }
+            stageThreads.spawn("podium-audio") { [self] in sound.stage.runStage(in: self) }
         }
         if let failure = await ready.wait() { fail(failure) }
         if !isFailed && !isStopping {
@@ -162,6 +185,7 @@ public final class Run: Sendable {
         for branch in branches {
             for stage in branch.stages { stage.slot.close() }
         }
+        for sound in sounds { sound.stage.soundRing.close() }
         await stageThreads.wait()
         outputs.close()
         await outputs.finish(self)
@@ -186,6 +210,11 @@ public final class Run: Sendable {
     func sourceOpened(_ index: Int, _ description: String) {
         opened.withLock { $0[index] = description }
         ready.report(nil)
+    }
+
+    /// A part other than a source (a stage) opened, or could not (`error`).
+    func partOpened(_ error: PodiumError?) {
+        ready.report(error)
     }
 
     func sourceFailed(_ error: PodiumError) {

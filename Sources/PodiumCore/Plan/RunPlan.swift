@@ -6,14 +6,17 @@ public struct RunPlan: Sendable {
     public var fps: FrameRate
     public var windows: [WindowPlan]
     public var encoding: EncodingPlan
+    /// The run's sound (`--audio`), carried by every output that writes a file or a stream.
+    public var sound: SoundPlan?
     public var limits: Run.Limits
 
     public init(capture: CapturePlan, fps: FrameRate, windows: [WindowPlan] = [], encoding: EncodingPlan,
-                limits: Run.Limits = .init()) {
+                sound: SoundPlan? = nil, limits: Run.Limits = .init()) {
         self.capture = capture
         self.fps = fps
         self.windows = windows
         self.encoding = encoding
+        self.sound = sound
         self.limits = limits
     }
 
@@ -24,7 +27,8 @@ public struct RunPlan: Sendable {
                     renditions: encoding.encodings.indices.map {
                         (name: encoding.encodings[$0].name, outputs: encoding.outputs(ofEncoding: $0))
                     },
-                    windows: windows.count, servesViewers: !encoding.viewers.isEmpty)
+                    windows: windows.count, servesViewers: !encoding.viewers.isEmpty,
+                    sound: sound.map { "\($0.codec) \($0.bitrate)" })
     }
 }
 

@@ -63,6 +63,7 @@ extension StatsSample {
             parts.append(LinePart("\(sink.url) reconnecting (\(attempt) try, down \(down.fixed()) s)", rank: 0,
                                   shorter: [(6, "reconnecting \(sink.url)"), (2, "reconnecting")]))
         }
+        if let sound, sound.reconnecting, !summary { parts.append(LinePart("audio: reconnecting", rank: 0)) }
         if let presentedFPS {
             // Beside an encoder, the window's rate matters less than what is recorded or sent.
             parts.append(LinePart("presented \(presentedFPS.fixed())/\(targetFPS)", rank: renditions.isEmpty ? 0 : 5))
@@ -87,6 +88,9 @@ extension StatsSample {
             if repaintedFPS > 0 {
                 parts.append(LinePart("(repainted \(repaintedFPS.fixed()))", rank: 8, joinsPrevious: true))
             }
+        }
+        if let sound, !summary, !sound.reconnecting {
+            parts.append(LinePart(sound.peakDB.map { "audio \($0.fixed(0)) dB" } ?? "audio silent", rank: 4))
         }
         if let viewers { parts.append(LinePart(viewers.part(summary: summary), rank: 4)) }
         for sink in sinks {

@@ -54,6 +54,22 @@ public struct StatsSample: Sendable, Codable, Equatable {
     }
 
     /// One encoder's figures.
+    /// The run's sound over the interval.
+    public struct Sound: Sendable, Codable, Equatable {
+        /// The encoding, such as `aac 128k`.
+        public var name: String
+        /// The last block's peak, in dBFS; `nil` when silent.
+        public var peakDB: Double?
+        /// Whether the source has lost its sound server and tries again.
+        public var reconnecting: Bool
+        /// Seconds of sound the source delivered that the encoder had no room for.
+        public var droppedSeconds: Double
+        /// Seconds of silence put where the source delivered nothing.
+        public var silenceSeconds: Double
+        public var kbps: Double
+        public var encode: StageTimes
+    }
+
     public struct Rendition: Sendable, Codable, Equatable {
         public var name: String
         public var outputs: [String]
@@ -93,6 +109,8 @@ public struct StatsSample: Sendable, Codable, Equatable {
     public var sinks: [Sink]
     /// The browser viewers, when the run serves them (`--to http://…`).
     public var viewers: Viewers? = nil
+    /// The run's sound, when it has any.
+    public var sound: Sound? = nil
     /// What the run is doing instead of its job, in words (`paused`, `waiting for HDMI-1`);
     /// `nil` while it is simply running.
     public var state: String? = nil
@@ -112,6 +130,7 @@ public struct StatsSampler {
         var renditionBytes: [Int] = []
         var sinkBytes: [Int] = []
         var sinkDropped: [Int] = []
+        var soundDropped = 0, soundSilence = 0, soundBytes = 0
     }
 
     private let counters: RunCounters
@@ -141,7 +160,7 @@ public struct StatsSampler {
             latency: .empty
         )
         return sample(kind: "interval", from: previous, to: now, stages: stages, renditionTimes: times,
-                      viewerLatency: viewerLatency)
+                      viewerLatency: viewerLatency, soundEncode: counters.sound?.encode.takeInterval() ?? .empty)
     }
 
     /// The sample over the whole run.
@@ -157,12 +176,12 @@ public struct StatsSampler {
             latency: .empty
         )
         return sample(kind: "summary", from: start, to: now, stages: stages, renditionTimes: times,
-                      viewerLatency: counters.viewers?.latency.run)
+                      viewerLatency: counters.viewers?.latency.run, soundEncode: counters.sound?.encode.run ?? .empty)
     }
 
     private func sample(kind: String, from old: Totals, to new: Totals, stages: StatsSample.Stages,
                         renditionTimes: [(scale: StageTimes, encode: StageTimes, latency: StageTimes)],
-                        viewerLatency: StageTimes?) -> StatsSample {
+                        viewerLatency: StageTimes?, soundEncode: StageTimes) -> StatsSample {
         let seconds = max(Double(new.time - old.time) / 1e9, 1e-9)
         let renditions = counters.renditions.indices.map { index in
             StatsSample.Rendition(
@@ -224,6 +243,15 @@ public struct StatsSampler {
                 let totals = board.totals
                 return StatsSample.Viewers(watching: board.watching, latency: viewerLatency ?? .empty,
                                            joined: totals.joined, most: totals.most)
+            },
+            sound: counters.sound.map { sound in
+                let rate = Double(SoundFormat.sampleRate)
+                return StatsSample.Sound(
+                    name: sound.name, peakDB: sound.peak > SoundLevel.floor ? sound.peak : nil,
+                    reconnecting: sound.reconnecting.load(ordering: .relaxed),
+                    droppedSeconds: Double(new.soundDropped - old.soundDropped) / rate,
+                    silenceSeconds: Double(new.soundSilence - old.soundSilence) / rate,
+                    kbps: Double(new.soundBytes - old.soundBytes) * 8 / seconds / 1e3, encode: soundEncode)
             }
         )
     }
@@ -248,7 +276,10 @@ public struct StatsSampler {
             renditionDropped: counters.renditions.map { $0.dropped.load(ordering: .relaxed) },
             renditionBytes: counters.renditions.map { $0.bytes.load(ordering: .relaxed) },
             sinkBytes: counters.sinks.map { $0.bytes.load(ordering: .relaxed) },
-            sinkDropped: counters.sinks.map { $0.dropped.load(ordering: .relaxed) }
+            sinkDropped: counters.sinks.map { $0.dropped.load(ordering: .relaxed) },
+            soundDropped: counters.sound?.dropped.load(ordering: .relaxed) ?? 0,
+            soundSilence: counters.sound?.silenceFilled.load(ordering: .relaxed) ?? 0,
+            soundBytes: counters.sound?.bytes.load(ordering: .relaxed) ?? 0
         )
     }
 

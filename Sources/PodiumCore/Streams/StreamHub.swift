@@ -23,6 +23,7 @@ public final class StreamHub: Sendable {
 
     private let described = Mutex<[StreamDescription?]>([])
     private let subscribers = Mutex<[Subscriber]>([])
+    private let unsubscribed = Atomic<Int>(0)
     /// A bit per stream whose encoder should make its next picture a keyframe.
     private let keyframesWanted = Atomic<UInt64>(0)
 
@@ -72,10 +73,14 @@ public final class StreamHub: Sendable {
     /// `sink` gets no more packets (it may still be handed the one being published now).
     public func unsubscribe(_ sink: any PacketSink) {
         subscribers.withLock { $0.removeAll { $0.sink === sink } }
+        unsubscribed.add(1, ordering: .relaxed)
     }
 
     /// How many sinks are subscribed.
     public var count: Int { subscribers.withLock { $0.count } }
+
+    /// How many sinks have unsubscribed since the run began.
+    public var departures: Int { unsubscribed.load(ordering: .relaxed) }
 
     // MARK: Keyframes
 

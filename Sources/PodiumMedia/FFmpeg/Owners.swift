@@ -60,6 +60,33 @@ final class OwnedScaleContext {
     deinit { sws_freeContext(pointer) }
 }
 
+/// A libswresample context.
+struct OwnedResampler: ~Copyable {
+    let pointer: OpaquePointer
+
+    init?(_ pointer: OpaquePointer?) {
+        guard let pointer else { return nil }
+        self.pointer = pointer
+    }
+
+    deinit {
+        var owned: OpaquePointer? = pointer
+        swr_free(&owned)
+    }
+}
+
+/// A first-in first-out buffer of samples.
+struct OwnedAudioFifo: ~Copyable {
+    let pointer: OpaquePointer
+
+    init?(_ pointer: OpaquePointer?) {
+        guard let pointer else { return nil }
+        self.pointer = pointer
+    }
+
+    deinit { av_audio_fifo_free(pointer) }
+}
+
 /// `count` values kept across frames, so the hot path allocates nothing.
 struct OwnedArray<Element>: ~Copyable {
     let pointer: UnsafeMutablePointer<Element>

@@ -166,6 +166,19 @@ extension SinkURL {
         }
     }
 
+    /// Refuses a sound codec this output's container cannot carry, naming the one that works.
+    public func validate(sound codec: AudioCodec) throws(PodiumError) {
+        // FLV (and so RTMP) and HLS's MPEG-TS segments carry AAC, not Opus.
+        let carriesOpus: Bool = switch self {
+        case .hls(_, let options): options.segmentType == .fmp4
+        default: container != .flv
+        }
+        if codec == .opus && !carriesOpus {
+            throw .usage("--audio-codec opus cannot be carried in \(container.displayName) (--to \(self)); "
+                         + "pass --audio-codec aac")
+        }
+    }
+
     private static func authority(_ host: String, _ port: Int) -> String {
         "\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }

@@ -58,11 +58,17 @@ extension Podium {
                 encoding scales from it, each on its own thread, all with keyframes at the same \
                 capture times.
 
+                --audio carries the sound the machine plays (or --audio mic, or a source by its \
+                name) in every output but the window and the browser viewer, encoded once, placed \
+                on the same clock as the pictures.
+
                 Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops capture, flushes the encoder and \
                 finalizes every output; a second one more than a second later exits at once.
 
                 Examples:
                   podium stream --to talk.mkv
+                  podium stream --audio --to talk.mkv
+                  podium stream --audio mic --audio-codec opus --to talk.mkv
                   podium stream --to talk.mkv --to 'live.ts?size=1280x720&bitrate=2M'
                   podium stream --to hls/live.m3u8
                   podium stream -t 30s --fps 60 --crf 20 --to clip.mp4
@@ -80,6 +86,7 @@ extension Podium {
         @OptionGroup(title: "Capture") var capture: CaptureOptions
         @OptionGroup(title: "Scale") var scale: ScaleOptions
         @OptionGroup(title: "Encode") var encode: EncodeOptions
+        @OptionGroup(title: "Sound") var sound: SoundOptions
         @OptionGroup(title: "Run") var runOptions: RunOptions
 
         var outputs: [Destination] { output.outputs }
@@ -90,7 +97,7 @@ extension Podium {
             let defaults = encode.defaults(scale)
             let streams = OutputRequest.streams(of: outputs)
             let viewers = ViewerRequest.viewers(of: outputs)
-            try await RunSetup.check(streams, viewers: viewers, encode: defaults, run: runOptions)
+            try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan, run: runOptions)
             let (capturePlan, captured) = try await RunSetup.capturePlan(capture.source)
             let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.region.size,
                                             fps: capture.fps, encode: defaults)
@@ -104,7 +111,7 @@ extension Podium {
                 parts.append("showing in a window on \(targetDisplay)")
             }
             let plan = RunPlan(capture: capturePlan, fps: capture.fps, windows: windows, encoding: encoding,
-                               limits: runOptions.limits)
+                               sound: sound.plan, limits: runOptions.limits)
             try await RunSetup.run(plan, parts: parts, options: runOptions, logger: logger)
         }
     }

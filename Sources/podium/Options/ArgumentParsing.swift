@@ -16,6 +16,7 @@ func parsed<T>(_ parse: @escaping @Sendable (String) throws(OptionParseError) ->
 }
 
 extension VideoCodec: ExpressibleByArgument {}
+extension AudioCodec: ExpressibleByArgument {}
 extension ScaleFilter: ExpressibleByArgument {}
 extension FitMode: ExpressibleByArgument {}
 extension PictureInPicture.Corner: ExpressibleByArgument {}
@@ -23,12 +24,12 @@ extension SceneKind: ExpressibleByArgument {}
 
 /// The words as ArgumentParser should read them:
 /// - options whose value may be left out get the value they then take: `--pip` alone is
-///   `--pip bottom-right` (ArgumentParser has no optional option values);
+///   `--pip bottom-right`, `--audio` alone `--audio desktop` (ArgumentParser has no optional option values);
 /// - a negative number is joined to its option (`--fps -1` becomes `--fps=-1`): ArgumentParser
 ///   would take `-1` for a flag and report a missing value, instead of the option's own parser
 ///   naming the value it refuses.
 func preparedArguments(_ arguments: [String]) -> [String] {
-    let defaults = ["--pip": PictureInPicture.Corner.bottomRight.rawValue]
+    let defaults = ["--pip": PictureInPicture.Corner.bottomRight.rawValue, "--audio": SoundRequest.desktop.description]
     func isNegativeNumber(_ word: String) -> Bool {
         word.count > 1 && word.hasPrefix("-") && word.dropFirst().first.map { $0.isNumber || $0 == "." } == true
     }

@@ -14,15 +14,16 @@ enum RunSetup {
     /// Everything about the outputs (`--to`, `--stats-json`) that can be checked without touching
     /// the outside world, so a bad one is refused before anything is opened. Looking up a host and
     /// a file's folder may block: on a thread of its own.
-    static func check(_ outputs: [OutputRequest], viewers: [ViewerRequest], encode: EncodingDefaults, run: RunOptions)
-        async throws(PodiumError) {
+    static func check(_ outputs: [OutputRequest], viewers: [ViewerRequest], encode: EncodingDefaults,
+                      sound: SoundPlan? = nil, run: RunOptions) async throws(PodiumError) {
         try await onOwnThread("podium-checks") { () throws(PodiumError) in
-            try validateOutputs(outputs, viewers: viewers, encode: encode, run: run)
+            try validateOutputs(outputs, viewers: viewers, encode: encode, sound: sound, run: run)
         }
     }
 
     private static func validateOutputs(_ outputs: [OutputRequest], viewers: [ViewerRequest] = [],
-                                        encode: EncodingDefaults, run: RunOptions) throws(PodiumError) {
+                                        encode: EncodingDefaults, sound: SoundPlan?, run: RunOptions)
+        throws(PodiumError) {
         let urls = outputs.map(\.url)
         let files = urls.compactMap(\.filePath).map { (flag: "--to", path: $0) }
         let playlists = urls.compactMap { url -> String? in
@@ -35,6 +36,7 @@ enum RunSetup {
         for output in outputs {
             let codec = output.codec(encode)
             try output.url.validate(codec: codec)
+            if let sound { try output.url.validate(sound: sound.codec) }
             // As the plan will choose it.
             let encoder = encode.encoderName(for: codec)
             if let encoder { try EncoderCatalog.validate(name: encoder, codec: codec) }
@@ -137,7 +139,7 @@ enum RunSetup {
         let fps = session.plan.fps
         let cursor = session.plan.capture.drawsCursor ? "" : ", no cursor"
         let failure = await session.execute(beforeOutputs: reporter.open) { start in
-            let sources = start.sources.map { "capturing \($0) at \(fps) fps\(cursor)" }
+            let sources = start.sources.map { "capturing \($0) at \(fps) fps\(cursor)" } + start.sounds
             let lines = startLines(sources + parts, encoders: start.encoders)
                 + session.servers.flatMap { ViewerLines.describe($0, quiet: !options.showsProgress) }
             lines.forEach { logger.notice("\($0)") }

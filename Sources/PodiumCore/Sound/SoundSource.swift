@@ -1,0 +1,68 @@
+import Synchronization
+
+/// Where a run's sound comes from: a sound server's source (what the desktop plays, a
+/// microphone), read on the thread the run gives it; or a fake in tests.
+public protocol SoundSource: Sendable {
+    /// Runs the source on a thread the run gives it, until the run stops: connects there, says so
+    /// with `feed.opened` (or `feed.failedToOpen`), waits for `feed.waitForStart()`, then delivers
+    /// sound with `feed.deliver` until `feed.isStopping`. A source that loses its server says so
+    /// with `feed.interrupted()` and tries again; the run goes on with silence meanwhile.
+    func run(into feed: SoundFeed)
+}
+
+/// What a sound source delivers to: the run's ring of sound blocks, and the run's start and stop.
+///
+/// Thread-safe; sound comes from one thread at a time (the source's).
+public final class SoundFeed: Sendable {
+    public let counters: SoundCounters
+    let ring: SoundRing
+    private let run: Run
+    /// Its place among the run's sources, after the pictures'.
+    private let index: Int
+
+    init(ring: SoundRing, counters: SoundCounters, run: Run, index: Int) {
+        self.ring = ring
+        self.counters = counters
+        self.run = run
+        self.index = index
+    }
+
+    /// The source is connected; `description` says what it captures, for the start message.
+    public func opened(_ description: String) { run.sourceOpened(index, description) }
+
+    /// The source cannot capture (no sound server, no such source): the run ends before anything
+    /// is captured or written.
+    public func failedToOpen(_ error: PodiumError) { run.sourceFailed(error) }
+
+    /// Blocks the source's thread until capture starts; `false` when the run ended before that.
+    public func waitForStart() -> Bool { run.waitForCapture() }
+
+    public var isStopping: Bool { run.isStopping }
+
+    public var clock: any PacingClock { run.clock }
+
+    /// Runs `handler` when the run stops, to end a blocking read.
+    public func onStop(_ handler: @escaping @Sendable () -> Void) { run.onStop(handler) }
+
+    /// Hands on `samples` (interleaved, `SoundFormat`), the first of them heard at `captureTime`
+    /// on the run's clock; never waits. Samples the encoder has no room for are dropped and counted.
+    public func deliver(_ samples: UnsafeBufferPointer<Float>, captureTime: UInt64) {
+        counters.reconnecting.store(false, ordering: .relaxed)
+        var start = 0
+        while start < samples.count {
+            let count = min(samples.count - start, ring.blockFrames * SoundFormat.channels)
+            let block = UnsafeBufferPointer(rebasing: samples[start..<start + count])
+            let frames = count / SoundFormat.channels
+            let time = captureTime + SoundFormat.nanoseconds(ofFrames: start / SoundFormat.channels)
+            if ring.put(block, captureTime: time) {
+                counters.captured.add(frames, ordering: .relaxed)
+            } else {
+                counters.dropped.add(frames, ordering: .relaxed)
+            }
+            start += count
+        }
+    }
+
+    /// The source lost its server and tries again; silence fills the time until it is back.
+    public func interrupted() { counters.reconnecting.store(true, ordering: .relaxed) }
+}

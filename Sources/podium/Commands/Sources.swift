@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import PodiumCore
+import PodiumSound
+
+extension Podium {
+    /// `podium sources`: what `--audio` can record.
+    struct Sources: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the sound sources --audio can record; the desktop's and the default input are marked.",
+            usage: "podium sources [--json]",
+            discussion: """
+                The sound server is the user's PipeWire (through its PulseAudio interface) or \
+                PulseAudio; PULSE_SERVER names another.
+
+                Examples:
+                  podium sources
+                  podium sources --json
+                  podium stream --audio alsa_input.usb-mic --to talk.mkv
+                """
+        )
+
+        @Flag(help: "Print JSON instead of text.")
+        var json = false
+
+        /// One source as `--json` prints it.
+        struct Listed: Encodable {
+            var name: String
+            var description: String
+            var monitorOf: String?
+            /// `desktop` (the default output's monitor) or `mic` (the default input), when it is one.
+            var defaultFor: [String]
+        }
+
+        /// What `--json` prints.
+        struct Listing: Encodable {
+            var server: String
+            var sources: [Listed]
+        }
+
+        func run() async throws {
+            // Connecting may block: on a thread of its own.
+            let server = try await onOwnThread("podium-sound") { () throws(PodiumError) in try SoundServerInfo.read() }
+            let listed = server.sources.map { source in
+                Listed(name: source.name, description: source.description, monitorOf: source.monitorOf,
+                       defaultFor: (source == server.desktopSource ? ["desktop"] : [])
+                           + (source.name == server.defaultSource ? ["mic"] : []))
+            }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                let listing = Listing(server: server.serverName, sources: listed)
+                print(String(decoding: try encoder.encode(listing), as: UTF8.self))
+                return
+            }
+            print("sound server: \(server.serverName)")
+            if listed.isEmpty { print("  no sources") }
+            for source in listed {
+                let marks = source.defaultFor.map { "  --audio \($0)" }.joined()
+                print("  \(source.name)  \(source.description)\(marks)")
+            }
+        }
+    }
+}

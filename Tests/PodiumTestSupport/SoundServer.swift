@@ -1,0 +1,62 @@
+public import Foundation
+import Synchronization
+
+/// A private sound server for one test: PipeWire with its PulseAudio interface, started by
+/// `Scripts/sound-server` in a runtime folder of its own, optionally playing a tone into its
+/// default output (as a desktop playing sound would). Stopped when released.
+public final class SoundServer: Sendable {
+    public let folder: URL
+    private let tone: Int?
+    private let process = Mutex<RunningCommand?>(nil)
+
+    /// What a client needs in its environment to reach this server.
+    public var environment: [String: String] { ["PULSE_SERVER": "unix:\(folder.path)/pulse/native"] }
+
+    /// - Parameter tone: a sine of this many hertz plays into the default output all along.
+    public init(tone: Int? = nil) throws {
+        folder = try Tools.temporaryFolder().appendingPathComponent("sound")
+        self.tone = tone
+        try start()
+    }
+
+    deinit { stop() }
+
+    /// Starts the server (again, after `stop`, in the same folder) and waits until it answers.
+    public func start() throws {
+        let script = Tools.repository.appendingPathComponent("Scripts/sound-server").path
+        let server = try Tools.start(script, ["--dir", folder.path] + (tone.map { ["--tone", "\($0)"] } ?? []))
+        process.withLock { $0 = server }
+        try server.waitForStderr(containing: "sound-server: ready", timeout: 30)
+    }
+
+    /// Stops the server and everything it started (to test what happens when it goes away).
+    public func stop() {
+        guard let server = process.withLock({ current in defer { current = nil }; return current }) else { return }
+        _ = try? server.interrupt(timeout: 10)
+    }
+}
+
+extension Tools {
+    /// The sound of `path` (its first sound stream), mixed to one channel at 48 kHz.
+    public static func decodeSound(_ path: String) throws -> [Float] {
+        let output = try temporaryFolder().appendingPathComponent("sound.f32")
+        let result = try run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "48000",
+                                        "-f", "f32le", "-y", output.path])
+        guard result.status == 0 else {
+            throw TestFailure("ffmpeg cannot decode the sound of \(path): \(result.stderr)")
+        }
+        let data = try Data(contentsOf: output)
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// The power of the `hertz` component of `samples` (48 kHz), by Goertzel's algorithm.
+    public static func power(of hertz: Double, in samples: ArraySlice<Float>) -> Double {
+        let coefficient = 2 * cos(2 * Double.pi * hertz / 48_000)
+        var (previous, beforeThat) = (0.0, 0.0)
+        for sample in samples {
+            (previous, beforeThat) = (Double(sample) + coefficient * previous - beforeThat, previous)
+        }
+        let count = Double(max(1, samples.count))
+        return (previous * previous + beforeThat * beforeThat - coefficient * previous * beforeThat) / (count * count)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// `podium stream --audio` against a private PipeWire (`Scripts/sound-server`) whose default
+/// output plays a 1 kHz tone, as a desktop playing sound would: what FFmpeg decodes from each
+/// container is that tone, as long as the picture; and a sound server or source that is not
+/// there ends the run before anything is written.
+/// Serialized: each test records in real time, and two cores are shared with the servers.
+@Suite(.serialized) struct SoundTests {
+    let display: XvfbServer
+    let folder: URL
+
+    init() throws {
+        display = try XvfbServer(width: 320, height: 240)
+        folder = try Tools.temporaryFolder()
+    }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    /// The monitor of the default output is recorded, encoded once (AAC, or Opus) and written
+    /// beside the picture; it decodes to the tone that played, and lasts as long as the picture.
+    @Test(arguments: [("tone.mkv", "aac"), ("tone.mp4", "aac"), ("tone.ts", "aac"), ("tone.flv", "aac"),
+                      ("opus.mkv", "opus")])
+    func theDesktopsToneComesBackInEveryContainer(name: String, codec: String) throws {
+        let sound = try SoundServer(tone: 1_000)
+        let output = path(name)
+        let result = try Tools.podium(["stream", "--audio", "--audio-codec", codec, "-t", "3s", "--to", output],
+                                      display: display.display, environment: sound.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("sound from Monitor of Dummy Output (auto_null.monitor) on PulseAudio"),
+                "\(result.stderr)")
+
+        let streams = try Tools.run("ffprobe", ["-v", "error", "-show_entries",
+                                                "stream=codec_type,codec_name,sample_rate,channels", "-of", "csv=p=0",
+                                                output])
+        #expect(streams.stdout.contains("\(codec),audio,48000,2"), "\(streams.stdout)")
+        let samples = try Tools.decodeSound(output)
+        let seconds = Double(samples.count) / 48_000
+        let picture = try #require(try Tools.probe(output).duration)
+        // The picture ends at 3 s; the sound within a packet or two of it (AAC's 21 ms, its priming).
+        #expect(abs(seconds - 3) < 0.07, "sound lasts \(seconds) s")
+        #expect(abs(picture - 3) < 0.1, "the file lasts \(picture) s")
+
+        // After the first half second (the server's start-up), every half second is the tone.
+        var tone = 0
+        for start in stride(from: 24_000, to: samples.count - 24_000, by: 24_000) {
+            let window = samples[start..<start + 24_000]
+            let wanted = Tools.power(of: 1_000, in: window)
+            let other = max(Tools.power(of: 700, in: window), Tools.power(of: 1_500, in: window))
+            if wanted > 1e-3 && wanted > 1_000 * other { tone += 1 }
+        }
+        #expect(tone >= 4, "\(tone) half seconds of 1 kHz tone in \(seconds) s")
+    }
+
+    /// The sound server goes away mid-run and comes back: the picture and the recording go on,
+    /// the live line says the sound is reconnecting, silence fills the gap, and the tone returns.
+    @Test func theSoundServerGoingAwayLeavesSilenceAndTheSoundReturns() throws {
+        let sound = try SoundServer(tone: 1_000)
+        let output = path("gap.mkv")
+        let podium = try Tools.start(Tools.podium.path, ["stream", "--audio", "-t", "9s", "--to", output],
+                                     environment: sound.environment.merging(["DISPLAY": display.display]) { $1 })
+        try podium.waitForStderr(containing: "audio -", timeout: 20)
+        sound.stop()
+        try podium.waitForStderr(containing: "audio: reconnecting", timeout: 10)
+        Thread.sleep(forTimeInterval: 1.5)
+        try sound.start()
+        let result = try podium.wait(timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let samples = try Tools.decodeSound(output)
+        let seconds = Double(samples.count) / 48_000
+        #expect(abs(seconds - 9) < 0.07, "sound lasts \(seconds) s, as the run")
+        let halves = stride(from: 0, to: samples.count - 24_000, by: 24_000).map { start in
+            let window = samples[start..<start + 24_000]
+            return Tools.power(of: 1_000, in: window) > 1e-3
+        }
+        // Tone, then a stretch without it, then tone again to the end.
+        let firstGap = try #require(halves.firstIndex(of: false), "a gap: \(halves)")
+        let back = try #require(halves[firstGap...].firstIndex(of: true), "the tone came back: \(halves)")
+        #expect(firstGap >= 2 && back - firstGap >= 2, "\(halves)")
+        #expect(halves.suffix(2) == [true, true], "\(halves)")
+    }
+
+    /// `podium sources` lists what the server has, the desktop's and the default input marked.
+    @Test func sourcesListsWhatTheServerHas() throws {
+        let sound = try SoundServer()
+        let text = try Tools.podium(["sources"], environment: sound.environment)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.hasPrefix("sound server: PulseAudio (on PipeWire"), "\(text.stdout)")
+        #expect(text.stdout.contains("  auto_null.monitor  Monitor of Dummy Output  --audio desktop  --audio mic\n"),
+                "\(text.stdout)")
+        let json = try Tools.podium(["sources", "--json"], environment: sound.environment)
+        let listing = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let sources = try #require(listing["sources"] as? [[String: Any]])
+        #expect(sources.count == 1)
+        #expect(sources.first?["name"] as? String == "auto_null.monitor")
+        #expect(sources.first?["monitorOf"] as? String == "auto_null")
+        #expect(sources.first?["defaultFor"] as? [String] == ["desktop", "mic"])
+    }
+
+    /// No sound server: one line naming --audio, 69, and no file.
+    @Test func noSoundServerEndsTheRunBeforeAnythingIsWritten() throws {
+        let output = path("nothing.mkv")
+        let result = try Tools.podium(["stream", "--audio", "-t", "2s", "--to", output], display: display.display,
+                                      environment: ["PULSE_SERVER": "unix:\(folder.path)/no-server/native"])
+        #expect(result.status == 69)
+        #expect(result.stderr == "podium: --audio desktop: no sound server (PipeWire or PulseAudio) answers: "
+                + "Connection refused\n", "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    /// A source that is not on the server: named, 69, and no file.
+    @Test func aSourceThatIsNotThereIsNamed() throws {
+        let sound = try SoundServer()
+        let output = path("nothing.mkv")
+        let result = try Tools.podium(["stream", "--audio", "no.such.source", "-t", "2s", "--to", output],
+                                      display: display.display, environment: sound.environment)
+        #expect(result.status == 69)
+        #expect(result.stderr == "podium: --audio no.such.source: no source named 'no.such.source' on the sound "
+                + "server (there: auto_null.monitor)\n", "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    /// Opus cannot go in FLV: refused with 64 before anything starts, naming the output and AAC.
+    @Test func opusIsRefusedWhereItCannotBeCarried() throws {
+        let output = path("opus.flv")
+        let result = try Tools.podium(["stream", "--audio", "--audio-codec", "opus", "-t", "2s", "--to", output],
+                                      display: display.display)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--audio-codec opus cannot be carried in"), "\(result.stderr)")
+        #expect(result.stderr.contains("--audio-codec aac"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}
