@@ -53,6 +53,34 @@ import Testing
         #expect(tone >= 4, "\(tone) half seconds of 1 kHz tone in \(seconds) s")
     }
 
+    /// Over UDP, with a moving 720p picture whose frames are a hundred datagrams each: the sound
+    /// arrives, and no output drops a packet (a sound packet once set the pacing of the picture
+    /// the muxer wrote with it, and the output fell behind).
+    @Test func udpCarriesTheSoundBesideAMovingPicture() throws {
+        let sound = try SoundServer(tone: 1_000)
+        let screen = try XvfbServer(width: 1280, height: 720)
+        let scene = try Tools.scene("video", on: screen.display)
+        defer { _ = try? scene.interrupt() }
+        let port = Tools.freePort()
+        let received = path("udp.ts")
+        let receiver = try Tools.start("ffmpeg", ["-v", "error", "-y", "-i", "udp://127.0.0.1:\(port)?timeout=3000000",
+                                                  "-c", "copy", received])
+        Thread.sleep(forTimeInterval: 1)
+        let stats = path("udp.jsonl")
+        // At near-lossless quality, about 30 Mbit/s: some hundred datagrams a frame.
+        let result = try Tools.podium(["stream", "--audio", "--crf", "5", "-t", "4s", "--stats-json", stats,
+                                       "--to", "udp://127.0.0.1:\(port)"],
+                                      display: screen.display, environment: sound.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        _ = try receiver.wait(timeout: 30)
+        let drops = try #require(try Tools.statsSummary(stats)["drops"] as? [String: Any])
+        #expect(drops["sinks"] as? Int == 0, "\(drops)")
+        let samples = try Tools.decodeSound(received)
+        #expect(Double(samples.count) / 48_000 > 3.5, "\(samples.count) samples")
+        let middle = samples[samples.count / 2 - 12_000..<samples.count / 2 + 12_000]
+        #expect(Tools.power(of: 1_000, in: middle) > 1_000 * Tools.power(of: 1_500, in: middle))
+    }
+
     /// The sound server goes away mid-run and comes back: the picture and the recording go on,
     /// the live line says the sound is reconnecting, silence fills the gap, and the tone returns.
     @Test func theSoundServerGoingAwayLeavesSilenceAndTheSoundReturns() throws {

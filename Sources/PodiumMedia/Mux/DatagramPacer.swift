@@ -48,7 +48,8 @@ final class DatagramPacer {
         avio_closep(&inner)
     }
 
-    /// The muxer is about to write a packet of `bytes`: its bursts share the window.
+    /// The muxer is about to write a picture of `bytes`: its bursts share the window (what else
+    /// the muxer writes until the next picture, such as sound, goes out in the same bursts).
     func beginPacket(bytes: Int) {
         let datagrams = max(1, (bytes + datagramSize - 1) / datagramSize)
         spacing = window / UInt64((datagrams + Self.burst - 1) / Self.burst)

@@ -199,7 +199,10 @@ final class MuxerSink {
         outgoing.pointee.duration = route.tellsDurations ? packet.duration : 0
         av_packet_rescale_ts(outgoing, timeBase, streamTimeBases[index])
         outgoing.pointee.stream_index = Int32(index)
-        pacer?.beginPacket(bytes: packet.size)
+        // A picture's datagrams are spread over its share of time. A sound packet is a datagram or
+        // two and rides along: the muxer interleaves, so a picture may go out during a sound
+        // packet's write, and must keep its own spacing.
+        if streams[index].video != nil { pacer?.beginPacket(bytes: packet.size) }
         try check(av_interleaved_write_frame(context, outgoing))
     }
 

@@ -28,6 +28,7 @@ extension Podium {
                   podium mirror --pip top-right --pip-size 480x270
                   podium mirror --windowed --background '#202020'
                   podium mirror --to talk.mkv
+                  podium mirror --audio --to talk.mkv
                 """
         )
 
@@ -60,6 +61,7 @@ extension Podium {
 
         @OptionGroup(title: "Scale (window and recording)") var scale: ScaleOptions
         @OptionGroup(title: "Encode (for --to)") var encode: EncodeOptions
+        @OptionGroup(title: "Sound (for --to)") var sound: SoundOptions
         @OptionGroup(title: "Run") var runOptions: RunOptions
 
         @Option(name: .customLong("to"), help: ArgumentHelp("Also record or stream to a file or URL, as in 'podium stream'.", valueName: "URL"),
@@ -86,7 +88,7 @@ extension Podium {
             if let window = outputs.first(where: { $0.windowMonitor != nil }) {
                 throw PodiumError.usage("--to '\(window)': mirror shows its window already; place it with --on or --on-display")
             }
-            try await RunSetup.check(streams, viewers: viewers, encode: defaults, run: runOptions)
+            try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan, run: runOptions)
             let (capturePlan, captured) = try await RunSetup.capturePlan(capture.source)
             let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.region.size,
                                             fps: capture.fps, encode: defaults)
@@ -95,7 +97,7 @@ extension Podium {
             let (window, targetDisplay) = try await request.plan(capturing: capturePlan, captured: captured,
                                                                  filter: scale.scaleFilter)
             let plan = RunPlan(capture: capturePlan, fps: capture.fps, windows: [window], encoding: encoding,
-                               limits: runOptions.limits)
+                               sound: sound.plan, limits: runOptions.limits)
             try await RunSetup.run(plan, parts: ["mirroring to \(targetDisplay)"], options: runOptions, logger: logger)
         }
     }
