@@ -24,7 +24,7 @@ struct Podium: AsyncParsableCommand {
             """,
         version: versionText,
         subcommands: [Stream.self, Mirror.self, Displays.self, Sources.self, Encoders.self, Latency.self, Scene.self,
-                      Bench.self]
+                      AVSync.self, Bench.self]
     )
 }
 

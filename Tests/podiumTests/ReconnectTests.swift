@@ -61,7 +61,8 @@ import Testing
 }
 
 /// UDP at the stream's pace: a default `ffmpeg -i udp://…` receiver decodes the moving `video`
-/// scene at 1080p without a single error. Sent in bursts, each keyframe overflowed its socket.
+/// scene at 1080p without a single error (sent in bursts, each keyframe overflowed its socket),
+/// and sound rides along without holding the pictures up.
 /// Alone (`Scripts/test` runs this suite after the others): it measures real-time delivery on a
 /// shared machine.
 @Suite(.serialized) struct UDPPacingTests {
@@ -87,5 +88,34 @@ import Testing
         }
         #expect(complaints.isEmpty, "\(complaints.count) complaints, first: \(complaints.prefix(3))")
         #expect(received.stderr.contains("1920x1080"), "\(received.stderr)")
+    }
+
+    /// Over UDP, with a moving 720p picture whose frames are a hundred datagrams each: the sound
+    /// arrives, and no output drops a packet (a sound packet once set the pacing of the picture
+    /// the muxer wrote with it, and the output fell behind).
+    @Test func udpCarriesTheSoundBesideAMovingPicture() throws {
+        let sound = try SoundServer(tone: 1_000)
+        let screen = try XvfbServer(width: 1280, height: 720)
+        let scene = try Tools.scene("video", on: screen.display)
+        defer { _ = try? scene.interrupt() }
+        let port = Tools.freePort()
+        let folder = try Tools.temporaryFolder()
+        let received = folder.appendingPathComponent("udp.ts").path
+        let receiver = try Tools.start("ffmpeg", ["-v", "error", "-y", "-i", "udp://127.0.0.1:\(port)?timeout=3000000",
+                                                  "-c", "copy", received])
+        Thread.sleep(forTimeInterval: 1)
+        let stats = folder.appendingPathComponent("udp.jsonl").path
+        // At near-lossless quality, about 30 Mbit/s: some hundred datagrams a frame.
+        let result = try Tools.podium(["stream", "--audio", "--crf", "5", "-t", "4s", "--stats-json", stats,
+                                       "--to", "udp://127.0.0.1:\(port)"],
+                                      display: screen.display, environment: sound.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        _ = try receiver.wait(timeout: 30)
+        let drops = try #require(try Tools.statsSummary(stats)["drops"] as? [String: Any])
+        #expect(drops["sinks"] as? Int == 0, "\(drops)")
+        let samples = try Tools.decodeSound(received)
+        #expect(Double(samples.count) / 48_000 > 3.5, "\(samples.count) samples")
+        let middle = samples[samples.count / 2 - 12_000..<samples.count / 2 + 12_000]
+        #expect(Tools.power(of: 1_000, in: middle) > 1_000 * Tools.power(of: 1_500, in: middle))
     }
 }

@@ -14,4 +14,18 @@ public enum SceneKind: String, CaseIterable, Sendable {
     /// One slide drawn again whole every frame with the cursor-sized object of `slides` moving
     /// over it, as a presentation program that animates does: damage everywhere, a few rows changed.
     case animated
+    /// A dark screen that flashes white for 100 ms at every whole second, while a 1 kHz beep of
+    /// 50 ms plays into the sound server's default output at the same instant: what `podium
+    /// av-sync` measures picture and sound against.
+    case clapper
+}
+
+extension SceneKind {
+    /// How long each flash of the clapper lasts.
+    public static let flashLength: UInt64 = 100_000_000
+
+    /// Whether the clapper shows its flash `elapsed` nanoseconds into the scene.
+    public static func flashes(at elapsed: UInt64) -> Bool {
+        elapsed % 1_000_000_000 < flashLength
+    }
 }

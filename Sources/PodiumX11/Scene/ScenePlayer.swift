@@ -37,7 +37,7 @@ public final class ScenePlayer {
         self.kind = kind
         screen = connection.screenSize
         pictureSize = kind == .video ? SceneArt.textureSize(for: screen) : screen
-        let pictures = kind == .slides ? SceneArt.slideCount : 1
+        let pictures = kind == .slides ? SceneArt.slideCount : kind == .clapper ? 2 : 1
         stripOffset = pictures * pictureSize.area * 4
         guard let segment = SharedMemorySegment(connection: connection, size: stripOffset + SceneStrip.size.area * 4) else {
             throw .unavailable("cannot share memory with \(connection.displayName) (is it on another machine?)")
@@ -46,6 +46,10 @@ public final class ScenePlayer {
         switch kind {
         case .video:
             SceneArt.drawTexture(into: segment.bytes, size: pictureSize)
+        case .clapper:
+            // Dark grey, then white.
+            memset(segment.bytes, 0x20, pictureSize.area * 4)
+            memset(segment.bytes + pictureSize.area * 4, 0xFF, pictureSize.area * 4)
         case .slides, .static, .repainted, .caret, .animated:
             for index in 0..<pictures {
                 SceneArt.drawSlide(index, into: segment.bytes + index * pictureSize.area * 4, size: pictureSize)
@@ -112,6 +116,15 @@ public final class ScenePlayer {
         case .static:
             guard stale else { return false }
             put(from: 0, source: PixelRect(x: 0, y: 0, size: screen), at: (0, 0))
+        case .clapper:
+            let flash = SceneKind.flashes(at: elapsed) ? 1 : 0
+            guard stale || flash != shownSlide else { return false }
+            put(from: flash * pictureSize.area * 4, source: PixelRect(x: 0, y: 0, size: screen), at: (0, 0))
+            shownSlide = flash
+            stale = false
+            // No stamp: the flash must be the whole picture.
+            connection.sync()
+            return true
         case .repainted, .caret:
             put(from: 0, source: PixelRect(x: 0, y: 0, size: screen), at: (0, 0))
             if kind == .caret && SceneArt.caretShown(at: elapsed) {

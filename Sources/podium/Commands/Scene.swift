@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodiumCore
+import PodiumSound
 import PodiumX11
 
 extension Podium {
@@ -19,6 +20,9 @@ extension Podium {
                   caret      the repainted slide with a text caret blinking twice a second
                   animated   one slide, drawn again whole every frame, with the square
                              of slides moving over it
+                  clapper    a dark screen that flashes white for 100 ms every second,
+                             with a 50 ms beep into the sound server's default output
+                             at the same instant (see 'podium av-sync')
 
                 Each frame of video, slides, static and animated carries its sequence number \
                 and draw time (milliseconds of CLOCK_MONOTONIC) \
@@ -40,7 +44,8 @@ extension Podium {
         @Option(help: ArgumentHelp("The X display to draw on (default: $DISPLAY).", valueName: ":N"))
         var display: String?
 
-        @Option(help: ArgumentHelp("What to draw.", valueName: "video|slides|static|repainted|caret|animated"))
+        @Option(help: ArgumentHelp("What to draw.",
+                                   valueName: "video|slides|static|repainted|caret|animated|clapper"))
         var kind: SceneKind = .video
 
         @Option(help: ArgumentHelp("Frames per second, 1 to 240 (default: 30).", valueName: "N"), transform: parsed(FrameRate.init(parsing:)))
@@ -78,6 +83,26 @@ extension Podium {
             let clock = MonotonicClock()
             var pacer = FramePacer(grid: FrameGrid(fps: fps))
             let start = clock.now()
+            // The clapper's beeps, on a thread of their own, at the flashes' instants.
+            let beeping = ThreadGroup()
+            defer {
+                stop.raise()
+                beeping.waitBlocking()
+            }
+            if kind == .clapper {
+                // Connected on its own thread, which keeps it; no sound server ends the scene here.
+                let opened = ReadyLatch(count: 1)
+                beeping.spawn("podium-clapper") {
+                    do throws(PodiumError) {
+                        let sound = try ClapperSound(origin: start)
+                        opened.report(nil)
+                        sound.play(until: stop)
+                    } catch {
+                        opened.report(error)
+                    }
+                }
+                if let failure = opened.waitBlocking() { throw failure }
+            }
             let end = duration.map { start + UInt64($0.nanoseconds) }
             var drawn: UInt64 = 0
             var late = 0
