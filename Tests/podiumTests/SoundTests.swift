@@ -105,6 +105,28 @@ import Testing
         #expect(spread < 15, "the offset holds still over the run: \(offsets)")
     }
 
+    /// Pushed over RTMP to nginx-rtmp, the sound arrives as AAC beside the picture, and read back
+    /// from the server live, every flash still has its beep beside it.
+    @Test func theClapperThroughNginxRTMP() throws {
+        let sound = try SoundServer()
+        let nginx = try MediaServer()
+        let clapper = try Tools.start(Tools.podium.path, ["scene", "--display", display.display, "--kind", "clapper",
+                                                          "--quiet"], environment: sound.environment)
+        defer { _ = try? clapper.interrupt() }
+        let push = try Tools.start(Tools.podium.path, ["stream", "--audio", "-t", "9s", "--keyint", "1s", "--quiet",
+                                                       "--to", nginx.publishURL],
+                                   environment: sound.environment.merging(["DISPLAY": display.display]) { $1 })
+        Thread.sleep(forTimeInterval: 2)
+        let measured = try Tools.podium(["av-sync", nginx.publishURL, "--duration", "5s", "--json"], timeout: 30)
+        #expect(measured.status == 0, "\(measured.stderr)")
+        let pushed = try push.wait(timeout: 30)
+        #expect(pushed.status == 0, "\(pushed.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(measured.stdout.utf8)) as? [String: Any])
+        let offsets = try #require(report["offsets"] as? [Double])
+        #expect((4...6).contains(offsets.count), "\(report)")
+        #expect(offsets.allSatisfy { abs($0) < 60 }, "\(offsets)")
+    }
+
     /// A recording without the clapper's sound has nothing to pair: said, with 69.
     @Test func avSyncSaysWhenThereIsNothingToMeasure() throws {
         let output = path("silent.mkv")

@@ -42,14 +42,19 @@ public enum AVSyncMeter {
     static let beepLevel: Float = 0.1
     static let quiet = 0.2
 
-    /// Reads the first picture and sound streams of `input` to their end, or for `limit` seconds
-    /// of the recording (a live stream).
+    /// Reads the first picture and sound streams of `input` to their end (or until it sends
+    /// nothing for 5 s), or for `limit` seconds of the recording (a live stream).
     ///
     /// The corresponding C functions are `avformat_open_input`, `av_read_frame` and `avcodec_receive_frame`.
     /// - Throws: 64 when `input` cannot be opened or has no picture or no sound.
     public static func measure(_ input: String, limit: Double? = nil) throws(PodiumError) -> AVSyncReport {
         var format: UnsafeMutablePointer<AVFormatContext>?
-        let opened = avformat_open_input(&format, input, nil, nil)
+        // A stream that stops sending (its publisher left, the server keeps the connection) ends
+        // the reading after 5 s rather than holding it for ever.
+        var options: OpaquePointer?
+        av_dict_set(&options, "rw_timeout", "5000000", 0)
+        defer { av_dict_free(&options) }
+        let opened = avformat_open_input(&format, input, nil, &options)
         guard opened >= 0, let format else {
             throw .usage("av-sync '\(input)': cannot read it: \(FFmpegError(code: opened))")
         }
@@ -71,17 +76,19 @@ public enum AVSyncMeter {
 
         guard let packet = OwnedPacket(), let frame = OwnedFrame() else { throw .software("out of memory") }
         var reachedLimit = false
+        var first: Double?
         /// Hands on every frame `decoder` has ready.
         func drain(_ decoder: Decoder) {
             while decoder.receive(frame.pointer) {
                 let time = decoder.seconds(of: frame.pointer)
+                first = first ?? time
                 if decoder === picture {
                     flashes.look(at: frame.pointer, time: time)
                 } else {
                     beeps.listen(to: frame.pointer, time: time)
                 }
                 av_frame_unref(frame.pointer)
-                if let limit, time > limit { reachedLimit = true }
+                if let limit, let first, time - first > limit { reachedLimit = true }
             }
         }
         while !reachedLimit && av_read_frame(format, packet.pointer) >= 0 {
