@@ -79,7 +79,8 @@ public enum RunBuilder {
         -> (source: PulseSource, stage: SoundStage<AudioEncoder>)? {
         guard let soundCounters = counters.sound, !plan.encoding.encodings.isEmpty else { return nil }
         let globalHeader = plan.encoding.sinks.contains(where: \.needsGlobalHeader)
-        let stage = SoundStage(stream: hub.addStream(), counters: soundCounters) { stream throws(PodiumError) in
+        let stage = SoundStage(stream: hub.addStream(), counters: soundCounters,
+                               frameInterval: plan.fps.intervalNanoseconds) { stream throws(PodiumError) in
             try AudioEncoder(codec: sound.codec, bitrate: sound.bitrate, globalHeader: globalHeader, streamID: stream)
         }
         return (PulseSource(request: sound.source), stage)

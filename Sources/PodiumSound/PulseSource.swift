@@ -3,19 +3,17 @@ import Foundation
 public import PodiumCore
 
 /// Sound from the desktop's sound server through libpulse, which both PulseAudio and PipeWire's
-/// PulseAudio interface serve: a recording stream read on the source's thread, 10 ms at a time,
-/// in the run's sound format.
+/// PulseAudio interface serve: a recording stream read on the source's thread, about 10 ms at a
+/// time, in the run's sound format.
 ///
 /// Each block is stamped with when its first sample was heard, on the run's clock: the time it
-/// was read, less the stream's latency (what the server and its buffer still held) and the
-/// block's own length. When the server goes away the source says so and connects again every
+/// was read, less the stream's latency as the server measures it (signed: the monitor of an
+/// output gets its sound before the room hears it). When the server goes away the source says so and connects again every
 /// second; the run fills the time with silence.
 public struct PulseSource: SoundSource {
     public let request: SoundRequest
     /// How often a lost server is tried again.
     static let retryInterval: UInt64 = 1_000_000_000
-    /// Samples a channel each read takes: 10 ms.
-    static let readFrames = SoundFormat.sampleRate / 100
 
     public init(request: SoundRequest) {
         self.request = request
@@ -46,11 +44,7 @@ public struct PulseSource: SoundSource {
         }
         feed.opened(said)
         guard feed.waitForStart() else { return }
-        let samples = UnsafeMutableBufferPointer<Float>.allocate(capacity: Self.readFrames * SoundFormat.channels)
-        defer { samples.deallocate() }
-        samples.initialize(repeating: 0)
         let clock = feed.clock
-        let blockLength = SoundFormat.nanoseconds(ofFrames: Self.readFrames)
         while !feed.isStopping {
             guard let open = connected else {
                 // Lost: try again each second, waking often enough to end with the run.
@@ -60,62 +54,17 @@ public struct PulseSource: SoundSource {
                 connected = try? RecordingStream(device: device, request: request)
                 continue
             }
-            guard open.read(into: samples) else {
+            let outcome = open.next { samples, latency in
+                // The first sample was heard `latency` before now; a monitor's may be negative:
+                // what an output plays reaches its monitor before the room hears it.
+                let now = clock.now()
+                let heard = latency >= 0 ? now &- min(now, UInt64(latency)) : now &+ UInt64(-latency)
+                feed.deliver(samples, captureTime: heard)
+            }
+            if outcome == .lost {
                 feed.interrupted()
                 connected = nil
-                continue
             }
-            let now = clock.now()
-            let heard = now &- min(now, open.latency + blockLength)
-            feed.deliver(UnsafeBufferPointer(samples), captureTime: heard)
-        }
-    }
-}
-
-/// One recording stream of libpulse's simple API, open on the calling thread.
-final class RecordingStream {
-    private let connection: OpaquePointer
-
-    /// Connects to the sound server and opens a recording stream of `device`.
-    /// - Throws: 69 when there is no server, or no such source on it.
-    init(device: String, request: SoundRequest) throws(PodiumError) {
-        var format = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(SoundFormat.sampleRate),
-                                    channels: UInt8(SoundFormat.channels))
-        // Small fragments: the server hands over 10 ms at a time, so sound is stamped closely.
-        let fragment = UInt32(PulseSource.readFrames * SoundFormat.channels * MemoryLayout<Float>.size)
-        var attributes = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max,
-                                        minreq: UInt32.max, fragsize: fragment)
-        var error: Int32 = 0
-        let made = pa_simple_new(nil, "Podium", PA_STREAM_RECORD, device, "screen sound", &format, nil, &attributes,
-                                 &error)
-        guard let made else { throw Self.refusal(error, request: request) }
-        connection = made
-    }
-
-    deinit { pa_simple_free(connection) }
-
-    /// Reads `samples.count` samples; `false` when the server went away.
-    func read(into samples: UnsafeMutableBufferPointer<Float>) -> Bool {
-        var error: Int32 = 0
-        return pa_simple_read(connection, samples.baseAddress, samples.count * MemoryLayout<Float>.size, &error) >= 0
-    }
-
-    /// What the server still held when the last read returned, in nanoseconds.
-    var latency: UInt64 {
-        var error: Int32 = 0
-        let microseconds = pa_simple_get_latency(connection, &error)
-        return microseconds == UInt64.max ? 0 : microseconds * 1_000
-    }
-
-    private static func refusal(_ error: Int32, request: SoundRequest) -> PodiumError {
-        let reason = String(cString: pa_strerror(error))
-        switch Int(error) {
-        case Int(PA_ERR_NOENTITY.rawValue):
-            return .unavailable("--audio \(request): no source named '\(request)' on the sound server")
-        case Int(PA_ERR_CONNECTIONREFUSED.rawValue), Int(PA_ERR_INVALIDSERVER.rawValue):
-            return .unavailable("--audio \(request): no sound server (PipeWire or PulseAudio) answers: \(reason)")
-        default:
-            return .unavailable("--audio \(request): the sound server refused to record: \(reason)")
         }
     }
 }

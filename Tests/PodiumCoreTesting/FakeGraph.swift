@@ -27,11 +27,13 @@ public struct FakeGraph: Sendable {
     ///   - outputs: for each output, the encoder it records and how it fails.
     ///   - stages: stages beside the encode stage (before it).
     ///   - sound: whether the run has a sound source, which every output records beside its picture.
+    ///   - soundFrameInterval: the frame interval the sound stage lines sound up with (0: none).
     public init(fps: Int = 30, levels: [Int] = [0], keyframeInterval: Duration = .seconds(2),
                 outputs: [(encoder: Int, failsToOpen: PodiumError?, failsAfter: Int?)] = [(0, nil, nil)],
                 guests: [any GuestSink] = [], stages: [any FrameStage] = [], limits: Run.Limits = .init(),
                 sourceFailure: PodiumError? = nil, encoderFailure: PodiumError? = nil, sound: Bool = false,
-                soundFailure: PodiumError? = nil, clock: any PacingClock = MonotonicClock()) {
+                soundFailure: PodiumError? = nil, soundFrameInterval: UInt64 = 0,
+                clock: any PacingClock = MonotonicClock()) {
         let hub = StreamHub()
         let streams = levels.map { _ in hub.addStream() }
         let soundStream = sound ? hub.addStream() : nil
@@ -62,7 +64,8 @@ public struct FakeGraph: Sendable {
         var sounds: [Run.SoundBranch] = []
         if let soundStream, let soundCounters = counters.sound {
             let soundSource = FakeSoundSource(failsToOpen: soundFailure)
-            let stage = SoundStage(stream: soundStream, counters: soundCounters) { [log = soundLog] id in
+            let stage = SoundStage(stream: soundStream, counters: soundCounters, frameInterval: soundFrameInterval) {
+                [log = soundLog] id in
                 FakeSoundEncoder(stream: id, log: log)
             }
             sounds.append(Run.SoundBranch(source: soundSource, stage: stage))

@@ -12,8 +12,9 @@ import Testing
 
     /// A graph with sound on `clock`, started, with one picture written: an output starts on a
     /// picture's keyframe, and takes the sound from there on.
-    func started(_ clock: FakeClock, limits: Run.Limits = .init()) async -> (FakeGraph, Task<PodiumError?, Never>) {
-        let graph = FakeGraph(limits: limits, sound: true, clock: clock)
+    func started(_ clock: FakeClock, limits: Run.Limits = .init(), frameInterval: UInt64 = 0) async
+        -> (FakeGraph, Task<PodiumError?, Never>) {
+        let graph = FakeGraph(limits: limits, sound: true, soundFrameInterval: frameInterval, clock: clock)
         let task = await graph.start()
         graph.source.send()
         #expect(await eventually { graph.outputs[0].hasWritten })
@@ -37,6 +38,20 @@ import Testing
         let written = graph.outputs[0].packets
         #expect(written.filter { $0.stream == graph.soundStream }.map(\.presentationTime) == [480, 960])
         #expect(written.contains { $0.stream == graph.streams[0] })
+    }
+
+    /// A picture shows what changed over the interval before its slot, half an interval earlier
+    /// on average: sound is placed half an interval later than it was heard, to meet it.
+    @Test func soundIsPlacedHalfAFrameIntervalLater() async throws {
+        let clock = FakeClock()
+        let (graph, task) = await started(clock, frameInterval: FrameRate(30).intervalNanoseconds)
+        let sound = try #require(graph.sound)
+        sound.deliver(frames: 480, heardAt: graph.run.origin + 10 * Self.millisecond)
+        #expect(await eventually { graph.soundLog.taken.count == 1 })
+        // 10 ms and 16.67 ms: 26.67 ms, 1,279 whole samples.
+        #expect(graph.soundLog.taken.first?.position == 1_279)
+        graph.source.end()
+        #expect(await task.value == nil)
     }
 
     /// The source delivers nothing (its server went away): silence fills the time up to a quarter
