@@ -48,6 +48,10 @@ public enum AVSyncMeter {
     /// The corresponding C functions are `avformat_open_input`, `av_read_frame` and `avcodec_receive_frame`.
     /// - Throws: 64 when `input` cannot be opened or has no picture or no sound.
     public static func measure(_ input: String, limit: Double? = nil) throws(PodiumError) -> AVSyncReport {
+        // FFmpeg's own account of what it opens (each segment of a playlist) is not for the reader.
+        let level = av_log_get_level()
+        av_log_set_level(AV_LOG_ERROR)
+        defer { av_log_set_level(level) }
         var format: UnsafeMutablePointer<AVFormatContext>?
         // A stream that stops sending (its publisher left, the server keeps the connection) ends
         // the reading after 5 s rather than holding it for ever.
