@@ -89,7 +89,13 @@ extension StatsSample {
                 parts.append(LinePart("(repainted \(repaintedFPS.fixed()))", rank: 8, joinsPrevious: true))
             }
         }
-        if let sound, !summary, !sound.reconnecting {
+        if let sound, summary {
+            // What the sound was encoded as, and the time it lost: dropped, or filled with silence.
+            let lost = [(sound.droppedSeconds, "dropped"), (sound.silenceSeconds, "silence")].filter { $0.0 > 0 }
+                .map { "\($0.0.fixed(1)) s \($0.1)" }
+            let said = lost.isEmpty ? "" : " (" + lost.joined(separator: ", ") + ")"
+            parts.append(LinePart("audio \(sound.name)" + said, rank: 4))
+        } else if let sound, !sound.reconnecting {
             parts.append(LinePart(sound.peakDB.map { "audio \($0.fixed(0)) dB" } ?? "audio silent", rank: 4))
         }
         if let viewers { parts.append(LinePart(viewers.part(summary: summary), rank: 4)) }

@@ -28,9 +28,12 @@ enum Console {
     static func say(_ message: String, wrapped: Bool = true) {
         let prefix = "podium: "
         guard wrapped, isTerminal, message.count > width - prefix.count else { return write(prefix + message + "\n") }
-        let indent = String(message.prefix { $0 == " " }) + "  "
-        let lines = message.wrapped(width: width - prefix.count - indent.count)
-        let text = lines.enumerated().map { index, line in prefix + (index == 0 ? "" : indent) + line }
+        // A line indented under another (an encoder under "2 encoders:") keeps its indent, and
+        // its continuation lines go two further.
+        let leading = String(message.prefix { $0 == " " })
+        let indent = leading + "  "
+        let lines = String(message.dropFirst(leading.count)).wrapped(width: width - prefix.count - indent.count)
+        let text = lines.enumerated().map { index, line in prefix + (index == 0 ? leading : indent) + line }
         write(text.joined(separator: "\n") + "\n")
     }
 }
