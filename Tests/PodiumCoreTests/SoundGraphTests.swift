@@ -74,8 +74,12 @@ import Testing
         let silence = counters.silenceFilled.load(ordering: .relaxed)
         #expect(silence == 36_000)
 
-        sound.deliver(frames: 480, heardAt: graph.run.origin + 800 * Self.millisecond)
+        // Sound that comes late for time silence already filled is left out there.
+        sound.deliver(frames: 4_800, heardAt: graph.run.origin + 700 * Self.millisecond)
         #expect(await eventually { graph.soundLog.taken.last?.silent == false })
+        #expect(graph.soundLog.taken.last == Block(position: 36_000, frames: 2_400, silent: false))
+        sound.deliver(frames: 480, heardAt: graph.run.origin + 800 * Self.millisecond)
+        #expect(await eventually { graph.soundLog.taken.last?.position == 38_400 })
         #expect(graph.soundLog.taken.last == Block(position: 38_400, frames: 480, silent: false))
         let reconnecting = counters.reconnecting.load(ordering: .relaxed)
         #expect(!reconnecting, "sound is back")

@@ -77,6 +77,9 @@ public final class SoundStage<Encoder: SoundEncoding>: Sendable {
         let buffer: UnsafeMutableBufferPointer<Float>
         /// Up to where the timeline has sound.
         var covered: Int64 = 0
+        /// Up to where silence filled it: sound that comes later for that stretch is left out,
+        /// as the silence already stands there.
+        var silenced: Int64 = 0
 
         init(encoder: Encoder, stage: SoundStage, run: Run) {
             self.encoder = encoder
@@ -95,15 +98,18 @@ public final class SoundStage<Encoder: SoundEncoding>: Sendable {
                 switch ring.take(into: buffer, timeout: 20_000_000) {
                 case .block(let frames, let captureTime):
                     let placed = captureTime &+ stage.pictureLag &- origin
-                    let position = SoundFormat.position(ofNanoseconds: Int64(bitPattern: placed))
-                    let cut = end.map { max(0, min(frames, Int($0 - position))) } ?? frames
-                    let samples = UnsafeBufferPointer(rebasing: buffer[0..<cut * SoundFormat.channels])
+                    let heard = SoundFormat.position(ofNanoseconds: Int64(bitPattern: placed))
+                    let late = Int(max(0, min(Int64(frames), silenced - heard)))
+                    let position = heard + Int64(late)
+                    let cut = end.map { max(0, min(frames, Int($0 - heard))) } ?? frames
+                    guard cut > late else { continue }
+                    let channels = SoundFormat.channels
+                    let samples = UnsafeBufferPointer(rebasing: buffer[late * channels..<cut * channels])
                     counters.peakTenths.store(Int(SoundLevel.peak(of: samples) * 10), ordering: .relaxed)
-                    guard cut > 0 else { continue }
                     let start = run.clock.now()
                     try encoder.encode(samples, at: position, emit: publish)
                     counters.encode.record(nanoseconds: run.clock.now() &- start)
-                    covered = max(covered, position + Int64(cut))
+                    covered = max(covered, heard + Int64(cut))
                 case .timedOut:
                     let now = run.clock.now()
                     guard now > origin + SoundStage.silenceAfter else { continue }
@@ -131,6 +137,7 @@ public final class SoundStage<Encoder: SoundEncoding>: Sendable {
                 counters.silenceFilled.add(frames, ordering: .relaxed)
                 covered += Int64(frames)
             }
+            silenced = covered
         }
 
         /// Stamps a packet with the time its sound was heard (for latency figures), and publishes it.
