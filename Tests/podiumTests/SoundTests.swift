@@ -8,15 +8,9 @@ import Testing
 /// there ends the run before anything is written.
 /// Serialized: each test records in real time, and two cores are shared with the servers.
 @Suite(.serialized) struct SoundTests {
-    let display: XvfbServer
-    let folder: URL
+    let desk: PrivateDesk
 
-    init() throws {
-        display = try XvfbServer(width: 320, height: 240)
-        folder = try Tools.temporaryFolder()
-    }
-
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+    init() throws { desk = try PrivateDesk() }
 
     /// The monitor of the default output is recorded, encoded once (AAC, or Opus) and written
     /// beside the picture; it decodes to the tone that played, and lasts as long as the picture.
@@ -24,9 +18,9 @@ import Testing
                       ("opus.mkv", "opus")])
     func theDesktopsToneComesBackInEveryContainer(name: String, codec: String) throws {
         let sound = try SoundServer(tone: 1_000)
-        let output = path(name)
+        let output = desk.path(name)
         let result = try Tools.podium(["stream", "--audio", "--audio-codec", codec, "-t", "3s", "--to", output],
-                                      display: display.display, environment: sound.environment)
+                                      display: desk.display.display, environment: sound.environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("sound from Monitor of Dummy Output (auto_null.monitor) on PulseAudio"),
                 "\(result.stderr)")
@@ -58,9 +52,9 @@ import Testing
     /// the live line says the sound is reconnecting, silence fills the gap, and the tone returns.
     @Test func theSoundServerGoingAwayLeavesSilenceAndTheSoundReturns() throws {
         let sound = try SoundServer(tone: 1_000)
-        let output = path("gap.mkv")
+        let output = desk.path("gap.mkv")
         let podium = try Tools.start(Tools.podium.path, ["stream", "--audio", "-t", "9s", "--to", output],
-                                     environment: sound.environment.merging(["DISPLAY": display.display]) { $1 })
+                                     environment: sound.environment.merging(["DISPLAY": desk.display.display]) { $1 })
         try podium.waitForStderr(containing: "audio -", timeout: 20)
         sound.stop()
         try podium.waitForStderr(containing: "audio: reconnecting", timeout: 10)
@@ -85,15 +79,15 @@ import Testing
 
     /// A recording without the clapper's sound has nothing to pair: said, with 69.
     @Test func avSyncSaysWhenThereIsNothingToMeasure() throws {
-        let output = path("silent.mkv")
-        let recorded = try Tools.podium(["stream", "-t", "1s", "--to", output], display: display.display)
+        let output = desk.path("silent.mkv")
+        let recorded = try Tools.podium(["stream", "-t", "1s", "--to", output], display: desk.display.display)
         #expect(recorded.status == 0)
         let measured = try Tools.podium(["av-sync", output])
         #expect(measured.status == 64)
         #expect(measured.stderr == "podium: av-sync '\(output)': it has no sound\n", "\(measured.stderr)")
-        let missing = try Tools.podium(["av-sync", path("nothing.mkv")])
+        let missing = try Tools.podium(["av-sync", desk.path("nothing.mkv")])
         #expect(missing.status == 64)
-        #expect(missing.stderr.hasPrefix("podium: av-sync '\(path("nothing.mkv"))': cannot read it"))
+        #expect(missing.stderr.hasPrefix("podium: av-sync '\(desk.path("nothing.mkv"))': cannot read it"))
     }
 
     /// `podium sources` lists what the server has, the desktop's and the default input marked.
@@ -115,9 +109,9 @@ import Testing
 
     /// No sound server: one line naming --audio, 69, and no file.
     @Test func noSoundServerEndsTheRunBeforeAnythingIsWritten() throws {
-        let output = path("nothing.mkv")
-        let result = try Tools.podium(["stream", "--audio", "-t", "2s", "--to", output], display: display.display,
-                                      environment: ["PULSE_SERVER": "unix:\(folder.path)/no-server/native"])
+        let output = desk.path("nothing.mkv")
+        let result = try Tools.podium(["stream", "--audio", "-t", "2s", "--to", output], display: desk.display.display,
+                                      environment: ["PULSE_SERVER": "unix:\(desk.folder.path)/no-server/native"])
         #expect(result.status == 69)
         #expect(result.stderr == "podium: --audio desktop: no sound server (PipeWire or PulseAudio) answers: "
                 + "Connection refused\n", "\(result.stderr)")
@@ -127,9 +121,9 @@ import Testing
     /// A source that is not on the server: named, 69, and no file.
     @Test func aSourceThatIsNotThereIsNamed() throws {
         let sound = try SoundServer()
-        let output = path("nothing.mkv")
+        let output = desk.path("nothing.mkv")
         let result = try Tools.podium(["stream", "--audio", "no.such.source", "-t", "2s", "--to", output],
-                                      display: display.display, environment: sound.environment)
+                                      display: desk.display.display, environment: sound.environment)
         #expect(result.status == 69)
         #expect(result.stderr == "podium: --audio no.such.source: no source named 'no.such.source' on the sound "
                 + "server (there: auto_null.monitor)\n", "\(result.stderr)")
@@ -138,9 +132,9 @@ import Testing
 
     /// Opus cannot go in FLV: refused with 64 before anything starts, naming the output and AAC.
     @Test func opusIsRefusedWhereItCannotBeCarried() throws {
-        let output = path("opus.flv")
+        let output = desk.path("opus.flv")
         let result = try Tools.podium(["stream", "--audio", "--audio-codec", "opus", "-t", "2s", "--to", output],
-                                      display: display.display)
+                                      display: desk.display.display)
         #expect(result.status == 64)
         #expect(result.stderr.contains("--audio-codec opus cannot be carried in"), "\(result.stderr)")
         #expect(result.stderr.contains("--audio-codec aac"), "\(result.stderr)")
@@ -154,28 +148,23 @@ import Testing
 /// Alone (`Scripts/test` runs this suite after the others): it judges real-time timing, which the
 /// other suites' load on two cores would blur.
 @Suite(.serialized) struct AVSyncTests {
-    let display: XvfbServer
-    let folder: URL
+    let desk: PrivateDesk
 
-    init() throws {
-        display = try XvfbServer(width: 320, height: 240)
-        folder = try Tools.temporaryFolder()
-    }
-
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+    init() throws { desk = try PrivateDesk() }
 
     /// The clapper flashes and beeps once a second; `podium av-sync` finds each flash and its beep
     /// in every container and after HLS: within 20 ms of each other (median), 40 ms at worst.
     @Test func theClappersFlashesAndBeepsAreFoundAndPaired() throws {
         let sound = try SoundServer()
-        let clapper = try Tools.start(Tools.podium.path, ["scene", "--display", display.display, "--kind", "clapper",
+        let clapper = try Tools.start(Tools.podium.path, ["scene", "--display", desk.display.display,
+                                                          "--kind", "clapper",
                                                           "--fps", "60", "--quiet"], environment: sound.environment)
         defer { _ = try? clapper.interrupt() }
-        try FileManager.default.createDirectory(atPath: path("hls"), withIntermediateDirectories: true)
-        let outputs = ["clapper.mkv", "clapper.mp4", "clapper.ts", "clapper.flv", "hls/clapper.m3u8"].map(path)
+        try FileManager.default.createDirectory(atPath: desk.path("hls"), withIntermediateDirectories: true)
+        let outputs = ["clapper.mkv", "clapper.mp4", "clapper.ts", "clapper.flv", "hls/clapper.m3u8"].map(desk.path)
         let result = try Tools.podium(["stream", "--audio", "--fps", "60", "-t", "6s"]
                                       + outputs.flatMap { ["--to", $0] },
-                                      display: display.display, environment: sound.environment)
+                                      display: desk.display.display, environment: sound.environment)
         #expect(result.status == 0, "\(result.stderr)")
         for output in outputs {
             let measured = try Tools.podium(["av-sync", output, "--json"])
@@ -196,13 +185,14 @@ import Testing
     @Test func theClapperThroughNginxRTMP() throws {
         let sound = try SoundServer()
         let nginx = try MediaServer()
-        let clapper = try Tools.start(Tools.podium.path, ["scene", "--display", display.display, "--kind", "clapper",
+        let clapper = try Tools.start(Tools.podium.path, ["scene", "--display", desk.display.display,
+                                                          "--kind", "clapper",
                                                           "--fps", "60", "--quiet"], environment: sound.environment)
         defer { _ = try? clapper.interrupt() }
         // At 60 fps: a grabbed picture's own timing then spreads the offset by ±8 ms, not ±17.
         let push = try Tools.start(Tools.podium.path, ["stream", "--audio", "--fps", "60", "-t", "9s", "--keyint", "1s",
                                                        "--quiet", "--to", nginx.publishURL],
-                                   environment: sound.environment.merging(["DISPLAY": display.display]) { $1 })
+                                   environment: sound.environment.merging(["DISPLAY": desk.display.display]) { $1 })
         Thread.sleep(forTimeInterval: 2)
         let measured = try Tools.podium(["av-sync", nginx.publishURL, "--duration", "5s", "--json"], timeout: 30)
         #expect(measured.status == 0, "\(measured.stderr)")
@@ -216,4 +206,17 @@ import Testing
     }
 
 
+}
+
+/// What each sound test starts with: a private 320x240 display, and a folder of its own.
+struct PrivateDesk {
+    let display: XvfbServer
+    let folder: URL
+
+    init() throws {
+        display = try XvfbServer(width: 320, height: 240)
+        folder = try Tools.temporaryFolder()
+    }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 }
