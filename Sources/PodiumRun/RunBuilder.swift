@@ -67,23 +67,25 @@ public enum RunBuilder {
             try ScreenCapture(plan: capture, bufferCount: buffers, logger: logger)
         }
         let run = Run(branches: [Run.Branch(source: source, stages: stages)],
-                      sounds: sound.map { [Run.SoundBranch(source: $0.source, stage: $0.stage)] } ?? [],
+                      sounds: sound.map { [Run.SoundBranch(sources: $0.sources, stage: $0.stage)] } ?? [],
                       outputs: OutputGroup(outputs: outputs, guests: feeds.flatMap { $0 }),
                       hub: hub, counters: counters, limits: plan.limits, logger: logger)
         return RunSession(run: run, plan: plan, streams: streams, encodeStage: encodeStage,
                           soundStage: sound?.stage, servers: servers, feeds: feeds, logger: logger)
     }
 
-    /// The sound's source and its encoder, one for every output; `nil` when nothing is encoded.
+    /// The sound's sources and the stage that mixes and encodes them, once for every output;
+    /// `nil` when nothing is encoded.
     private static func soundBranch(_ sound: SoundPlan, plan: RunPlan, hub: StreamHub, counters: RunCounters)
-        -> (source: PulseSource, stage: SoundStage<AudioEncoder>)? {
+        -> (sources: [any SoundSource], stage: SoundStage<SoundPlacer, AudioEncoder>)? {
         guard let soundCounters = counters.sound, !plan.encoding.encodings.isEmpty else { return nil }
         let globalHeader = plan.encoding.sinks.contains(where: \.needsGlobalHeader)
-        let stage = SoundStage(stream: hub.addStream(), counters: soundCounters,
-                               frameInterval: plan.fps.intervalNanoseconds) { stream throws(PodiumError) in
+        let stage = SoundStage(stream: hub.addStream(), counters: soundCounters, gains: sound.inputs.map(\.factor),
+                               frameInterval: plan.fps.intervalNanoseconds, placer: SoundPlacer.init) {
+            stream throws(PodiumError) in
             try AudioEncoder(codec: sound.codec, bitrate: sound.bitrate, globalHeader: globalHeader, streamID: stream)
         }
-        return (PulseSource(request: sound.source), stage)
+        return (sound.inputs.map { PulseSource(request: $0.source) }, stage)
     }
 
     /// The encode stage for the plan's encodings, or `nil` when nothing is encoded (a window alone).

@@ -59,7 +59,7 @@ public struct PulseSource: SoundSource {
                 // what an output plays reaches its monitor before the room hears it.
                 let now = clock.now()
                 let heard = latency >= 0 ? now &- min(now, UInt64(latency)) : now &+ UInt64(-latency)
-                feed.deliver(samples, captureTime: heard)
+                feed.deliver(samples, heardAt: heard)
             }
             if outcome == .lost {
                 feed.interrupted()

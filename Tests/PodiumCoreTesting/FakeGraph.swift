@@ -17,8 +17,10 @@ public struct FakeGraph: Sendable {
     public let streams: [Int]
     public let logs: [EncoderLog]
     public let outputs: [RecordingOutput]
-    /// The sound's source, its encoder's log and its stream, in a graph with sound.
+    /// The sound's first source, its encoder's log and its stream, in a graph with sound.
     public let sound: FakeSoundSource?
+    /// Every sound source, in the order of `soundGains`.
+    public let sounds: [FakeSoundSource]
     public let soundLog = SoundLog()
     public let soundStream: Int?
 
@@ -27,12 +29,13 @@ public struct FakeGraph: Sendable {
     ///   - outputs: for each output, the encoder it records and how it fails.
     ///   - stages: stages beside the encode stage (before it).
     ///   - sound: whether the run has a sound source, which every output records beside its picture.
+    ///   - soundGains: each sound source's factor in the mix: one source, as it is, unless told.
     ///   - soundFrameInterval: the frame interval the sound stage lines sound up with (0: none).
     public init(fps: Int = 30, levels: [Int] = [0], keyframeInterval: Duration = .seconds(2),
                 outputs: [(encoder: Int, failsToOpen: PodiumError?, failsAfter: Int?)] = [(0, nil, nil)],
                 guests: [any GuestSink] = [], stages: [any FrameStage] = [], limits: Run.Limits = .init(),
                 sourceFailure: PodiumError? = nil, encoderFailure: PodiumError? = nil, sound: Bool = false,
-                soundFailure: PodiumError? = nil, soundFrameInterval: UInt64 = 0,
+                soundFailure: PodiumError? = nil, soundGains: [Float] = [1], soundFrameInterval: UInt64 = 0,
                 clock: any PacingClock = MonotonicClock()) {
         let hub = StreamHub()
         let streams = levels.map { _ in hub.addStream() }
@@ -40,7 +43,7 @@ public struct FakeGraph: Sendable {
         let logs = levels.map { _ in EncoderLog() }
         let counters = RunCounters(targetFPS: fps, sinkURLs: outputs.indices.map { "output \($0)" },
                                    renditions: levels.indices.map { (name: "rendition \($0)", outputs: []) },
-                                   sound: sound ? "fake sound" : nil)
+                                   sound: sound ? ("fake sound", soundGains.indices.map { "source \($0)" }) : nil)
         self.counters = counters
         let renditions = levels.indices.map { index in
             Stage.Rendition(stream: streams[index], level: levels[index], counters: counters.renditions[index]) {
@@ -63,16 +66,18 @@ public struct FakeGraph: Sendable {
         self.soundStream = soundStream
         var sounds: [Run.SoundBranch] = []
         if let soundStream, let soundCounters = counters.sound {
-            let soundSource = FakeSoundSource(failsToOpen: soundFailure)
-            let stage = SoundStage(stream: soundStream, counters: soundCounters, frameInterval: soundFrameInterval) {
+            let soundSources = soundGains.map { _ in FakeSoundSource(failsToOpen: soundFailure) }
+            let stage = SoundStage(stream: soundStream, counters: soundCounters, gains: soundGains,
+                                   frameInterval: soundFrameInterval, placer: FakeSoundPlacer.init) {
                 [log = soundLog] id in
                 FakeSoundEncoder(stream: id, log: log)
             }
-            sounds.append(Run.SoundBranch(source: soundSource, stage: stage))
-            self.sound = soundSource
+            sounds.append(Run.SoundBranch(sources: soundSources, stage: stage))
+            self.sounds = soundSources
         } else {
-            self.sound = nil
+            self.sounds = []
         }
+        self.sound = self.sounds.first
         self.hub = hub
         self.streams = streams
         self.logs = logs

@@ -46,13 +46,41 @@ public final class FakeSoundSource: SoundSource {
             case nil: continue
             case .block(let frames, let value, let heardAt):
                 let samples = [Float](repeating: value, count: frames * SoundFormat.channels)
-                samples.withUnsafeBufferPointer { feed.deliver($0, captureTime: heardAt) }
+                samples.withUnsafeBufferPointer { feed.deliver($0, heardAt: heardAt) }
                 handedOn.add(1, ordering: .relaxed)
             case .interrupt:
                 feed.interrupted()
             }
         }
     }
+}
+
+/// A placer that resamples nothing: a block later than the track's end follows silence, one that
+/// overlaps it loses its first samples; the track is always where the places put it.
+public final class FakeSoundPlacer: SoundPlacing {
+    private var end: Int64 = 0
+    private var silence: [Float] = []
+
+    public init() {}
+
+    public var offset: Int64 { 0 }
+
+    public func place(_ samples: UnsafeBufferPointer<Float>, at position: Int64,
+                      emit: (UnsafeBufferPointer<Float>) -> Void) throws(PodiumError) {
+        let channels = SoundFormat.channels
+        let frames = samples.count / channels
+        if position > end {
+            silence = Array(repeating: 0, count: Int(position - end) * channels)
+            silence.withUnsafeBufferPointer(emit)
+            end = position
+        }
+        let skipped = Int(min(Int64(frames), end - position))
+        guard skipped < frames else { return }
+        emit(UnsafeBufferPointer(rebasing: samples[skipped * channels..<frames * channels]))
+        end += Int64(frames - skipped)
+    }
+
+    public func flush(emit: (UnsafeBufferPointer<Float>) -> Void) throws(PodiumError) {}
 }
 
 /// What a fake sound encoder was given: each block's place and length, and whether it was silent.
@@ -69,7 +97,21 @@ public final class SoundLog: Sendable {
         }
     }
 
+    /// A stretch of the track whose samples all have one value.
+    public struct Stretch: Sendable, Equatable, CustomStringConvertible {
+        public var range: Range<Int64>
+        public var value: Float
+
+        public init(_ range: Range<Int64>, _ value: Float) {
+            self.range = range
+            self.value = value
+        }
+
+        public var description: String { "\(range.lowerBound)..<\(range.upperBound): \(value)" }
+    }
+
     private let blocks = Mutex<[Block]>([])
+    private let stretches = Mutex<[Stretch]>([])
     /// While closed, the encoder waits before each block: an encoder as slow as the test likes.
     private let gate = ConditionLock(true)
 
@@ -79,7 +121,24 @@ public final class SoundLog: Sendable {
     /// Up to where the blocks reach.
     public var end: Int64 { taken.map { $0.position + Int64($0.frames) }.max() ?? 0 }
 
-    func record(_ block: Block) { blocks.withLock { $0.append(block) } }
+    /// The track as the encoder got it, in stretches of one value (the left channel's).
+    public var track: [Stretch] { stretches.withLock { $0 } }
+
+    func record(_ block: Block, samples: UnsafeBufferPointer<Float>) {
+        blocks.withLock { $0.append(block) }
+        stretches.withLock { stretches in
+            var position = block.position
+            for index in stride(from: 0, to: samples.count, by: SoundFormat.channels) {
+                let value = samples[index]
+                if let last = stretches.last, last.value == value, last.range.upperBound == position {
+                    stretches[stretches.count - 1].range = last.range.lowerBound..<position + 1
+                } else {
+                    stretches.append(Stretch(position..<position + 1, value))
+                }
+                position += 1
+            }
+        }
+    }
 
     public func close() { gate.withLock(wake: .all) { $0 = false } }
     public func open() { gate.withLock(wake: .all) { $0 = true } }
@@ -90,6 +149,8 @@ public final class SoundLog: Sendable {
 public final class FakeSoundEncoder: SoundEncoding {
     public let stream: StreamDescription
     private let log: SoundLog
+    /// Where the next block goes: the track is unbroken.
+    private var position: Int64 = 0
 
     public init(stream id: Int, log: SoundLog) {
         let audio = StreamDescription.Audio(codec: .aac, sampleRate: SoundFormat.sampleRate,
@@ -100,13 +161,14 @@ public final class FakeSoundEncoder: SoundEncoding {
 
     public var summary: String { "fake sound" }
 
-    public func encode(_ samples: UnsafeBufferPointer<Float>, at position: Int64, emit: (EncodedPacket) -> Void)
-        throws(PodiumError) {
+    public func encode(_ samples: UnsafeBufferPointer<Float>, emit: (EncodedPacket) -> Void) throws(PodiumError) {
         log.waitUntilOpen()
         let frames = samples.count / SoundFormat.channels
-        log.record(SoundLog.Block(position: position, frames: frames, silent: samples.allSatisfy { $0 == 0 }))
+        log.record(SoundLog.Block(position: position, frames: frames, silent: samples.allSatisfy { $0 == 0 }),
+                   samples: samples)
         emit(EncodedPacket(streamID: stream.id, presentationTime: position, duration: Int64(frames), isKeyframe: true,
                            payload: ArrayPayload(count: 4)))
+        position += Int64(frames)
     }
 
     public func flush(emit: (EncodedPacket) -> Void) throws(PodiumError) {}

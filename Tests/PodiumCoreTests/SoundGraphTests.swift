@@ -8,13 +8,15 @@ import Testing
 /// slow sound encoder drops sound, never pictures.
 @Suite struct SoundGraphTests {
     typealias Block = SoundLog.Block
+    typealias Stretch = SoundLog.Stretch
     static let millisecond: UInt64 = 1_000_000
 
     /// A graph with sound on `clock`, started, with one picture written: an output starts on a
     /// picture's keyframe, and takes the sound from there on.
-    func started(_ clock: FakeClock, limits: Run.Limits = .init(), frameInterval: UInt64 = 0) async
-        -> (FakeGraph, Task<PodiumError?, Never>) {
-        let graph = FakeGraph(limits: limits, sound: true, soundFrameInterval: frameInterval, clock: clock)
+    func started(_ clock: FakeClock, limits: Run.Limits = .init(), frameInterval: UInt64 = 0, gains: [Float] = [1])
+        async -> (FakeGraph, Task<PodiumError?, Never>) {
+        let graph = FakeGraph(limits: limits, sound: true, soundGains: gains, soundFrameInterval: frameInterval,
+                              clock: clock)
         let task = await graph.start()
         graph.source.send()
         #expect(await eventually { graph.outputs[0].hasWritten })
@@ -28,15 +30,16 @@ import Testing
         let origin = graph.run.origin
         sound.deliver(frames: 480, heardAt: origin + 10 * Self.millisecond)
         sound.deliver(frames: 480, heardAt: origin + 20 * Self.millisecond)
-        #expect(await eventually { graph.soundLog.taken.count == 2 })
-        #expect(graph.soundLog.taken == [Block(position: 480, frames: 480, silent: false),
-                                         Block(position: 960, frames: 480, silent: false)])
+        #expect(await eventually { graph.soundLog.end == 1_440 })
+        #expect(graph.soundLog.track == [Stretch(0..<480, 0), Stretch(480..<1_440, 0.5)],
+                "silence before the first block, then the sound at its places")
         #expect(graph.run.counters.sound?.peak == -6, "0.5 is 6 dB below full scale")
+        #expect(graph.run.counters.sound?.sources.first?.peak == -6)
         graph.source.end()
         #expect(await task.value == nil)
-        // Both streams reached the output, the sound at its places.
+        // Both streams reached the output, the sound from the timeline's start.
         let written = graph.outputs[0].packets
-        #expect(written.filter { $0.stream == graph.soundStream }.map(\.presentationTime) == [480, 960])
+        #expect(written.filter { $0.stream == graph.soundStream }.map(\.presentationTime) == [0, 960])
         #expect(written.contains { $0.stream == graph.streams[0] })
     }
 
@@ -47,9 +50,9 @@ import Testing
         let (graph, task) = await started(clock, frameInterval: FrameRate(30).intervalNanoseconds)
         let sound = try #require(graph.sound)
         sound.deliver(frames: 480, heardAt: graph.run.origin + 10 * Self.millisecond)
-        #expect(await eventually { graph.soundLog.taken.count == 1 })
+        #expect(await eventually { graph.soundLog.end == 1_279 + 480 })
         // 10 ms and 16.67 ms: 26.67 ms, 1,279 whole samples.
-        #expect(graph.soundLog.taken.first?.position == 1_279)
+        #expect(graph.soundLog.track.last == Stretch(1_279..<1_759, 0.5))
         graph.source.end()
         #expect(await task.value == nil)
     }
@@ -63,7 +66,7 @@ import Testing
         let sound = try #require(graph.sound)
         let counters = try #require(graph.run.counters.sound)
         sound.interrupt()
-        #expect(await eventually { counters.reconnecting.load(ordering: .relaxed) })
+        #expect(await eventually { counters.reconnecting })
         clock.advance(by: 1_000 * Self.millisecond)
         #expect(await eventually { graph.soundLog.end == 36_000 }, "filled to 750 ms: \(graph.soundLog.taken)")
         let filled = graph.soundLog.taken
@@ -81,8 +84,7 @@ import Testing
         sound.deliver(frames: 480, heardAt: graph.run.origin + 800 * Self.millisecond)
         #expect(await eventually { graph.soundLog.taken.last?.position == 38_400 })
         #expect(graph.soundLog.taken.last == Block(position: 38_400, frames: 480, silent: false))
-        let reconnecting = counters.reconnecting.load(ordering: .relaxed)
-        #expect(!reconnecting, "sound is back")
+        #expect(!counters.reconnecting, "sound is back")
         graph.source.end()
         #expect(await task.value == nil)
     }
@@ -98,9 +100,8 @@ import Testing
         #expect(await eventually { sound.delivered == 2 })
         graph.source.end()
         #expect(await task.value == nil)
-        #expect(graph.soundLog.taken == [Block(position: 47_520, frames: 480, silent: false)],
+        #expect(graph.soundLog.track == [Stretch(0..<47_520, 0), Stretch(47_520..<48_000, 0.5)],
                 "the block across the end is cut at it, the one after it left out")
-        #expect(graph.soundLog.end == 48_000)
     }
 
     /// When the run ends before the end of a `--duration` with the sound behind, silence fills
@@ -136,6 +137,60 @@ import Testing
         }
         graph.soundLog.open()
         #expect(await eventually { graph.soundLog.taken.count >= 30 })
+        graph.source.end()
+        #expect(await task.value == nil)
+    }
+
+    /// Two sources are summed at their gains where both have sound; the mix waits for the one
+    /// that is behind.
+    @Test func twoSourcesAreMixedAtTheirGains() async throws {
+        let clock = FakeClock()
+        let (graph, task) = await started(clock, gains: [1, 0.5])
+        let origin = graph.run.origin
+        graph.sounds[0].deliver(frames: 480, value: 0.5, heardAt: origin + 10 * Self.millisecond)
+        #expect(await eventually { graph.sounds[0].delivered == 1 })
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(graph.soundLog.taken.isEmpty, "the mix waits for the second source")
+        graph.sounds[1].deliver(frames: 960, value: 0.5, heardAt: origin + 10 * Self.millisecond)
+        #expect(await eventually { graph.soundLog.end == 960 })
+        #expect(graph.soundLog.track == [Stretch(0..<480, 0), Stretch(480..<960, 0.75)],
+                "0.5, and 0.5 at half its level; the second source's last 480 wait for the first")
+        clock.advance(by: 30 * Self.millisecond)
+        graph.source.end()
+        #expect(await task.value == nil)
+        #expect(graph.soundLog.track.last == Stretch(960..<1_440, 0.25), "the end fills the first with silence")
+    }
+
+    /// A mix louder than full scale is held at full scale, not wrapped.
+    @Test func aMixStaysWithinFullScale() async throws {
+        let clock = FakeClock()
+        let (graph, task) = await started(clock, gains: [1, 1])
+        let origin = graph.run.origin
+        graph.sounds[0].deliver(frames: 480, value: 0.75, heardAt: origin)
+        graph.sounds[1].deliver(frames: 480, value: 0.75, heardAt: origin)
+        #expect(await eventually { graph.soundLog.end == 480 })
+        #expect(graph.soundLog.track == [Stretch(0..<480, 1)])
+        graph.source.end()
+        #expect(await task.value == nil)
+    }
+
+    /// A source that went quiet (its server went away) does not hold the other back for more
+    /// than the time before silence stands in for it; the live line names it.
+    @Test func aSilentSourceDoesNotHoldTheMixBack() async throws {
+        let clock = FakeClock()
+        let (graph, task) = await started(clock, gains: [1, 1])
+        let origin = graph.run.origin
+        graph.sounds[1].interrupt()
+        for index in 0..<10 as Range<UInt64> {
+            graph.sounds[0].deliver(frames: 4_800, value: 0.5, heardAt: origin + index * 100 * Self.millisecond)
+        }
+        #expect(await eventually { graph.sounds[0].delivered == 10 })
+        clock.advance(by: 1_000 * Self.millisecond)
+        graph.sounds[0].deliver(frames: 480, value: 0.5, heardAt: origin + 1_000 * Self.millisecond)
+        #expect(await eventually { graph.soundLog.end == 36_000 }, "mixed to 750 ms: \(graph.soundLog.track)")
+        #expect(graph.soundLog.track == [Stretch(0..<36_000, 0.5)])
+        let counters = try #require(graph.run.counters.sound)
+        #expect(counters.sources.map { $0.reconnecting.load(ordering: .relaxed) } == [false, true])
         graph.source.end()
         #expect(await task.value == nil)
     }

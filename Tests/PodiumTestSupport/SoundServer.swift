@@ -7,15 +7,20 @@ import Synchronization
 public final class SoundServer: Sendable {
     public let folder: URL
     private let tone: Int?
+    private let secondTone: Int?
     private let process = Mutex<RunningCommand?>(nil)
 
     /// What a client needs in its environment to reach this server.
     public var environment: [String: String] { ["PULSE_SERVER": "unix:\(folder.path)/pulse/native"] }
 
-    /// - Parameter tone: a sine of this many hertz plays into the default output all along.
-    public init(tone: Int? = nil) throws {
+    /// - Parameters:
+    ///   - tone: a sine of this many hertz plays into the default output all along.
+    ///   - secondTone: a sine of this many hertz plays into a second output, whose monitor is
+    ///     the source `second.monitor`.
+    public init(tone: Int? = nil, secondTone: Int? = nil) throws {
         folder = try Tools.temporaryFolder().appendingPathComponent("sound")
         self.tone = tone
+        self.secondTone = secondTone
         try start()
     }
 
@@ -24,7 +29,8 @@ public final class SoundServer: Sendable {
     /// Starts the server (again, after `stop`, in the same folder) and waits until it answers.
     public func start() throws {
         let script = Tools.repository.appendingPathComponent("Scripts/sound-server").path
-        let server = try Tools.start(script, ["--dir", folder.path] + (tone.map { ["--tone", "\($0)"] } ?? []))
+        let tones = (tone.map { ["--tone", "\($0)"] } ?? []) + (secondTone.map { ["--second-tone", "\($0)"] } ?? [])
+        let server = try Tools.start(script, ["--dir", folder.path] + tones)
         process.withLock { $0 = server }
         try server.waitForStderr(containing: "sound-server: ready", timeout: 30)
     }
@@ -47,6 +53,14 @@ extension Tools {
         }
         let data = try Data(contentsOf: output)
         return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// The power of the strongest tone within 1 % of `hertz` in `samples` (48 kHz): a sound
+    /// server's clock may run a few tenths of a percent off the monotonic one, and Podium follows
+    /// it, so the tone it recorded may be that much off too.
+    public static func tonePower(near hertz: Double, in samples: ArraySlice<Float>) -> Double {
+        stride(from: hertz * 0.99, through: hertz * 1.01, by: max(0.5, hertz / 2_000))
+            .map { power(of: $0, in: samples) }.max() ?? 0
     }
 
     /// The power of the `hertz` component of `samples` (48 kHz), by Goertzel's algorithm.

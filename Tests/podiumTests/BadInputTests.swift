@@ -48,6 +48,12 @@ import Testing
         Case(arguments: ["-o", "x.mkv"], status: 64, mentions: "Unknown option '-o'"),
         Case(arguments: ["--to", "window:0"], status: 64, mentions: "--to 'window:screen' would cover the captured area"),
         Case(arguments: ["--to", "window", "--to", "window:1"], status: 64, mentions: "--to window can be given once"),
+        Case(arguments: ["--audio", "mic?gain=loud"], status: 64, mentions: "'mic?gain=loud' is invalid for '--audio"),
+        Case(arguments: ["--audio", "mic?gain=30dB"], status: 64, mentions: "from -60dB to +12dB"),
+        Case(arguments: ["--audio", "mic?volume=2"], status: 64, mentions: "?gain=DB"),
+        Case(arguments: ["--audio", "--audio", "desktop?gain=-6dB"], status: 64, mentions: "given twice"),
+        Case(arguments: ["--audio", "a", "--audio", "b", "--audio", "c", "--audio", "d", "--audio", "e"], status: 64,
+             mentions: "--audio 'e': at most 4 sources are mixed"),
     ]
 
     @Test(arguments: cases)

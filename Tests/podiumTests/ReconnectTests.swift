@@ -116,6 +116,6 @@ import Testing
         let samples = try Tools.decodeSound(received)
         #expect(Double(samples.count) / 48_000 > 3.5, "\(samples.count) samples")
         let middle = samples[samples.count / 2 - 12_000..<samples.count / 2 + 12_000]
-        #expect(Tools.power(of: 1_000, in: middle) > 1_000 * Tools.power(of: 1_500, in: middle))
+        #expect(Tools.tonePower(near: 1_000, in: middle) > 1_000 * Tools.tonePower(near: 1_500, in: middle))
     }
 }

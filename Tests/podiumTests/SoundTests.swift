@@ -41,8 +41,8 @@ import Testing
         var tone = 0
         for start in stride(from: 24_000, to: samples.count - 24_000, by: 24_000) {
             let window = samples[start..<start + 24_000]
-            let wanted = Tools.power(of: 1_000, in: window)
-            let other = max(Tools.power(of: 700, in: window), Tools.power(of: 1_500, in: window))
+            let wanted = Tools.tonePower(near: 1_000, in: window)
+            let other = max(Tools.tonePower(near: 700, in: window), Tools.tonePower(near: 1_500, in: window))
             if wanted > 1e-3 && wanted > 1_000 * other { tone += 1 }
         }
         #expect(tone >= 4, "\(tone) half seconds of 1 kHz tone in \(seconds) s")
@@ -68,13 +68,43 @@ import Testing
         #expect(abs(seconds - 9) < 0.07, "sound lasts \(seconds) s, as the run")
         let halves = stride(from: 0, to: samples.count - 24_000, by: 24_000).map { start in
             let window = samples[start..<start + 24_000]
-            return Tools.power(of: 1_000, in: window) > 1e-3
+            return Tools.tonePower(near: 1_000, in: window) > 1e-3
         }
         // Tone, then a stretch without it, then tone again to the end.
         let firstGap = try #require(halves.firstIndex(of: false), "a gap: \(halves)")
         let back = try #require(halves[firstGap...].firstIndex(of: true), "the tone came back: \(halves)")
         #expect(firstGap >= 2 && back - firstGap >= 2, "\(halves)")
         #expect(halves.suffix(2) == [true, true], "\(halves)")
+    }
+
+    /// Two sources mixed, the second 12 dB down: both tones are in the recording, at the levels
+    /// asked for (they play at the same level); the stats name each source with its level.
+    @Test func twoSourcesAreMixedAtTheLevelsAskedFor() throws {
+        let sound = try SoundServer(tone: 1_000, secondTone: 440)
+        let output = desk.path("mixed.mkv")
+        let stats = desk.path("mixed.json")
+        let result = try Tools.podium(["stream", "--audio", "--audio", "second.monitor?gain=-12dB", "-t", "3s",
+                                       "--stats-json", stats, "--to", output],
+                                      display: desk.display.display, environment: sound.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("(second.monitor)"), "the start names both sources: \(result.stderr)")
+
+        let samples = try Tools.decodeSound(output)
+        #expect(abs(Double(samples.count) / 48_000 - 3) < 0.1)
+        let middle = samples[48_000..<min(samples.count, 120_000)]
+        let desktop = Tools.tonePower(near: 1_000, in: middle)
+        let second = Tools.tonePower(near: 440, in: middle)
+        let decibels = 10 * log10(second / max(desktop, 1e-12))
+        #expect(desktop > 1e-3, "the desktop's tone is there")
+        #expect(abs(decibels + 12) < 2, "the second source is \(decibels) dB against the first")
+
+        let lines = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n")
+        let last = try #require(lines.last.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) }
+                                as? [String: Any])
+        let figures = try #require(last["sound"] as? [String: Any])
+        let sources = try #require(figures["sources"] as? [[String: Any]])
+        #expect(sources.compactMap { $0["name"] as? String } == ["desktop", "second.monitor?gain=-12dB"])
+        #expect(figures["offsetMs"] is Double && figures["cpuCores"] is Double, "\(figures)")
     }
 
     /// A recording without the clapper's sound has nothing to pair: said, with 69.

@@ -37,13 +37,13 @@ public final class Run: Sendable {
         }
     }
 
-    /// The run's sound: a source and the stage that encodes it.
+    /// The run's sound: its sources and the stage that mixes and encodes them.
     public struct SoundBranch: Sendable {
-        public var source: any SoundSource
+        public var sources: [any SoundSource]
         public var stage: any SoundStaging
 
-        public init(source: any SoundSource, stage: any SoundStaging) {
-            self.source = source
+        public init(sources: [any SoundSource], stage: any SoundStaging) {
+            self.sources = sources
             self.stage = stage
         }
     }
@@ -94,8 +94,10 @@ public final class Run: Sendable {
         self.limits = limits
         self.logger = logger
         self.clock = clock
-        opened = Mutex(Array(repeating: nil, count: branches.count + sounds.count))
-        ready = ReadyLatch(count: branches.count + branches.reduce(0) { $0 + $1.stages.count } + 2 * sounds.count)
+        let soundSources = sounds.reduce(0) { $0 + $1.sources.count }
+        opened = Mutex(Array(repeating: nil, count: branches.count + soundSources))
+        ready = ReadyLatch(count: branches.count + branches.reduce(0) { $0 + $1.stages.count } + soundSources
+                           + sounds.count)
         frameQuota = limits.frames.map(FrameQuota.init(frames:))
     }
 
@@ -154,10 +156,14 @@ public final class Run: Sendable {
                 stageThreads.spawn("podium-stage") { [self] in runStage(stage) }
             }
         }
-        for (index, sound) in sounds.enumerated() {
-            let feed = SoundFeed(ring: sound.stage.soundRing, counters: sound.stage.counters, run: self,
-                                 index: branches.count + index)
-            sourceThreads.spawn("podium-sound") { sound.source.run(into: feed) }
+        var opening = branches.count
+        for sound in sounds {
+            for (number, source) in sound.sources.enumerated() {
+                let feed = SoundFeed(ring: sound.stage.soundRing, counters: sound.stage.counters, run: self,
+                                     index: opening, source: number)
+                opening += 1
+                sourceThreads.spawn("podium-sound") { source.run(into: feed) }
+            }
             stageThreads.spawn("podium-audio") { [self] in sound.stage.runStage(in: self) }
         }
         if let failure = await ready.wait() { fail(failure) }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What `--audio` asks for: the sound the machine plays, the default input, or a source by its
 /// name on the sound server.
 public enum SoundRequest: Hashable, Sendable, CustomStringConvertible {
@@ -30,14 +32,64 @@ public enum SoundRequest: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The run's sound, as the plan has it: where it comes from and how it is encoded.
-public struct SoundPlan: Hashable, Sendable {
+/// One `--audio`: a source and the level it is mixed at (`mic?gain=-6dB`).
+public struct SoundInput: Hashable, Sendable, CustomStringConvertible {
     public var source: SoundRequest
+    /// Decibels added to the source's level in the mix; 0 leaves it as it is.
+    public var gain: Double
+
+    /// The gains one may ask for: from nearly silent to four times as loud.
+    public static let gains = -60.0...12.0
+
+    public init(source: SoundRequest, gain: Double = 0) {
+        self.source = source
+        self.gain = gain
+    }
+
+    /// `SOURCE` or `SOURCE?gain=-6dB` (the `dB` may be left out).
+    public init(parsing text: String) throws(OptionParseError) {
+        let parts = text.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        source = try SoundRequest(parsing: String(parts[0]))
+        gain = 0
+        guard parts.count > 1 else { return }
+        for setting in parts[1].split(separator: "&") {
+            let pair = setting.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0] == "gain" else {
+                throw OptionParseError("expected ?gain=DB after the source, such as mic?gain=-6dB")
+            }
+            var number = pair[1].lowercased()
+            if number.hasSuffix("db") { number.removeLast(2) }
+            guard let decibels = Double(number), decibels.isFinite else {
+                throw OptionParseError("the gain '\(pair[1])' is not a number of decibels, such as -6dB")
+            }
+            guard Self.gains.contains(decibels) else {
+                throw OptionParseError("the gain must be from \(Int(Self.gains.lowerBound))dB to "
+                                       + "+\(Int(Self.gains.upperBound))dB")
+            }
+            gain = decibels
+        }
+    }
+
+    /// The factor samples are multiplied by.
+    public var factor: Float { Float(pow(10, gain / 20)) }
+
+    public var description: String {
+        gain == 0 ? source.description : "\(source)?gain=\(gain.plain)dB"
+    }
+}
+
+/// The run's sound, as the plan has it: where it comes from (one source, or several mixed) and
+/// how it is encoded.
+public struct SoundPlan: Hashable, Sendable {
+    public var inputs: [SoundInput]
     public var codec: AudioCodec
     public var bitrate: Bitrate
 
-    public init(source: SoundRequest, codec: AudioCodec = .aac, bitrate: Bitrate = Bitrate(bitsPerSecond: 128_000)) {
-        self.source = source
+    /// The most sources a run mixes.
+    public static let maxInputs = 4
+
+    public init(inputs: [SoundInput], codec: AudioCodec = .aac, bitrate: Bitrate = Bitrate(bitsPerSecond: 128_000)) {
+        self.inputs = inputs
         self.codec = codec
         self.bitrate = bitrate
     }

@@ -28,7 +28,7 @@ public struct RunPlan: Sendable {
                         (name: encoding.encodings[$0].name, outputs: encoding.outputs(ofEncoding: $0))
                     },
                     windows: windows.count, servesViewers: !encoding.viewers.isEmpty,
-                    sound: sound.map { "\($0.codec) \($0.bitrate)" })
+                    sound: sound.map { ("\($0.codec) \($0.bitrate)", $0.inputs.map(\.description)) })
     }
 }
 

@@ -1,11 +1,11 @@
 import Foundation
 
-/// The hand-off between a sound source's thread and its encoder's: a ring of blocks of fixed size,
-/// made once, so neither side allocates. The source never waits: when the encoder has fallen a
+/// The hand-off between the sound sources' threads and their encoder's: a ring of blocks of fixed
+/// size, made once, so neither side allocates. A source never waits: when the encoder has fallen a
 /// whole ring behind, the new block is refused and counted. The encoder waits for blocks.
 ///
-/// Thread-safe: one writer (the source) and one reader (the encoder); the samples are copied in
-/// and out under the lock, a few kilobytes each.
+/// Thread-safe: writers (the sources, each block marked with its source) and one reader (the
+/// encoder); the samples are copied in and out under the lock, a few kilobytes each.
 public final class SoundRing: Sendable {
     /// The most samples of each channel a block holds.
     public let blockFrames: Int
@@ -15,6 +15,7 @@ public final class SoundRing: Sendable {
     private struct State: Sendable {
         var samples: [Float]
         var frames: [Int]
+        var sources: [Int]
         var times: [UInt64]
         var head = 0
         var count = 0
@@ -23,8 +24,9 @@ public final class SoundRing: Sendable {
 
     /// What `take` got.
     public enum Taken: Sendable, Equatable {
-        /// A block of `frames` samples a channel, the first heard at `captureTime`.
-        case block(frames: Int, captureTime: UInt64)
+        /// A block of `frames` samples a channel from the source numbered `source`, the first heard
+        /// at `captureTime`.
+        case block(source: Int, frames: Int, captureTime: UInt64)
         /// None came in time.
         case timedOut
         /// The ring is closed and empty.
@@ -40,13 +42,14 @@ public final class SoundRing: Sendable {
         self.capacity = capacity
         state = ConditionLock(State(samples: Array(repeating: 0, count: blockFrames * SoundFormat.channels * capacity),
                                     frames: Array(repeating: 0, count: capacity),
+                                    sources: Array(repeating: 0, count: capacity),
                                     times: Array(repeating: 0, count: capacity)))
     }
 
-    /// Copies `samples` (interleaved, at most `blockFrames` a channel) in as one block whose first
-    /// sample was heard at `captureTime`; never waits.
+    /// Copies `samples` (interleaved, at most `blockFrames` a channel) in as one block of the source
+    /// numbered `source`, whose first sample was heard at `captureTime`; never waits.
     /// - Returns: `false` when the ring was full or closed (the block is dropped).
-    public func put(_ samples: UnsafeBufferPointer<Float>, captureTime: UInt64) -> Bool {
+    public func put(_ samples: UnsafeBufferPointer<Float>, source: Int = 0, captureTime: UInt64) -> Bool {
         let frames = min(samples.count / SoundFormat.channels, blockFrames)
         return state.withLock(wake: .one) { state in
             guard !state.closed, state.count < capacity else { return false }
@@ -57,6 +60,7 @@ public final class SoundRing: Sendable {
                 (base + slot * width).update(from: source, count: frames * SoundFormat.channels)
             }
             state.frames[slot] = frames
+            state.sources[slot] = source
             state.times[slot] = captureTime
             state.count += 1
             return true
@@ -78,9 +82,12 @@ public final class SoundRing: Sendable {
             }
             state.head = (state.head + 1) % capacity
             state.count -= 1
-            return .block(frames: frames, captureTime: state.times[slot])
+            return .block(source: state.sources[slot], frames: frames, captureTime: state.times[slot])
         }
     }
+
+    /// Whether no block waits.
+    public var isEmpty: Bool { state.withLock { $0.count == 0 } }
 
     /// No more blocks come: `take` gets what is left, then `.closed`.
     public func close() {

@@ -19,12 +19,23 @@ public final class SoundFeed: Sendable {
     private let run: Run
     /// Its place among the run's sources, after the pictures'.
     private let index: Int
+    /// Its number among the sources the sound stage mixes.
+    private let source: Int
+    /// The source thread's processor time when it was last added to the counters.
+    private let lastCharged = Atomic<UInt64>(0)
+    /// Smooths the times the source measures; only its thread uses it (the lock is never contended).
+    private let soundClock = Mutex(SoundClock())
 
-    init(ring: SoundRing, counters: SoundCounters, run: Run, index: Int) {
+    init(ring: SoundRing, counters: SoundCounters, run: Run, index: Int, source: Int) {
         self.ring = ring
         self.counters = counters
         self.run = run
         self.index = index
+        self.source = source
+    }
+
+    private var sourceCounters: SoundSourceCounters? {
+        counters.sources.indices.contains(source) ? counters.sources[source] : nil
     }
 
     /// The source is connected; `description` says what it captures, for the start message.
@@ -35,7 +46,11 @@ public final class SoundFeed: Sendable {
     public func failedToOpen(_ error: PodiumError) { run.sourceFailed(error) }
 
     /// Blocks the source's thread until capture starts; `false` when the run ended before that.
-    public func waitForStart() -> Bool { run.waitForCapture() }
+    public func waitForStart() -> Bool {
+        let started = run.waitForCapture()
+        lastCharged.store(threadCPUNanoseconds(), ordering: .relaxed)
+        return started
+    }
 
     public var isStopping: Bool { run.isStopping }
 
@@ -44,17 +59,23 @@ public final class SoundFeed: Sendable {
     /// Runs `handler` when the run stops, to end a blocking read.
     public func onStop(_ handler: @escaping @Sendable () -> Void) { run.onStop(handler) }
 
-    /// Hands on `samples` (interleaved, `SoundFormat`), the first of them heard at `captureTime`
-    /// on the run's clock; never waits. Samples the encoder has no room for are dropped and counted.
-    public func deliver(_ samples: UnsafeBufferPointer<Float>, captureTime: UInt64) {
-        counters.reconnecting.store(false, ordering: .relaxed)
+    /// Hands on `samples` (interleaved, `SoundFormat`), the first of them measured to be heard at
+    /// `measured` on the run's clock (smoothed by a `SoundClock`); never waits. Samples the
+    /// encoder has no room for are dropped and counted.
+    public func deliver(_ samples: UnsafeBufferPointer<Float>, heardAt measured: UInt64) {
+        let captureTime = soundClock.withLock {
+            $0.stamp(measured: measured, frames: samples.count / SoundFormat.channels)
+        }
+        sourceCounters?.reconnecting.store(false, ordering: .relaxed)
+        let now = threadCPUNanoseconds()
+        counters.processorTime.add(Int(now &- lastCharged.exchange(now, ordering: .relaxed)), ordering: .relaxed)
         var start = 0
         while start < samples.count {
             let count = min(samples.count - start, ring.blockFrames * SoundFormat.channels)
             let block = UnsafeBufferPointer(rebasing: samples[start..<start + count])
             let frames = count / SoundFormat.channels
             let time = captureTime + SoundFormat.nanoseconds(ofFrames: start / SoundFormat.channels)
-            if ring.put(block, captureTime: time) {
+            if ring.put(block, source: source, captureTime: time) {
                 counters.captured.add(frames, ordering: .relaxed)
             } else {
                 counters.dropped.add(frames, ordering: .relaxed)
@@ -64,5 +85,8 @@ public final class SoundFeed: Sendable {
     }
 
     /// The source lost its server and tries again; silence fills the time until it is back.
-    public func interrupted() { counters.reconnecting.store(true, ordering: .relaxed) }
+    public func interrupted() {
+        sourceCounters?.reconnecting.store(true, ordering: .relaxed)
+        soundClock.withLock { $0.reset() }
+    }
 }

@@ -34,3 +34,10 @@ public func processCPUNanoseconds(pid: Int32) -> UInt64? {
     let ticksPerSecond = UInt64(max(1, sysconf(Int32(_SC_CLK_TCK))))
     return (user + system) * 1_000_000_000 / ticksPerSecond
 }
+
+/// CPU time the calling thread has used, in nanoseconds.
+public func threadCPUNanoseconds() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+}

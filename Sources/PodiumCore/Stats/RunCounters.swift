@@ -161,11 +161,12 @@ public final class RunCounters: Sendable {
     ///   - renditions: each encoder's name and the outputs it feeds.
     ///   - windows: how many window stages show the frames.
     ///   - servesViewers: whether the run has a browser viewer (`--to http://…`).
-    ///   - sound: the name of the sound's encoding (`aac 128k`), when the run has sound.
+    ///   - sound: the name of the sound's encoding (`aac 128k`) and of each of its sources, when
+    ///     the run has sound.
     public init(targetFPS: Int, sources: Int = 1, sinkURLs: [String],
                 renditions: [(name: String, outputs: [String])] = [], windows: Int = 0, servesViewers: Bool = false,
-                sound: String? = nil) {
-        self.sound = sound.map(SoundCounters.init(name:))
+                sound: (name: String, sources: [String])? = nil) {
+        self.sound = sound.map { SoundCounters(name: $0.name, sources: $0.sources) }
         self.targetFPS = targetFPS
         self.sources = (0..<sources).map { _ in SourceCounters() }
         self.windows = (0..<windows).map { _ in WindowCounters() }

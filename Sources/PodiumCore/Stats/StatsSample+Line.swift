@@ -63,7 +63,11 @@ extension StatsSample {
             parts.append(LinePart("\(sink.url) reconnecting (\(attempt) try, down \(down.fixed()) s)", rank: 0,
                                   shorter: [(6, "reconnecting \(sink.url)"), (2, "reconnecting")]))
         }
-        if let sound, sound.reconnecting, !summary { parts.append(LinePart("audio: reconnecting", rank: 0)) }
+        if let sound, sound.reconnecting, !summary {
+            // With several sources, which one.
+            let lost = sound.sources.count > 1 ? sound.sources.filter(\.reconnecting).map(\.name) : []
+            parts.append(LinePart((["audio"] + lost).joined(separator: " ") + ": reconnecting", rank: 0))
+        }
         if let presentedFPS {
             // Beside an encoder, the window's rate matters less than what is recorded or sent.
             parts.append(LinePart("presented \(presentedFPS.fixed())/\(targetFPS)", rank: renditions.isEmpty ? 0 : 5))

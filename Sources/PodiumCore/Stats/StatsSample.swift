@@ -60,14 +60,32 @@ public struct StatsSample: Sendable, Codable, Equatable {
         public var name: String
         /// The last block's peak, in dBFS; `nil` when silent.
         public var peakDB: Double?
-        /// Whether the source has lost its sound server and tries again.
+        /// Whether a source has lost its sound server and tries again.
         public var reconnecting: Bool
-        /// Seconds of sound the source delivered that the encoder had no room for.
+        /// Seconds of sound the sources delivered that the encoder had no room for.
         public var droppedSeconds: Double
-        /// Seconds of silence put where the source delivered nothing.
+        /// Seconds of silence put where a source delivered nothing.
         public var silenceSeconds: Double
         public var kbps: Double
         public var encode: StageTimes
+        /// The sound's offset from the pictures' clock that is the largest, in milliseconds
+        /// (`Source.offsetMs`).
+        public var offsetMs: Double
+        /// Processor time of the sound's threads (capture, mixing and encoding), in cores.
+        public var cpuCores: Double
+        public var sources: [Source]
+
+        /// One source of the mix.
+        public struct Source: Sendable, Codable, Equatable {
+            /// As `--audio` gave it: `mic?gain=-6dB`.
+            public var name: String
+            /// Its last block's peak before its gain, in dBFS; `nil` when silent.
+            public var peakDB: Double?
+            public var reconnecting: Bool
+            /// How far its sound lies from where the times it was heard put it on the pictures'
+            /// clock, in milliseconds (positive: later); what resampling has yet to correct.
+            public var offsetMs: Double
+        }
     }
 
     public struct Rendition: Sendable, Codable, Equatable {
@@ -130,7 +148,7 @@ public struct StatsSampler {
         var renditionBytes: [Int] = []
         var sinkBytes: [Int] = []
         var sinkDropped: [Int] = []
-        var soundDropped = 0, soundSilence = 0, soundBytes = 0
+        var soundDropped = 0, soundSilence = 0, soundBytes = 0, soundProcessorTime = 0
     }
 
     private let counters: RunCounters
@@ -246,12 +264,21 @@ public struct StatsSampler {
             },
             sound: counters.sound.map { sound in
                 let rate = Double(SoundFormat.sampleRate)
+                let sources = sound.sources.map { source in
+                    StatsSample.Sound.Source(
+                        name: source.name, peakDB: source.peak > SoundLevel.floor ? source.peak : nil,
+                        reconnecting: source.reconnecting.load(ordering: .relaxed),
+                        offsetMs: Double(source.offset.load(ordering: .relaxed)) * 1e3 / rate)
+                }
                 return StatsSample.Sound(
                     name: sound.name, peakDB: sound.peak > SoundLevel.floor ? sound.peak : nil,
-                    reconnecting: sound.reconnecting.load(ordering: .relaxed),
+                    reconnecting: sound.reconnecting,
                     droppedSeconds: Double(new.soundDropped - old.soundDropped) / rate,
                     silenceSeconds: Double(new.soundSilence - old.soundSilence) / rate,
-                    kbps: Double(new.soundBytes - old.soundBytes) * 8 / seconds / 1e3, encode: soundEncode)
+                    kbps: Double(new.soundBytes - old.soundBytes) * 8 / seconds / 1e3, encode: soundEncode,
+                    offsetMs: sources.map(\.offsetMs).max { abs($0) < abs($1) } ?? 0,
+                    cpuCores: Double(new.soundProcessorTime - old.soundProcessorTime) / 1e9 / seconds,
+                    sources: sources)
             }
         )
     }
@@ -279,7 +306,8 @@ public struct StatsSampler {
             sinkDropped: counters.sinks.map { $0.dropped.load(ordering: .relaxed) },
             soundDropped: counters.sound?.dropped.load(ordering: .relaxed) ?? 0,
             soundSilence: counters.sound?.silenceFilled.load(ordering: .relaxed) ?? 0,
-            soundBytes: counters.sound?.bytes.load(ordering: .relaxed) ?? 0
+            soundBytes: counters.sound?.bytes.load(ordering: .relaxed) ?? 0,
+            soundProcessorTime: counters.sound?.processorTime.load(ordering: .relaxed) ?? 0
         )
     }
 

@@ -4,11 +4,9 @@ public import PodiumCore
 /// Compresses the run's sound with one libavcodec encoder (FFmpeg's own `aac`, or `libopus`),
 /// once for every output.
 ///
-/// Each block arrives with its place on the run's sound timeline; libswresample keeps the output
-/// on those places (its `async` mode): it stretches or squeezes by at most 1 ms a second to follow
-/// a sound card whose clock drifts from the monotonic one, and fills a gap with silence (or trims
-/// sound that came late) when the difference passes 100 ms. Packet times count samples from the
-/// run's first slot, at 48 kHz.
+/// The sound arrives mixed and placed (`SoundPlacer`), one unbroken track from the run's first
+/// slot; libswresample only lays it out as the encoder wants it (planar for `aac`). Packet times
+/// count samples from the run's first slot, at 48 kHz.
 ///
 /// Not thread-safe: made on the sound stage's thread, which owns the contexts, and used there alone.
 public final class AudioEncoder: SoundEncoding {
@@ -22,12 +20,13 @@ public final class AudioEncoder: SoundEncoding {
     private let ownedFrame: OwnedFrame
     private let ownedConverted: OwnedFrame
     private let ownedPacket: OwnedPacket
-    private let resampler: OwnedResampler
+    /// Lays the interleaved sound out as the encoder takes it.
+    private let converter: OwnedResampler
     private let fifo: OwnedAudioFifo
     private var context: UnsafeMutablePointer<AVCodecContext> { ownedContext.pointer }
     /// A frame of the encoder's size, sent to it.
     private var frame: UnsafeMutablePointer<AVFrame> { ownedFrame.pointer }
-    /// What the resampler made of one block, in the encoder's format; grows when a gap is filled.
+    /// What the converter made of one block, in the encoder's format; grows for a larger block.
     private var converted: UnsafeMutablePointer<AVFrame> { ownedConverted.pointer }
     private var packet: UnsafeMutablePointer<AVPacket> { ownedPacket.pointer }
     /// Samples a channel each frame sent holds.
@@ -44,7 +43,7 @@ public final class AudioEncoder: SoundEncoding {
         }
     }
 
-    /// Opens the encoder and its resampler.
+    /// Opens the encoder and its converter.
     ///
     /// The corresponding C functions are `avcodec_open2` and `swr_init`.
     /// - Parameters:
@@ -81,19 +80,10 @@ public final class AudioEncoder: SoundEncoding {
         av_channel_layout_default(&input, Int32(SoundFormat.channels))
         let rate = Int32(SoundFormat.sampleRate)
         guard swr_alloc_set_opts2(&made, &context.pointee.ch_layout, format, rate, &input, AV_SAMPLE_FMT_FLT, rate,
-                                  0, nil) >= 0, let resampler = OwnedResampler(made) else {
-            throw .software("out of memory opening the resampler")
+                                  0, nil) >= 0, let converter = OwnedResampler(made) else {
+            throw .software("out of memory opening the sound converter")
         }
-        // Follow the timestamps: stretch or squeeze by up to 48 samples a second (1 ms), fill or
-        // trim beyond 100 ms; the timeline starts at the run's first slot.
-        let pointer = UnsafeMutableRawPointer(resampler.pointer)
-        av_opt_set_double(pointer, "async", Double(SoundFormat.sampleRate) / 1_000, 0)
-        av_opt_set_double(pointer, "min_hard_comp", 0.1, 0)
-        av_opt_set_int(pointer, "first_pts", 0, 0)
-        // Resampling from the start: the first correction would otherwise open the resampler
-        // anew, which puts the timeline back to its start and fills the whole run so far with silence.
-        av_opt_set_int(pointer, "flags", Int64(SWR_FLAG_RESAMPLE), 0)
-        guard swr_init(resampler.pointer) >= 0 else { throw .software("the resampler does not open") }
+        guard swr_init(converter.pointer) >= 0 else { throw .software("the sound converter does not open") }
 
         let sound = frame.pointer
         sound.pointee.format = format.rawValue
@@ -119,7 +109,7 @@ public final class AudioEncoder: SoundEncoding {
         ownedFrame = frame
         ownedConverted = converted
         ownedPacket = packet
-        self.resampler = resampler
+        self.converter = converter
         self.fifo = fifo
     }
 
@@ -139,21 +129,18 @@ public final class AudioEncoder: SoundEncoding {
         return preferred.first(where: taken.contains)
     }
 
-    /// Resamples `samples` to their place, and encodes every whole frame there is.
+    /// Lays `samples` out for the encoder, and encodes every whole frame there is.
     ///
-    /// The corresponding C functions are `swr_next_pts`, `swr_convert` and `avcodec_send_frame`.
-    public func encode(_ samples: UnsafeBufferPointer<Float>, at position: Int64, emit: (EncodedPacket) -> Void)
-        throws(PodiumError) {
+    /// The corresponding C functions are `swr_convert` and `avcodec_send_frame`.
+    public func encode(_ samples: UnsafeBufferPointer<Float>, emit: (EncodedPacket) -> Void) throws(PodiumError) {
         let frames = samples.count / SoundFormat.channels
-        // In units of 1 / (input rate × output rate) seconds.
-        _ = swr_next_pts(resampler.pointer, position * Int64(SoundFormat.sampleRate))
-        let room = Int(swr_get_out_samples(resampler.pointer, Int32(frames)))
+        let room = Int(swr_get_out_samples(converter.pointer, Int32(frames)))
         do {
             try reserve(room)
             let made = try samples.withMemoryRebound(to: UInt8.self) { bytes throws(FFmpegError) -> Int32 in
                 var input: UnsafePointer<UInt8>? = bytes.baseAddress
                 return try withUnsafeMutablePointer(to: &input) { inputs throws(FFmpegError) -> Int32 in
-                    try check(swr_convert(resampler.pointer, converted.pointee.extended_data, Int32(room), inputs,
+                    try check(swr_convert(converter.pointer, converted.pointee.extended_data, Int32(room), inputs,
                                           Int32(frames)))
                 }
             }
@@ -164,16 +151,16 @@ public final class AudioEncoder: SoundEncoding {
         }
     }
 
-    /// Ends the stream: what the resampler and the buffer held is encoded (the last frame padded
+    /// Ends the stream: what the converter and the buffer held is encoded (the last frame padded
     /// with silence), then the encoder's own delay.
     public func flush(emit: (EncodedPacket) -> Void) throws(PodiumError) {
         guard !flushed else { return }
         flushed = true
         do {
-            let room = Int(swr_get_out_samples(resampler.pointer, 0))
+            let room = Int(swr_get_out_samples(converter.pointer, 0))
             if room > 0 {
                 try reserve(room)
-                try queue(try check(swr_convert(resampler.pointer, converted.pointee.extended_data, Int32(room),
+                try queue(try check(swr_convert(converter.pointer, converted.pointee.extended_data, Int32(room),
                                                 nil, 0)))
             }
             try encodeWholeFrames(emit)

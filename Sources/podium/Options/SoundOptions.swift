@@ -5,10 +5,11 @@ import PodiumCore
 struct SoundOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Carry sound: 'desktop' (what the machine plays; the default when no value is given), 'mic' (the "
-            + "default input), or a source's name on the sound server (PipeWire or PulseAudio).",
+            + "default input), or a source's name on the sound server (PipeWire or PulseAudio). Give it again "
+            + "to mix several (up to 4); '?gain=-6dB' after a source sets its level in the mix.",
         valueName: "SOURCE"),
-            transform: parsed(SoundRequest.init(parsing:)))
-    var audio: [SoundRequest] = []
+            transform: parsed(SoundInput.init(parsing:)))
+    var audio: [SoundInput] = []
 
     @Option(help: ArgumentHelp("The sound codec: aac, or opus (not in FLV, RTMP or MPEG-TS HLS).", valueName: "CODEC"))
     var audioCodec: AudioCodec = .aac
@@ -18,8 +19,12 @@ struct SoundOptions: ParsableArguments {
     var audioBitrate = Bitrate(bitsPerSecond: 128_000)
 
     func validate() throws {
-        if audio.count > 1 {
-            throw ValidationError("--audio '\(audio[1])': one sound source at a time for now")
+        let most = SoundPlan.maxInputs
+        if audio.count > most {
+            throw ValidationError("--audio '\(audio[most])': at most \(most) sources are mixed")
+        }
+        for (index, input) in audio.enumerated() where audio[..<index].contains(where: { $0.source == input.source }) {
+            throw ValidationError("--audio '\(input)': the source '\(input.source)' is given twice")
         }
         if !(16_000...512_000).contains(audioBitrate.bitsPerSecond) {
             throw ValidationError("--audio-bitrate '\(audioBitrate)' must be from 16k to 512k")
@@ -28,6 +33,6 @@ struct SoundOptions: ParsableArguments {
 
     /// The run's sound, or `nil` without `--audio`.
     var plan: SoundPlan? {
-        audio.first.map { SoundPlan(source: $0, codec: audioCodec, bitrate: audioBitrate) }
+        audio.isEmpty ? nil : SoundPlan(inputs: audio, codec: audioCodec, bitrate: audioBitrate)
     }
 }
