@@ -6,11 +6,19 @@ public struct BenchColumns: Sendable {
 
     private let columns: [Column]
 
-    /// - Parameter ladder: whether rows run several encoders (`--ladder`): then they say which, and
-    ///   what scaling for the smaller ones cost.
-    public init(ladder: Bool) {
-        columns = ladder ? Self.columns + Self.ladderColumns : Self.columns
+    /// - Parameters:
+    ///   - ladder: whether rows run several encoders (`--ladder`): then they say which, and what
+    ///     scaling for the smaller ones cost.
+    ///   - sound: whether rows carry sound (`--audio`): then they say what it cost.
+    public init(ladder: Bool, sound: Bool = false) {
+        var columns = Self.columns
+        if sound, let after = columns.firstIndex(where: { $0.csv == "x_server_cores" }) {
+            columns.insert(Self.soundColumn, at: after + 1)
+        }
+        self.columns = ladder ? columns + Self.ladderColumns : columns
     }
+
+    private static let soundColumn: Column = ("audio cpu", "audio_cores", 9, { $0.audioCores?.fixed(3) ?? "" })
 
     // Widths hold the widest figure a row normally has; a wider one shifts the rest of its own line only.
     private static let columns: [Column] = [
@@ -67,7 +75,9 @@ extension BenchReport {
         "\(source); \(encoding); \(seconds.fixed(1)) s a rate\n"
     }
 
-    private var columns: BenchColumns { BenchColumns(ladder: rows.contains { $0.renditions.count > 1 }) }
+    private var columns: BenchColumns {
+        BenchColumns(ladder: rows.contains { $0.renditions.count > 1 }, sound: rows.contains { $0.audioCores != nil })
+    }
 
     /// A table for people: a line naming the source and encoding, the columns' heading, then right-aligned rows.
     public var table: String {

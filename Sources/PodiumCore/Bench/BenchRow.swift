@@ -18,6 +18,8 @@ public struct BenchRow: Sendable, Codable, Equatable {
     public var cpuCores: Double
     /// The X server's CPU, when it is Podium's private one.
     public var xServerCores: Double?
+    /// What the sound costs (`--audio`): its threads' CPU (capture, mixing, encoding), in cores.
+    public var audioCores: Double?
     public var grab: StageTimes
     public var convert: StageTimes
     public var encode: StageTimes
@@ -47,6 +49,7 @@ public struct BenchRow: Sendable, Codable, Equatable {
         dropped = sample.drops.total - (target == .max ? sample.drops.skipped : 0)
         cpuCores = sample.cpuCores
         self.xServerCores = xServerCores
+        audioCores = sample.sound?.cpuCores
         grab = sample.stages.grab
         convert = sample.stages.convert
         encode = sample.stages.encode

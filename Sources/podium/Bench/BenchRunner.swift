@@ -12,6 +12,8 @@ final class BenchRunner: Sendable {
     struct Plan: Sendable {
         var source: CaptureSource
         var encode: EncodingDefaults
+        /// `--audio`: the sound is captured and encoded beside the picture.
+        var sound: SoundPlan?
         var rates: [BenchRate]
         /// `--ladder`: each rate is measured with the first rung, the first two, … every rung.
         var ladder: [LadderRung]?
@@ -95,7 +97,7 @@ final class BenchRunner: Sendable {
         let (capture, _) = try await RunSetup.capturePlan(source)
         let encodings = try EncodingPlan(bench: capture.region.size, fps: fps, encode: plan.encode, ladder: ladder)
         let warmUp: Duration = plan.seconds >= 3 ? .seconds(1) : .milliseconds(500)
-        let runPlan = RunPlan(capture: capture, fps: fps, encoding: encodings,
+        let runPlan = RunPlan(capture: capture, fps: fps, encoding: encodings, sound: plan.sound,
                               limits: .init(duration: warmUp + .seconds(plan.seconds)))
         let session = try RunBuilder.build(runPlan, logger: logger)
         current.withLock { $0 = session.run }
@@ -104,6 +106,9 @@ final class BenchRunner: Sendable {
         let content = plan.scene.map { " (scene \($0))" } ?? ""
         // With a ladder the sizes are in each row; the heading names the rest of the encoding.
         let size = ladder == nil ? "\(encodings.encodings[0].settings.size) " : ""
+        let sound = plan.sound.map { sound in
+            ", sound \(sound.codec) \(sound.bitrate) of " + sound.inputs.map(\.description).joined(separator: "+")
+        } ?? ""
         let description = Mutex((source: "", encoding: ""))
         let started = ReadyLatch(count: 1)
         let running = Task {
@@ -111,7 +116,7 @@ final class BenchRunner: Sendable {
                 // `:1 1920x1080+0+0 with MIT-SHM`: the display first, as a heading names what it measured.
                 let method = start.sources.first?.components(separatedBy: " with ").last ?? ""
                 let said = (source: "\(capture.display) \(capture.region) with \(method)\(content)",
-                            encoding: size + (start.encoderLabels.first ?? ""))
+                            encoding: size + (start.encoderLabels.first ?? "") + sound)
                 description.withLock { $0 = said }
                 described(said)
                 started.report(nil)

@@ -29,6 +29,10 @@ extension Podium {
                   podium bench --scene slides --fps 15,30,60 --seconds 10 --format csv
                   podium bench --display :0 --max-size 1280 --plot cost.svg
                   podium bench --scene video --ladder 1080p,720p,360p
+                  podium bench --scene slides --fps 30 --audio --seconds 20
+
+                --audio measures the sound too (from the sound server, as 'podium stream' does): \
+                its threads' CPU (capture, mixing, encoding) is the 'audio cpu' column.
 
                 --ladder measures what each added encoding costs: at each rate (30 fps unless --fps \
                 says otherwise) it runs the first rung alone, then the first two, and so on; every \
@@ -40,6 +44,7 @@ extension Podium {
         @OptionGroup(title: "Capture") var source: CaptureSource
         @OptionGroup(title: "Scale") var scale: ScaleOptions
         @OptionGroup(title: "Encode") var encode: EncodeOptions
+        @OptionGroup(title: "Sound") var sound: SoundOptions
 
         @Option(name: .customLong("fps"), help: ArgumentHelp("The rates to measure, comma-separated, each 1 to 240 or max (default: 5,10,15,30,60,120,max).", valueName: "LIST"),
                 transform: parsed(BenchRate.sweep(parsing:)))
@@ -104,13 +109,13 @@ extension Podium {
             var capture = source
             if let server { capture.display = server.display }
             let sweep = rates ?? (ladder == nil ? BenchRate.defaultSweep : [.fps(30)])
-            let runner = BenchRunner(plan: .init(source: capture, encode: encode.defaults(scale), rates: sweep,
-                                                 ladder: ladder, seconds: seconds, scene: scene,
+            let runner = BenchRunner(plan: .init(source: capture, encode: encode.defaults(scale), sound: sound.plan,
+                                                 rates: sweep, ladder: ladder, seconds: seconds, scene: scene,
                                                  xServer: server?.pid),
                                      logger: logger)
             SignalTrap.onStop { runner.stop() }
             let showProgress = !quiet
-            let rowPrinter = BenchRowPrinter(format: format, columns: BenchColumns(ladder: ladder != nil),
+            let rowPrinter = BenchRowPrinter(format: format, columns: BenchColumns(ladder: ladder != nil, sound: sound.plan != nil),
                                              seconds: Double(seconds), output: try TextOutput.open("-", flag: "stdout"))
             let (rows, sourceText, encoding) = try await runner.run { event in
                 switch event {
