@@ -107,6 +107,75 @@ import Testing
         #expect(figures["offsetMs"] is Double && figures["cpuCores"] is Double, "\(figures)")
     }
 
+    /// `kill -9` mid-run: each container's sound plays to where its picture ends (within the
+    /// muxer's interleaving, a few packets), and is the tone.
+    @Test func aKilledRecordingsSoundEndsWithItsPicture() throws {
+        let sound = try SoundServer(tone: 1_000)
+        let scene = try Tools.scene(on: desk.display.display)
+        defer { _ = try? scene.interrupt() }
+        let outputs = ["killed.mkv", "killed.mp4", "killed.ts"].map(desk.path)
+        let run = try Tools.start(Tools.podium.path, ["stream", "--audio"] + outputs.flatMap { ["--to", $0] },
+                                  environment: sound.environment.merging(["DISPLAY": desk.display.display]) { $1 })
+        try run.waitForStderr(containing: "audio -", timeout: 20)
+        Thread.sleep(forTimeInterval: 2.5)
+        run.signal(SIGKILL)
+        _ = try? run.wait(timeout: 10)
+        for output in outputs {
+            let picture = try streamEnd(output, stream: "v:0")
+            let heard = try streamEnd(output, stream: "a:0")
+            #expect(picture >= 1.5, "\(output): the picture plays \(picture) s")
+            #expect(abs(heard - picture) <= 0.3, "\(output): sound ends at \(heard) s, the picture at \(picture) s")
+            let samples = try Tools.decodeSound(output)
+            let middle = samples[samples.count / 4..<samples.count * 3 / 4]
+            #expect(Tools.tonePower(near: 1_000, in: middle) > 1e-3, "\(output): the tone")
+        }
+    }
+
+    /// Where the last packet of `stream` (`v:0`, `a:0`) of `path` ends, in seconds.
+    func streamEnd(_ path: String, stream: String) throws -> Double {
+        let packets = try Tools.run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries",
+                                                "packet=pts_time,duration_time", "-of", "csv=p=0", path])
+        let ends = packets.stdout.split(separator: "\n").compactMap { line -> Double? in
+            let fields = line.split(separator: ",").compactMap { Double($0) }
+            return fields.isEmpty ? nil : fields.reduce(0, +)
+        }
+        return ends.max() ?? 0
+    }
+
+    /// One run to a TCP receiver, an SRT listener and an RTSP server (each FFmpeg or libsrt's own
+    /// tool, writing what it got): each reception carries the tone beside the picture.
+    @Test func tcpSRTAndRTSPCarryTheSound() throws {
+        let sound = try SoundServer(tone: 1_000)
+        let (tcpPort, srtPort, rtspPort) = (Tools.freePort(), Tools.freePort(), Tools.freePort())
+        let received = ["tcp.ts", "srt.ts", "rtsp.mkv"].map(desk.path)
+        let tcp = try Tools.start("ffmpeg", ["-v", "error", "-i", "tcp://127.0.0.1:\(tcpPort)?listen", "-c", "copy",
+                                             "-y", received[0]])
+        let srt = try Tools.start("/bin/bash", ["-c", "exec srt-live-transmit -q -a no \"$1\" file://con > \"$2\"",
+                                                "srt-receiver", "srt://127.0.0.1:\(srtPort)?mode=listener", received[1]])
+        let rtsp = try Tools.start("ffmpeg", ["-v", "error", "-rtsp_flags", "listen",
+                                              "-i", "rtsp://127.0.0.1:\(rtspPort)/live", "-c", "copy", "-y",
+                                              received[2]])
+        defer { [tcp, srt, rtsp].forEach { $0.signal(SIGKILL) } }
+        // The servers take the first connection for the publisher: nothing may knock to see if they are up.
+        Thread.sleep(forTimeInterval: 1)
+        let result = try Tools.podium(["stream", "--audio", "-t", "4s", "--keyint", "1s",
+                                       "--to", "tcp://127.0.0.1:\(tcpPort)", "--to", "srt://127.0.0.1:\(srtPort)",
+                                       "--to", "rtsp://127.0.0.1:\(rtspPort)/live"],
+                                      display: desk.display.display, environment: sound.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        for receiver in [tcp, srt, rtsp] { _ = try? receiver.wait(timeout: 10) }
+        for path in received {
+            let streams = try Tools.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_name",
+                                                    "-of", "csv=p=0", path])
+            #expect(streams.stdout.contains("h264,video") && streams.stdout.contains("aac,audio"),
+                    "\(path): \(streams.stdout) \(streams.stderr)")
+            let samples = try Tools.decodeSound(path)
+            #expect(Double(samples.count) / 48_000 > 2, "\(path): \(samples.count) samples")
+            let middle = samples[samples.count / 4..<samples.count * 3 / 4]
+            #expect(Tools.tonePower(near: 1_000, in: middle) > 1e-3, "\(path): the tone")
+        }
+    }
+
     /// A recording without the clapper's sound has nothing to pair: said, with 69.
     @Test func avSyncSaysWhenThereIsNothingToMeasure() throws {
         let output = desk.path("silent.mkv")
