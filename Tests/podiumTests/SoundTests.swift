@@ -252,17 +252,22 @@ import Testing
     init() throws { desk = try PrivateDesk() }
 
     /// The clapper flashes and beeps once a second; `podium av-sync` finds each flash and its beep
-    /// in every container and after HLS: within 20 ms of each other (median), 40 ms at worst.
+    /// in every container and after HLS (MPEG-TS and fMP4 segments): within 20 ms of each other
+    /// (median), 40 ms at worst.
     @Test func theClappersFlashesAndBeepsAreFoundAndPaired() throws {
         let sound = try SoundServer()
         let clapper = try Tools.start(Tools.podium.path, ["scene", "--display", desk.display.display,
                                                           "--kind", "clapper",
                                                           "--fps", "60", "--quiet"], environment: sound.environment)
         defer { _ = try? clapper.interrupt() }
-        try FileManager.default.createDirectory(atPath: desk.path("hls"), withIntermediateDirectories: true)
-        let outputs = ["clapper.mkv", "clapper.mp4", "clapper.ts", "clapper.flv", "hls/clapper.m3u8"].map(desk.path)
+        for folder in ["hls", "fmp4"] {
+            try FileManager.default.createDirectory(atPath: desk.path(folder), withIntermediateDirectories: true)
+        }
+        let outputs = ["clapper.mkv", "clapper.mp4", "clapper.ts", "clapper.flv", "hls/clapper.m3u8",
+                       "fmp4/clapper.m3u8"].map(desk.path)
         let result = try Tools.podium(["stream", "--audio", "--fps", "60", "-t", "6s"]
-                                      + outputs.flatMap { ["--to", $0] },
+                                      + outputs.flatMap { ["--to", $0.hasPrefix(desk.path("fmp4"))
+                                                              ? $0 + "?segment-type=fmp4" : $0] },
                                       display: desk.display.display, environment: sound.environment)
         #expect(result.status == 0, "\(result.stderr)")
         for output in outputs {

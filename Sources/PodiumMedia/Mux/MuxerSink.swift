@@ -24,6 +24,8 @@ final class MuxerSink {
     private let client: SocketWriter?
     /// Spreads datagrams over each frame's interval, for a route that paces them.
     private var pacer: DatagramPacer?
+    /// The last picture, for a route that holds pictures until the next comes.
+    private var heldPicture: EncodedPacket?
     private let ownedOutgoing: OwnedPacket
     private var outgoing: UnsafeMutablePointer<AVPacket> { ownedOutgoing.pointer }
 
@@ -179,10 +181,23 @@ final class MuxerSink {
         streamTimeBases = (0..<streams.count).map { context.pointee.streams[$0]?.pointee.time_base ?? AVRational() }
     }
 
-    /// Writes one packet; the muxer takes its own reference, the shared packet stays untouched.
+    /// Writes one packet (a picture, on a route that holds pictures, once the next one comes); the
+    /// muxer takes its own reference, the shared packet stays untouched.
+    func write(_ packet: EncodedPacket) throws(FFmpegError) {
+        guard route.holdsPictures, let index = streams.firstIndex(where: { $0.id == packet.streamID }),
+              streams[index].video != nil else {
+            return try send(packet, duration: packet.duration)
+        }
+        if let held = heldPicture {
+            try send(held, duration: max(1, packet.presentationTime - held.presentationTime))
+        }
+        heldPicture = packet
+    }
+
+    /// Hands one packet, said to last `duration`, to the muxer.
     ///
     /// The corresponding C function is `av_interleaved_write_frame`.
-    func write(_ packet: EncodedPacket) throws(FFmpegError) {
+    private func send(_ packet: EncodedPacket, duration: Int64) throws(FFmpegError) {
         guard let context, let payload = packet.payload as? AVPacketPayload,
               let index = streams.firstIndex(where: { $0.id == packet.streamID }) else { return }
         try check(av_packet_ref(outgoing, payload.packet))
@@ -196,7 +211,7 @@ final class MuxerSink {
         let shift = av_rescale_q(origin, microsecond, timeBase)
         outgoing.pointee.pts -= shift
         outgoing.pointee.dts -= shift
-        outgoing.pointee.duration = route.tellsDurations ? packet.duration : 0
+        outgoing.pointee.duration = duration
         av_packet_rescale_ts(outgoing, timeBase, streamTimeBases[index])
         outgoing.pointee.stream_index = Int32(index)
         // A picture's datagrams are spread over its share of time. A sound packet is a datagram or
@@ -214,6 +229,10 @@ final class MuxerSink {
         guard let context else { return }
         defer { close() }
         if headerWritten {
+            if let held = heldPicture {
+                heldPicture = nil
+                try send(held, duration: held.duration)
+            }
             headerWritten = false
             try check(av_write_trailer(context))
         }

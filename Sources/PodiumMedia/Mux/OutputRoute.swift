@@ -40,11 +40,13 @@ public struct OutputRoute: Sendable {
     /// Whether each connection's timeline starts at zero, as a fresh publisher's does. An HLS
     /// variant keeps the run's timeline, which every variant shares.
     var rebasesTimeline = true
-    /// Whether packets tell the muxer how long they last (a frame interval), so the last frame of
-    /// a recording counts. Not for HLS: its muxer takes a segment's length for the sum of its
-    /// packets' when they have one, and on a still screen (a frame a second) a whole segment
-    /// would say it lasts a few frames.
-    var tellsDurations = true
+    /// Whether each picture waits for the next, so that it is written lasting until then; other
+    /// routes say a picture lasts a frame interval, so the last frame of a recording counts. For
+    /// HLS: its muxer takes a segment's length for the sum of its pictures', and an fMP4
+    /// fragment's next one starts where its last picture ends, so on a still screen (a frame a
+    /// second) a picture that said it lasts a frame interval made a segment short and put the
+    /// next one's pictures early. It costs the output one picture's wait.
+    var holdsPictures = false
 }
 
 extension SinkURL {
@@ -85,7 +87,7 @@ extension SinkURL {
             }
             return OutputRoute(container: .hls, destination: .muxer(path), options: options, opensLate: false,
                                retry: nil, pacesDatagrams: false, datagramSize: 0, isLocal: true,
-                               rebasesTimeline: false, tellsDurations: false)
+                               rebasesTimeline: false, holdsPictures: true)
         case .udp(let host, let port, let datagrams):
             var options = [("pkt_size", "\(datagrams.packetSize)")]
             if let ttl = datagrams.ttl { options.append(("ttl", "\(ttl)")) }
