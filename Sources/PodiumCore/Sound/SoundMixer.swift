@@ -57,6 +57,17 @@ struct SoundMixer: ~Copyable {
         return frames - taken
     }
 
+    /// Fills every track that ends before `position` with silence up to it (as far as there is room).
+    mutating func fill(upTo position: Int64) {
+        for index in tracks.indices {
+            let missing = Int(max(0, min(Int64(capacity - tracks[index].count), position - end(of: index))))
+            guard missing > 0, let base = tracks[index].samples.baseAddress else { continue }
+            (base + tracks[index].count * SoundFormat.channels).update(repeating: 0,
+                                                                       count: missing * SoundFormat.channels)
+            tracks[index].count += missing
+        }
+    }
+
     /// Mixes as far as every track has sound, and no further than `limit` (the run's end), and
     /// hands the mix out in order; sound past `limit` is left unmixed.
     mutating func mix(upTo limit: Int64?,

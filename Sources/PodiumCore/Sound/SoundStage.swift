@@ -159,6 +159,9 @@ public final class SoundStage<Placer: SoundPlacing, Encoder: SoundEncoding>: Sen
                         let placer = tracks[index].placer
                         try placer.flush { receive($0, on: index) }
                     }
+                    // A resampler still squeezing a track ends it a little early: the sound
+                    // lasts to the end all the same.
+                    mixer.fill(upTo: last)
                     try mix(upTo: last)
                     return
                 }

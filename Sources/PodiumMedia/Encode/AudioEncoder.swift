@@ -34,6 +34,8 @@ public final class AudioEncoder: SoundEncoding {
     /// Samples a channel sent so far: the next frame's time.
     private var sent: Int64 = 0
     private var flushed = false
+    /// Whether the encoder takes a last frame shorter than the others.
+    private let takesShortLastFrame: Bool
 
     /// The encoders Podium uses for each codec.
     static func encoderName(for codec: AudioCodec) -> String {
@@ -110,6 +112,7 @@ public final class AudioEncoder: SoundEncoding {
         ownedConverted = converted
         ownedPacket = packet
         self.converter = converter
+        takesShortLastFrame = encoder.pointee.capabilities & AV_CODEC_CAP_SMALL_LAST_FRAME != 0
         self.fifo = fifo
     }
 
@@ -170,6 +173,9 @@ public final class AudioEncoder: SoundEncoding {
                 av_samples_set_silence(frame.pointee.extended_data, 0, Int32(frameSize), Int32(SoundFormat.channels),
                                        AVSampleFormat(rawValue: frame.pointee.format))
                 try read(left)
+                // An encoder that takes a short last frame ends the sound where it ends; others
+                // get it padded with silence.
+                if takesShortLastFrame { frame.pointee.nb_samples = Int32(left) }
                 try send(frame, emit)
             }
             try send(nil, emit)
@@ -222,7 +228,7 @@ public final class AudioEncoder: SoundEncoding {
     private func send(_ frame: UnsafeMutablePointer<AVFrame>?, _ emit: (EncodedPacket) -> Void) throws(FFmpegError) {
         if let frame {
             frame.pointee.pts = sent
-            sent += Int64(frameSize)
+            sent += Int64(frame.pointee.nb_samples)
         }
         try check(avcodec_send_frame(context, frame))
         while true {
