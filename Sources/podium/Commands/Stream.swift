@@ -60,7 +60,8 @@ extension Podium {
 
                 --audio carries the sound the machine plays (or --audio mic, or a source by its \
                 name) in every output but the window and the browser viewer, encoded once, placed \
-                on the same clock as the pictures.
+                on the same clock as the pictures. Given again, it mixes the sources, each at the \
+                level its ?gain= sets.
 
                 Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops capture, flushes the encoder and \
                 finalizes every output; a second one more than a second later exits at once.
@@ -69,6 +70,7 @@ extension Podium {
                   podium stream --to talk.mkv
                   podium stream --audio --to talk.mkv
                   podium stream --audio mic --audio-codec opus --to talk.mkv
+                  podium stream --audio --audio 'mic?gain=-6dB' --to talk.mkv
                   podium stream --to talk.mkv --to 'live.ts?size=1280x720&bitrate=2M'
                   podium stream --to hls/live.m3u8
                   podium stream -t 30s --fps 60 --crf 20 --to clip.mp4
