@@ -54,6 +54,16 @@ extension Tools {
     }
 
     /// Waits until something accepts TCP connections on loopback at `port`.
+    /// Python's HTTP server on a free loopback port, serving `folder` (for Chromium to play an HLS
+    /// folder from); returns once it listens.
+    public static func serve(_ folder: URL) throws -> (server: RunningCommand, port: Int) {
+        let port = freePort()
+        let server = try start("/usr/bin/python3", ["-m", "http.server", "\(port)", "--bind", "127.0.0.1",
+                                                    "--directory", folder.path])
+        try waitUntilListening(port: port, process: server)
+        return (server, port)
+    }
+
     public static func waitUntilListening(port: Int, process: RunningCommand? = nil,
                                           timeout: TimeInterval = 10) throws {
         let deadline = Date().addingTimeInterval(timeout)

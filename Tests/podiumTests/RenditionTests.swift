@@ -248,11 +248,8 @@ import Testing
               style="position:fixed;inset:0;width:100%;height:100%;object-fit:fill"></video></body></html>
             """
         try page.write(to: folder.appendingPathComponent("play.html"), atomically: true, encoding: .utf8)
-        let port = Tools.freePort()
-        let http = try Tools.start("/usr/bin/python3", ["-m", "http.server", "\(port)", "--bind", "127.0.0.1",
-                                                        "--directory", folder.path])
+        let (http, port) = try Tools.serve(folder)
         defer { _ = try? http.interrupt() }
-        try Tools.waitUntilListening(port: port, process: http)
         let shot = folder.appendingPathComponent("shot.png").path
         let video = "document.getElementById('v')"
         let played = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path, [

@@ -176,6 +176,33 @@ import Testing
         }
     }
 
+    /// Headless Chromium plays an HLS folder with sound (natively: Chromium plays HLS itself), with
+    /// MPEG-TS and with fMP4 segments: its decoder gets the sound beside the picture.
+    @Test(arguments: ["mpegts", "fmp4"])
+    func chromiumPlaysHLSWithItsSound(segments: String) throws {
+        let sound = try SoundServer(tone: 1_000)
+        let folder = desk.folder.appendingPathComponent(segments)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("hls"),
+                                                withIntermediateDirectories: true)
+        let result = try Tools.podium(["stream", "--audio", "-t", "5s",
+                                       "--to", folder.appendingPathComponent("hls/live.m3u8").path
+                                           + "?segment-type=\(segments)"],
+                                      display: desk.display.display, environment: sound.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        try #"<video id="v" src="hls/live.m3u8" muted autoplay playsinline></video>"#
+            .write(to: folder.appendingPathComponent("play.html"), atomically: true, encoding: .utf8)
+        let (http, port) = try Tools.serve(folder)
+        defer { _ = try? http.interrupt() }
+        let video = "document.getElementById('v')"
+        let played = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path, [
+            "http://127.0.0.1:\(port)/play.html", "--timeout", "40",
+            "--until", "\(video).currentTime >= 3 && \(video).webkitAudioDecodedByteCount > 0",
+            "--value", "{time: \(video).currentTime, sound: \(video).webkitAudioDecodedByteCount, "
+                + "picture: \(video).webkitVideoDecodedByteCount, error: \(video).error && \(video).error.message}",
+        ], timeout: 60)
+        #expect(played.status == 0, "Chromium played 3 s with sound: \(played.stdout) \(played.stderr)")
+    }
+
     /// A recording without the clapper's sound has nothing to pair: said, with 69.
     @Test func avSyncSaysWhenThereIsNothingToMeasure() throws {
         let output = desk.path("silent.mkv")

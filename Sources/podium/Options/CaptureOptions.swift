@@ -24,9 +24,23 @@ struct CaptureSource: ParsableArguments {
     @Flag(name: .customLong("constant-fps"), help: "Grab every frame at --fps, changed or not (by default only what changed is grabbed).")
     var constantFPS = false
 
-    @Option(name: .customLong("idle-fps"), help: ArgumentHelp("How often an unchanged screen is still sent on (default: 1).", valueName: "N"),
+    @Option(name: .customLong("idle-fps"),
+            help: ArgumentHelp("How often an unchanged screen is still sent on (default: 1; 2 with an HLS output "
+                               + "of MPEG-TS segments).", valueName: "N"),
             transform: parsed(FrameRate.init(parsing:)))
-    var idleFPS = FrameRate(1)
+    var idleFPS: FrameRate?
+
+    /// How often an unchanged screen is sent on: as asked, or once a second; twice with an HLS
+    /// output of MPEG-TS segments, as Chromium cannot play those whose pictures are a second apart
+    /// (fMP4 segments it plays).
+    func idleRate(for outputs: [SinkURL]) -> FrameRate {
+        if let idleFPS { return idleFPS }
+        let hasTransportStreamHLS = outputs.contains { url in
+            if case .hls(_, let options) = url { return options.segmentType == .mpegts }
+            return false
+        }
+        return FrameRate(hasTransportStreamHLS ? 2 : 1)
+    }
 
     func validate() throws {
         if monitor != nil && region != nil {

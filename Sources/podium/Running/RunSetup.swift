@@ -85,10 +85,12 @@ enum RunSetup {
     /// rectangle found on it, and the monitor it is, if any.
     /// - Throws: 69 when the display cannot be opened, the monitor is not there or its pixels
     ///   cannot be read; 64 for a region outside the screen.
-    static func capturePlan(_ source: CaptureSource) async throws(PodiumError) -> (CapturePlan, Monitor?) {
+    /// - Parameter outputs: where the pictures go, which may ask for an unchanged screen more often.
+    static func capturePlan(_ source: CaptureSource, outputs: [SinkURL] = []) async throws(PodiumError)
+        -> (CapturePlan, Monitor?) {
         let (display, monitor, region) = (source.display, source.monitor, source.region)
         let (cursor, sharedMemory, damage, idle) = (source.cursor, !source.noSharedMemory, !source.constantFPS,
-                                                    source.idleFPS)
+                                                    source.idleRate(for: outputs))
         return try await onOwnThread("podium-display") { () throws(PodiumError) in
             try CapturePlan.look(display: display, monitor: monitor, region: region, drawsCursor: cursor,
                                  sharedMemory: sharedMemory, tracksDamage: damage, idleFPS: idle)
