@@ -204,6 +204,8 @@ const sound = {
   // Where (context seconds) the next packet plays when it follows on, and the delay (ms, from
   // capture to play) packets are placed at; arrivals: recent {at, arrival} pairs, oldest first.
   playhead: 0, delay: null, arrivals: [],
+  // Arrivals before this page time are passed over: the context was just made.
+  settledAt: 0,
   latencies: [],
 };
 
@@ -214,11 +216,7 @@ function setSoundState(state) {
 
 // The codecs this browser can play this page's way; a WebCodecs page asks its AudioDecoder.
 async function findPlayableSound() {
-  try {
-    openSoundContext();
-  } catch {
-    return [];
-  }
+  if (typeof AudioContext !== "function") return [];
   if (decoderKind === "mse") {
     return soundCodecs.filter((codec) => MediaSource.isTypeSupported(`audio/mp4; codecs="${codec}"`));
   }
@@ -230,7 +228,14 @@ async function findPlayableSound() {
 }
 
 function configureSound(audio) {
-  const playable = audio && sound.context && playableSound.includes(audio.codec);
+  let playable = audio && playableSound.includes(audio.codec);
+  if (playable && !sound.context) {
+    try {
+      openSoundContext(audio.sampleRate);
+    } catch {
+      playable = false;
+    }
+  }
   podium.audioCodec = audio?.codec ?? null;
   const name = soundNames[audio?.codec] ?? audio?.codec;
   const way = decoderKind === "mse" ? "over plain HTTP" : "here";
@@ -246,16 +251,16 @@ function configureSound(audio) {
   if (sound.config && sound.config.codec === audio.codec && sound.config.description === audio.description) return;
   sound.config = audio;
   if (decoderKind === "webcodecs") openSoundDecoder(audio);
-  // Runs again if the browser lets it without a click, as it did when the page opened.
+  // Runs now if the browser lets sound start without a click, or waits for one.
   if (sound.context.state === "suspended") sound.context.resume().catch(() => {});
   soundStateChanged();
 }
 
-// Made as the page opens, before the stream comes: the first AudioContext of a page holds its
-// thread up to a few hundred milliseconds, which would delay the first packets as much and be
-// taken for jitter. Podium's sound is 48 kHz.
-function openSoundContext() {
-  sound.context = new AudioContext({ latencyHint: "interactive", sampleRate: 48000 });
+// Made once a run with sound is there, and kept. The first AudioContext of a page holds its thread
+// for up to a few hundred milliseconds: the packets that wait meanwhile are not taken for jitter.
+function openSoundContext(sampleRate) {
+  sound.context = new AudioContext({ latencyHint: "interactive", sampleRate });
+  sound.settledAt = performance.now() + 500;
   sound.analyser = sound.context.createAnalyser();
   sound.analyser.fftSize = 2048;
   sound.levels = new Float32Array(sound.analyser.fftSize);
@@ -326,8 +331,8 @@ function decodeSound(packet, data) {
 // When a packet comes, against its capture time: the delay is set by the slowest of the last
 // seconds. Taken as it arrives, not once decoded, so a decoder's slow start is not taken for jitter.
 function noteArrival(captured) {
-  if (clockOffset === null) return;
   const now = performance.now();
+  if (clockOffset === null || now < sound.settledAt) return;
   const arrivals = sound.arrivals;
   arrivals.push({ at: now, arrival: now + clockOffset - captured });
   while (arrivals[0].at < now - arrivalWindow) arrivals.shift();
