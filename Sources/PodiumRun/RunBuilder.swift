@@ -42,9 +42,12 @@ public enum RunBuilder {
                 }
             }
         }
-        // Each viewers' server gets each of its renditions from a feed subscribed to that stream.
+        // Each viewers' server gets each of its renditions from a feed subscribed to that stream
+        // and the sound.
         let feeds = encoding.viewers.map { viewers in
-            viewers.renditions.map { ViewerFeed(name: $0.name, stream: streams[$0.encoding], hub: hub) }
+            viewers.renditions.map {
+                ViewerFeed(name: $0.name, stream: streams[$0.encoding], sound: sound?.stage.stream, hub: hub)
+            }
         }
         var servers: [ViewerServer] = []
         for viewers in encoding.viewers {
@@ -79,7 +82,8 @@ public enum RunBuilder {
     private static func soundBranch(_ sound: SoundPlan, plan: RunPlan, hub: StreamHub, counters: RunCounters)
         -> (sources: [any SoundSource], stage: SoundStage<SoundPlacer, AudioEncoder>)? {
         guard let soundCounters = counters.sound, !plan.encoding.encodings.isEmpty else { return nil }
-        let globalHeader = plan.encoding.sinks.contains(where: \.needsGlobalHeader)
+        // Browsers' decoders take the codec's configuration apart from the packets, as MP4 does.
+        let globalHeader = plan.encoding.sinks.contains(where: \.needsGlobalHeader) || !plan.encoding.viewers.isEmpty
         let stage = SoundStage(stream: hub.addStream(), counters: soundCounters, gains: sound.inputs.map(\.factor),
                                frameInterval: plan.fps.intervalNanoseconds, placer: SoundPlacer.init) {
             stream throws(PodiumError) in

@@ -80,7 +80,9 @@ public final class RunSession: Sendable {
         let pictures = (encodeStage?.summaries ?? []).enumerated().map { index, summary in
             "encoding \(summary) to " + plan.encoding.outputs(ofEncoding: index).joined(separator: ", ")
         }
-        let sinks = plan.encoding.sinks.map(\.description).joined(separator: ", ")
+        // Every output and every viewers' server carries the sound.
+        let sinks = (plan.encoding.sinks.map(\.description) + plan.encoding.viewers.map(\.options.description))
+            .joined(separator: ", ")
         let sound = soundStage.map { "encoding \($0.summary) to \(sinks)" }
         return pictures + (sound.map { [$0] } ?? [])
     }

@@ -30,13 +30,16 @@ import Testing
     }
 
     /// Opens `link` in Chromium until the page painted `frames` frames and `condition` holds;
-    /// returns what `window.podium` said, and `held`: whether it came to that.
+    /// returns what `window.podium` said, and `held`: whether it came to that. With `click`, that
+    /// element is then clicked, and what the page says is returned once `then` holds.
     func watch(_ link: String, frames: Int, until condition: String = "true", flags: [String] = [],
-               screenshot: String? = nil, size: String = "640x480") throws -> [String: Any] {
+               screenshot: String? = nil, size: String = "640x480", click: String? = nil,
+               then: String = "true") throws -> [String: Any] {
         var arguments = [link, "--size", size, "--timeout", "30",
                          "--until", "window.podium && window.podium.painted >= \(frames) && \(condition)",
                          "--value", "window.podium"] + flags.map { "--flag=\($0)" }
         if let screenshot { arguments += ["--screenshot", screenshot] }
+        if let click { arguments += ["--click", click, "--then", then] }
         let result = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path, arguments,
                                    timeout: 60)
         #expect(result.status == 0, "the page did not paint \(frames) frames: \(result.stdout) \(result.stderr)")

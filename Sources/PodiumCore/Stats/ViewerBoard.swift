@@ -70,6 +70,14 @@ extension StatsSample {
         /// Its last second: milliseconds to decode a frame, and from capture to paint.
         public var decodeMilliseconds = 0.0
         public var latency = StageTimes.empty
+        /// Its sound: `none` (the run has none), `unsupported` (the browser cannot play its codec),
+        /// `suspended` (waiting for a click, as browsers require), `running`; empty until its first report.
+        public var sound = ""
+        /// Sound packets its page decoded.
+        public var soundDecoded = 0
+        /// Its last second: from capture to the place each sound packet was put on the page's
+        /// sound timeline, in milliseconds.
+        public var soundLatency = StageTimes.empty
 
         public init(id: Int, address: String, rendition: String) {
             self.id = id

@@ -1,16 +1,19 @@
+import Foundation
 public import PodiumCore
 import NIOCore
 import Synchronization
 
-/// One rendition as the browser viewers get it: a guest of the run's hub that turns each
-/// packet, once, into the message every viewer of that rendition is sent (Annex B for WebCodecs,
-/// an fMP4 fragment for Media Source Extensions), and offers it to each of them.
+/// One rendition as the browser viewers get it, with the run's sound: a guest of the run's hub
+/// that turns each packet, once, into the message every viewer of that rendition is sent (Annex B
+/// or the sound packet itself for WebCodecs, an fMP4 fragment for Media Source Extensions), and
+/// offers it to each of them.
 ///
-/// Thread-safe: `offer` runs on the encode thread and never waits on a viewer.
+/// Thread-safe: `offer` runs on the encode thread (frames) and the sound thread (sound packets),
+/// and never waits on a viewer.
 public final class ViewerFeed: GuestSink {
     /// The rendition's name, as viewers choose it (`720p`).
     public let name: String
-    /// The rendition's picture stream.
+    /// The rendition's picture stream, and the run's sound stream when it has one.
     public let program: Program
     let hub: StreamHub
 
@@ -19,19 +22,46 @@ public final class ViewerFeed: GuestSink {
     private struct Parameters {
         /// `00 00 00 01 SPS 00 00 00 01 PPS`, put before a keyframe that lacks them.
         var annexB: [UInt8]
-        /// `{"type":"config",…}`: codec string and size.
+        /// `{"type":"config",…}`: codec string and size, and the sound's.
         var config: String
         /// Kind 2 and the fMP4 initialization segment.
         var initialization: ByteBuffer
     }
 
+    /// What a page must know to play the run's sound, learnt from its stream as the feed starts.
+    private struct Sound {
+        var stream: StreamDescription
+        /// The codec as a page names it (`mp4a.40.2`, `opus`): a viewer whose hello lists it is sent the sound.
+        var codec: String
+        /// `{"codec":…}`, the config message's `audio`: codec, rate, channels and the decoder's
+        /// description (the AudioSpecificConfig or the OpusHead), base64.
+        var config: String
+        /// Kind 4 and the sound's fMP4 initialization segment; `nil` when the codec's parameters
+        /// do not make one, and then Media Source Extensions play the picture alone.
+        var initialization: ByteBuffer?
+
+        /// Whether `viewer`'s page plays this sound: its hello named the codec, and for Media
+        /// Source Extensions there is an initialization segment.
+        func isPlayed(by viewer: Viewer) -> Bool {
+            viewer.soundCodecs.contains(codec) && (viewer.decoder == .webcodecs || initialization != nil)
+        }
+    }
+
     private struct State {
         var stream: StreamDescription?
+        var sound: Sound?
         var parameters: Parameters?
         var viewers: [Viewer] = []
         var sequence: UInt32 = 0
         var lastResyncRequest: UInt64 = 0
         var closed = false
+
+        /// Whether a viewer that fell behind at `time` may ask for a keyframe now.
+        mutating func resyncDue(at time: UInt64) -> Bool {
+            guard time >= lastResyncRequest + ViewerFeed.resyncInterval else { return false }
+            lastResyncRequest = time
+            return true
+        }
     }
     private let state = Mutex(State())
 
@@ -39,10 +69,19 @@ public final class ViewerFeed: GuestSink {
     /// turn every frame of the recording into a keyframe.
     private static let resyncInterval: UInt64 = 1_000_000_000
 
-    /// - Parameter stream: the id of the rendition's picture stream on `hub`.
-    public init(name: String, stream: Int, hub: StreamHub) {
+    /// A picture in a fragment for a page that plays the sound lasts this long unless the next
+    /// comes sooner. Such a page places frames at their own times (so they keep in step with the
+    /// sound), and Media Source Extensions take a gap over twice the last frame's length for a
+    /// discontinuity, dropping every frame to the next keyframe: a frame must outlast the longest
+    /// wait for the next on a still screen (one second, at the slowest repeat `--idle-fps` allows).
+    static let heldFrameSeconds = 1
+
+    /// - Parameters:
+    ///   - stream: the id of the rendition's picture stream on `hub`.
+    ///   - sound: the id of the run's sound stream on `hub`, when it has one.
+    public init(name: String, stream: Int, sound: Int? = nil, hub: StreamHub) {
         self.name = name
-        program = Program(streams: [stream])
+        program = Program(streams: [stream] + (sound.map { [$0] } ?? []))
         self.hub = hub
     }
 
@@ -71,41 +110,91 @@ public final class ViewerFeed: GuestSink {
         guard let stream = streams.first, stream.video?.codec == .h264 else {
             throw .usage("the browser viewer plays H.264; pass --codec h264")
         }
+        let sound = streams.first { $0.audio != nil }.flatMap(Self.sound)
         state.withLock { state in
             state.stream = stream
+            state.sound = sound
             if state.parameters == nil {
-                stream.extradata.withUnsafeBytes { state.parameters = Self.parameters(in: $0, of: stream, name: name) }
+                stream.extradata.withUnsafeBytes {
+                    state.parameters = Self.parameters(in: $0, of: stream, name: name, sound: sound)
+                }
             }
         }
     }
 
     public func offer(_ packet: EncodedPacket) {
+        guard packet.streamID == program.streams[0] else { return offerSound(packet) }
         var resync = false
         state.withLock { state in
             guard !state.viewers.isEmpty, let stream = state.stream else { return }
             if state.parameters == nil && packet.isKeyframe {
-                packet.payload.withUnsafeBytes { state.parameters = Self.parameters(in: $0, of: stream, name: name) }
+                packet.payload.withUnsafeBytes {
+                    state.parameters = Self.parameters(in: $0, of: stream, name: name, sound: state.sound)
+                }
             }
             guard let parameters = state.parameters else { return }
+            let sound = state.sound
+            // Up to three forms, each made once: Annex B; a fragment for a page that plays frames one
+            // after the other; one held until the next, for a page that places frames at their
+            // times beside the sound.
             var annexB: ByteBuffer?
             var fragment: ByteBuffer?
-            if state.viewers.contains(where: { $0.decoder == .webcodecs }) {
-                annexB = Self.annexBFrame(packet, parameters: parameters)
-            }
-            if state.viewers.contains(where: { $0.decoder == .mse }) {
-                state.sequence &+= 1
-                fragment = Self.fragment(packet, sequence: state.sequence, stream: stream)
-            }
+            var heldFragment: ByteBuffer?
+            let sequence = state.sequence &+ 1
             for viewer in state.viewers {
-                guard let frame = viewer.decoder == .webcodecs ? annexB : fragment else { continue }
-                let outcome = viewer.offer(frame, isKeyframe: packet.isKeyframe) {
-                    viewer.decoder == .webcodecs ? [.text(parameters.config)]
-                        : [.text(parameters.config), .data(parameters.initialization)]
+                let playsSound = sound?.isPlayed(by: viewer) ?? false
+                let form: ByteBuffer
+                switch viewer.decoder {
+                case .webcodecs:
+                    form = annexB ?? Self.annexBFrame(packet, parameters: parameters)
+                    annexB = form
+                case .mse where playsSound:
+                    let held = stream.timeScale * Self.heldFrameSeconds
+                    form = heldFragment ?? Self.fragment(packet, sequence: sequence, stream: stream, duration: held)
+                    heldFragment = form
+                case .mse:
+                    form = fragment ?? Self.fragment(packet, sequence: sequence, stream: stream)
+                    fragment = form
                 }
-                if outcome == .fellBehind && packet.captureTime >= state.lastResyncRequest + Self.resyncInterval {
-                    state.lastResyncRequest = packet.captureTime
-                    resync = true
+                if viewer.decoder == .mse { state.sequence = sequence }
+                let outcome = viewer.offer(form, isKeyframe: packet.isKeyframe) {
+                    switch viewer.decoder {
+                    case .webcodecs: [.text(parameters.config)]
+                    case .mse where playsSound:
+                        [.text(parameters.config), .data(parameters.initialization)]
+                            + (sound?.initialization.map { [.data($0)] } ?? [])
+                    case .mse: [.text(parameters.config), .data(parameters.initialization)]
+                    }
                 }
+                if outcome == .fellBehind { resync = state.resyncDue(at: packet.captureTime) || resync }
+            }
+        }
+        if resync { requestKeyframe() }
+    }
+
+    /// A sound packet goes to each viewer whose page plays the run's sound codec, after its first
+    /// keyframe: raw for WebCodecs, a fragment for Media Source Extensions.
+    private func offerSound(_ packet: EncodedPacket) {
+        var resync = false
+        state.withLock { state in
+            guard !state.viewers.isEmpty, let sound = state.sound else { return }
+            var raw: ByteBuffer?
+            var fragment: ByteBuffer?
+            let sequence = state.sequence &+ 1
+            for viewer in state.viewers where sound.isPlayed(by: viewer) {
+                let form: ByteBuffer
+                switch viewer.decoder {
+                case .webcodecs:
+                    form = raw ?? Self.soundPacket(packet, stream: sound.stream)
+                    raw = form
+                case .mse:
+                    // The encoder's priming packets come before the timeline's start, where a fragment cannot be.
+                    guard packet.presentationTime >= 0 else { continue }
+                    form = fragment ?? Self.soundFragment(packet, sequence: sequence, stream: sound.stream)
+                    fragment = form
+                    state.sequence = sequence
+                }
+                if viewer.offerSound(form) == .fellBehind { resync = state.resyncDue(at: packet.captureTime) || resync }
             }
         }
         if resync { requestKeyframe() }
@@ -125,19 +214,62 @@ public final class ViewerFeed: GuestSink {
     /// The message kinds, in each binary message's first byte.
     enum Kind: UInt8 {
         case frame = 1
+        /// The picture's fMP4 initialization segment.
         case initialization = 2
+        case sound = 3
+        /// The sound's fMP4 initialization segment.
+        case soundInitialization = 4
     }
 
-    /// A frame's header: kind, flags (1: keyframe), six zeros, its capture time in milliseconds
-    /// of the server's monotonic clock, and its presentation time in microseconds, both Float64.
+    /// A frame's or sound packet's header: kind, flags (1: keyframe), six zeros, its capture time
+    /// in milliseconds of the server's monotonic clock, and its presentation time in microseconds,
+    /// both Float64. A sound packet's capture time is when it was heard, moved as the sound stage
+    /// moves it to meet the pictures of that instant.
     static let frameHeaderSize = 24
 
-    private static func writeHeader(_ packet: EncodedPacket, into out: inout ByteBuffer) {
-        out.writeInteger(Kind.frame.rawValue)
+    private static func writeHeader(_ kind: Kind, _ packet: EncodedPacket, microseconds: Double,
+                                    into out: inout ByteBuffer) {
+        out.writeInteger(kind.rawValue)
         out.writeInteger(UInt8(packet.isKeyframe ? 1 : 0))
         out.writeRepeatingByte(0, count: 6)
         out.writeInteger((Double(packet.captureTime) / 1e6).bitPattern)
-        out.writeInteger(Double(packet.presentationTime).bitPattern)
+        out.writeInteger(microseconds.bitPattern)
+    }
+
+    /// The picture's packet times count microseconds already.
+    private static func writeHeader(_ packet: EncodedPacket, into out: inout ByteBuffer) {
+        writeHeader(.frame, packet, microseconds: Double(packet.presentationTime), into: &out)
+    }
+
+    /// A sound packet for WebCodecs: the header, then the packet as encoded.
+    private static func soundPacket(_ packet: EncodedPacket, stream: StreamDescription) -> ByteBuffer {
+        packet.payload.withUnsafeBytes { bytes in
+            var out = ByteBuffer()
+            out.reserveCapacity(frameHeaderSize + bytes.count)
+            writeHeader(.sound, packet, microseconds: microseconds(packet.presentationTime, of: stream), into: &out)
+            out.writeBytes(bytes)
+            return out
+        }
+    }
+
+    /// A sound packet for Media Source Extensions: the header, then a fragment of the sound track.
+    private static func soundFragment(_ packet: EncodedPacket, sequence: UInt32, stream: StreamDescription)
+        -> ByteBuffer {
+        packet.payload.withUnsafeBytes { bytes in
+            var out = ByteBuffer()
+            out.reserveCapacity(frameHeaderSize + 120 + bytes.count)
+            writeHeader(.sound, packet, microseconds: microseconds(packet.presentationTime, of: stream), into: &out)
+            let duration = packet.duration > 0 ? packet.duration : Int64(stream.audio?.samplesPerPacket ?? 1_024)
+            FragmentedMP4.writeFragment(
+                into: &out, track: .sound, sequence: sequence, decodeTime: UInt64(packet.presentationTime),
+                duration: UInt32(clamping: duration), isKeyframe: true, sampleSize: bytes.count
+            ) { out in out.writeBytes(bytes) }
+            return out
+        }
+    }
+
+    private static func microseconds(_ time: Int64, of stream: StreamDescription) -> Double {
+        Double(time) * 1e6 / Double(max(1, stream.timeScale))
     }
 
     /// An Annex B access unit, with the parameter sets before a keyframe that lacks them.
@@ -161,7 +293,9 @@ public final class ViewerFeed: GuestSink {
 
     /// An fMP4 fragment of one frame: its NAL units with four-byte lengths, less the parameter
     /// sets and delimiters, which the initialization segment holds.
-    private static func fragment(_ packet: EncodedPacket, sequence: UInt32, stream: StreamDescription) -> ByteBuffer {
+    /// - Parameter duration: how long it lasts unless the next comes sooner; by default a frame interval.
+    private static func fragment(_ packet: EncodedPacket, sequence: UInt32, stream: StreamDescription,
+                                 duration: Int? = nil) -> ByteBuffer {
         packet.payload.withUnsafeBytes { bytes in
             func kept(_ unit: Range<Int>) -> Bool {
                 !unit.isEmpty && ![7, 8, 9, 12].contains(AnnexB.h264Type(bytes[unit.lowerBound]))
@@ -172,11 +306,12 @@ public final class ViewerFeed: GuestSink {
             out.reserveCapacity(frameHeaderSize + 120 + sampleSize)
             writeHeader(packet, into: &out)
             // Each frame lasts a frame interval unless the next comes sooner; the page plays them in sequence.
-            let duration = UInt32(clamping: packet.duration > 0 ? packet.duration
-                                  : Int64(stream.timeScale / max(1, stream.video?.framesPerSecond ?? 30)))
+            let interval = packet.duration > 0 ? packet.duration
+                : Int64(stream.timeScale / max(1, stream.video?.framesPerSecond ?? 30))
             FragmentedMP4.writeFragment(
                 into: &out, sequence: sequence, decodeTime: UInt64(max(0, packet.presentationTime)),
-                duration: duration, isKeyframe: packet.isKeyframe, sampleSize: sampleSize
+                duration: UInt32(clamping: duration.map(Int64.init) ?? interval), isKeyframe: packet.isKeyframe,
+                sampleSize: sampleSize
             ) { out in
                 AnnexB.forEachUnit(in: bytes) { unit in
                     guard kept(unit) else { return }
@@ -189,8 +324,8 @@ public final class ViewerFeed: GuestSink {
     }
 
     /// The parameter sets found in `bytes` (Annex B), and what they tell a decoder.
-    private static func parameters(in bytes: UnsafeRawBufferPointer, of stream: StreamDescription, name: String)
-        -> Parameters? {
+    private static func parameters(in bytes: UnsafeRawBufferPointer, of stream: StreamDescription, name: String,
+                                   sound: Sound?) -> Parameters? {
         var sps: [UInt8]?
         var pps: [UInt8]?
         AnnexB.forEachUnit(in: bytes) { unit in
@@ -208,7 +343,7 @@ public final class ViewerFeed: GuestSink {
         guard let codec = described.codecsAttribute else { return nil }
         guard let video = stream.video else { return nil }
         let config = #"{"type":"config","rendition":"\#(name)","codec":"\#(codec)","width":\#(video.size.width),"#
-            + #""height":\#(video.size.height),"fps":\#(video.framesPerSecond)}"#
+            + #""height":\#(video.size.height),"fps":\#(video.framesPerSecond),"audio":\#(sound?.config ?? "null")}"#
         var initialization = ByteBuffer()
         initialization.writeInteger(Kind.initialization.rawValue)
         initialization.writeRepeatingByte(0, count: 7)
@@ -216,5 +351,22 @@ public final class ViewerFeed: GuestSink {
                                                    timeScale: stream.timeScale, configuration: configuration)
         initialization.writeBuffer(&segment)
         return Parameters(annexB: annexB, config: config, initialization: initialization)
+    }
+
+    /// What a page needs to play `stream`, the run's sound; `nil` for a codec pages are not told of.
+    private static func sound(_ stream: StreamDescription) -> Sound? {
+        guard let audio = stream.audio, let codec = stream.codecsAttribute else { return nil }
+        let description = Data(stream.extradata).base64EncodedString()
+        let config = #"{"codec":"\#(codec)","sampleRate":\#(audio.sampleRate),"channels":\#(audio.channels),"#
+            + #""description":"\#(description)"}"#
+        let initialization = FragmentedMP4.initialization(sound: stream).map { segment in
+            var message = ByteBuffer()
+            message.writeInteger(Kind.soundInitialization.rawValue)
+            message.writeRepeatingByte(0, count: 7)
+            var segment = segment
+            message.writeBuffer(&segment)
+            return message
+        }
+        return Sound(stream: stream, codec: codec, config: config, initialization: initialization)
     }
 }

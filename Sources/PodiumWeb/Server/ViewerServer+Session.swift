@@ -16,8 +16,10 @@ extension ViewerServer {
         var decoder: String?
         var width: Int?
         var height: Int?
-        /// `hello`: a rendition the viewer's link fixes (`?rendition=720p`).
+        /// `hello`: a rendition the viewer's link fixes (`?rendition=720p`), and the sound codecs
+        /// the page can play (`mp4a.40.2`, `opus`).
         var rendition: String?
+        var sound: [String]?
         /// `report`: frames decoded and dropped so far, the last second's decode time, each painted
         /// frame's latency, and the deepest the decode queue got.
         var decoded: Int?
@@ -25,6 +27,12 @@ extension ViewerServer {
         var decodeMs: Double?
         var latencies: [Double]?
         var queue: Int?
+        /// `report`: the sound's state (`none`, `suspended` until a click, `running`, `unsupported`),
+        /// sound packets decoded so far, and each played packet's latency (capture to its place
+        /// on the page's sound timeline).
+        var audioState: String?
+        var audioDecoded: Int?
+        var audioLatencies: [Double]?
     }
 
     /// Which rendition a viewer watches, and when it last had trouble keeping up.
@@ -112,7 +120,7 @@ extension ViewerServer {
         }
         let feed = feeds[adaptation.level]
         let id = board.join(address: peer, rendition: feed.name)
-        let viewer = Viewer(id: id, decoder: decoder)
+        let viewer = Viewer(id: id, decoder: decoder, soundCodecs: (hello.sound ?? []).prefix(8).map { $0 })
         let closed = state.withLock { state in
             if !state.closed { state.viewers[id] = viewer }
             return state.closed
@@ -133,7 +141,8 @@ extension ViewerServer {
             while let message = await viewer.next() {
                 switch message {
                 case .text(let text): try await outbound.write(.text(text))
-                case .data(let buffer), .frame(let buffer): try await outbound.write(.binary(buffer))
+                case .data(let buffer), .frame(let buffer), .sound(let buffer):
+                    try await outbound.write(.binary(buffer))
                 }
             }
             try await outbound.close(.normalClosure, reason: "The presenter stopped the stream")
@@ -158,9 +167,9 @@ extension ViewerServer {
     }
 
     private func record(_ report: PageMessage, of viewer: Viewer) {
-        // Latencies below zero come from a clock offset still settling; a few thousand a second is plenty.
-        let latencies = (report.latencies ?? []).prefix(2_000).filter { $0.isFinite && $0 >= 0 }.sorted()
+        let latencies = Self.latencies(report.latencies)
         for latency in latencies { board.latency.record(nanoseconds: UInt64(latency * 1e6)) }
+        let soundLatencies = Self.latencies(report.audioLatencies)
         let counts = viewer.counts
         board.update(viewer.id) { figures in
             figures.decoder = viewer.decoder.rawValue
@@ -169,11 +178,25 @@ extension ViewerServer {
             figures.decoded = max(0, report.decoded ?? figures.decoded)
             figures.dropped = max(0, report.dropped ?? figures.dropped)
             figures.decodeMilliseconds = report.decodeMs.flatMap { $0.isFinite ? $0 : nil } ?? 0
-            figures.latency = latencies.isEmpty ? .empty : StageTimes(
-                count: latencies.count, p50: latencies[latencies.count / 2],
-                p95: latencies[min(latencies.count - 1, latencies.count * 95 / 100)],
-                p99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)], max: latencies.last ?? 0)
+            figures.latency = Self.times(latencies)
+            figures.sound = String((report.audioState ?? figures.sound).prefix(16))
+            figures.soundDecoded = max(0, report.audioDecoded ?? figures.soundDecoded)
+            figures.soundLatency = Self.times(soundLatencies)
         }
+    }
+
+    /// A report's latencies, in order. Latencies below zero come from a clock offset still
+    /// settling; a few thousand a second is plenty.
+    private static func latencies(_ reported: [Double]?) -> [Double] {
+        (reported ?? []).prefix(2_000).filter { $0.isFinite && $0 >= 0 }.sorted()
+    }
+
+    /// The percentiles of `sorted` latencies.
+    private static func times(_ sorted: [Double]) -> StageTimes {
+        guard let last = sorted.last else { return .empty }
+        return StageTimes(count: sorted.count, p50: sorted[sorted.count / 2],
+                          p95: sorted[min(sorted.count - 1, sorted.count * 95 / 100)],
+                          p99: sorted[min(sorted.count - 1, sorted.count * 99 / 100)], max: last)
     }
 
     /// Steps down a rendition when the viewer fell behind or its decoder backs up; steps back up

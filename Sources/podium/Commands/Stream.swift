@@ -59,7 +59,7 @@ extension Podium {
                 capture times.
 
                 --audio carries the sound the machine plays (or --audio mic, or a source by its \
-                name) in every output but the window and the browser viewer, encoded once, placed \
+                name) in every output but the window, the browser viewer included, encoded once, placed \
                 on the same clock as the pictures. Given again, it mixes the sources, each at the \
                 level its ?gain= sets.
 
