@@ -3,13 +3,14 @@ import Foundation
 public import PodiumCore
 
 /// Sound from the desktop's sound server through libpulse, which both PulseAudio and PipeWire's
-/// PulseAudio interface serve: a recording stream read on the source's thread, about 10 ms at a
+/// PulseAudio interface serve: a recording stream read on the source's thread, about 20 ms at a
 /// time, in the run's sound format.
 ///
 /// Each block is stamped with when its first sample was heard, on the run's clock: the time it
 /// was read, less the stream's latency as the server measures it (signed: the monitor of an
-/// output gets its sound before the room hears it). When the server goes away the source says so and connects again every
-/// second; the run fills the time with silence.
+/// output gets its sound before the room hears it), smoothed by the feed's sound clock. When the
+/// server goes away the source says so and connects again every second; the run fills the time
+/// with silence.
 public struct PulseSource: SoundSource {
     public let request: SoundRequest
     /// How often a lost server is tried again.
