@@ -146,7 +146,9 @@ public final class SoundStage<Placer: SoundPlacing, Encoder: SoundEncoding>: Sen
         /// Until the ring closes: each block at its place, silence where none came.
         mutating func follow(_ ring: SoundRing) throws(PodiumError) {
             while true {
-                switch ring.take(into: buffer, timeout: 20_000_000) {
+                // Blocks come every 20 ms; without them, a look every 50 ms is enough for silence
+                // due a quarter second behind.
+                switch ring.take(into: buffer, timeout: 50_000_000) {
                 case .block(let source, let frames, let captureTime):
                     guard tracks.indices.contains(source) else { continue }
                     try place(frames, of: source, heardAt: captureTime)
