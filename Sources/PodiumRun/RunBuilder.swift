@@ -89,7 +89,7 @@ public enum RunBuilder {
             stream throws(PodiumError) in
             try AudioEncoder(codec: sound.codec, bitrate: sound.bitrate, globalHeader: globalHeader, streamID: stream)
         }
-        return (sound.inputs.map { PulseSource(request: $0.source) }, stage)
+        return (sound.inputs.map { PulseSource(request: $0.source, gain: $0.gain) }, stage)
     }
 
     /// The encode stage for the plan's encodings, or `nil` when nothing is encoded (a window alone).

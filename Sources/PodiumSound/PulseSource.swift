@@ -13,11 +13,14 @@ public import PodiumCore
 /// with silence.
 public struct PulseSource: SoundSource {
     public let request: SoundRequest
+    /// Its level in the mix, in decibels, for the start message.
+    public let gain: Double
     /// How often a lost server is tried again.
     static let retryInterval: UInt64 = 1_000_000_000
 
-    public init(request: SoundRequest) {
+    public init(request: SoundRequest, gain: Double = 0) {
         self.request = request
+        self.gain = gain
     }
 
     /// The server's name for the source: the default output's monitor or the default input, as
@@ -38,7 +41,8 @@ public struct PulseSource: SoundSource {
             let server = try SoundServerInfo.read(for: request)
             let source = try server.source(for: request)
             connected = try RecordingStream(device: device, request: request)
-            said = "sound from \(source.description) (\(source.name)) on \(server.serverName)"
+            let level = gain == 0 ? "" : " at \(gain > 0 ? "+" : "")\(gain.plain) dB"
+            said = "sound from \(source.description) (\(source.name))\(level) on \(server.serverName)"
         } catch {
             feed.failedToOpen(error)
             return

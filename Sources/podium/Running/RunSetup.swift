@@ -104,6 +104,24 @@ enum RunSetup {
         return [(parts + ["\(encoders.count) encoders:"]).joined(separator: "; ")] + encoders.map { "  " + $0 }
     }
 
+    /// The sound sources as the start message says them: those of one server together,
+    /// `sound from A and B on S` for `sound from A on S` and `sound from B on S`.
+    static func soundParts(_ sounds: [String]) -> [String] {
+        let prefix = "sound from "
+        let split = sounds.map { sound -> (source: String, server: String)? in
+            guard sound.hasPrefix(prefix), let on = sound.range(of: " on ", options: .backwards) else { return nil }
+            return (String(sound[sound.index(sound.startIndex, offsetBy: prefix.count)..<on.lowerBound]),
+                    String(sound[on.upperBound...]))
+        }
+        let parts = split.compactMap { $0 }
+        guard sounds.count > 1, parts.count == sounds.count, Set(parts.map(\.server)).count == 1 else {
+            return sounds
+        }
+        let sources = parts.map(\.source)
+        return [prefix + sources.dropLast().joined(separator: ", ") + " and " + sources[sources.count - 1]
+                + " on " + parts[0].server]
+    }
+
     /// Runs `plan` with Ctrl-C handling and statistics, the viewers' servers beside it in one
     /// service group; prints the summary, and throws what ended it.
     /// - Parameter parts: what the run does besides capturing and encoding (`mirroring to :1`),
@@ -141,7 +159,7 @@ enum RunSetup {
         let fps = session.plan.fps
         let cursor = session.plan.capture.drawsCursor ? "" : ", no cursor"
         let failure = await session.execute(beforeOutputs: reporter.open) { start in
-            let sources = start.sources.map { "capturing \($0) at \(fps) fps\(cursor)" } + start.sounds
+            let sources = start.sources.map { "capturing \($0) at \(fps) fps\(cursor)" } + soundParts(start.sounds)
             let lines = startLines(sources + parts, encoders: start.encoders)
                 + session.servers.flatMap { ViewerLines.describe($0, quiet: !options.showsProgress) }
             lines.forEach { logger.notice("\($0)") }
