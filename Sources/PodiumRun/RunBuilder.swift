@@ -25,7 +25,9 @@ public enum RunBuilder {
         let sound = plan.sound.flatMap { soundBranch($0, plan: plan, hub: hub, counters: counters) }
 
         // About two seconds of packets may wait for a slow output before it starts dropping.
-        let capacity = max(8, 2 * plan.fps.framesPerSecond)
+        // Sound packets (about 50 a second) wait in the same queue as the pictures.
+        let soundPackets = sound == nil ? 0 : SoundFormat.sampleRate / 960
+        let capacity = max(8, 2 * (plan.fps.framesPerSecond + soundPackets))
         // A killed run loses at most this much of a recording.
         let flushInterval = min(.seconds(1), encoding.keyframeInterval)
         var outputs: [any RunOutput] = []
