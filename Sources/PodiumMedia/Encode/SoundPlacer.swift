@@ -3,9 +3,9 @@ public import PodiumCore
 
 /// Puts one sound source on the run's timeline with libswresample (its `async` mode): each block
 /// comes with the place its capture time gives it, and the track that comes out follows those
-/// places. It stretches or squeezes by at most 1 % to follow a sound card whose clock drifts from
-/// the monotonic one, and fills a gap with silence (or trims sound that came late) when the
-/// difference passes 100 ms. The track starts at the run's first slot.
+/// places. It stretches or squeezes by at most 1 ms a second to follow a sound card whose clock
+/// drifts from the monotonic one, and fills a gap with silence (or trims sound that came late)
+/// when the difference passes 100 ms. The track starts at the run's first slot.
 ///
 /// Not thread-safe: made on the sound stage's thread, which owns the resampler, and used there alone.
 public final class SoundPlacer: SoundPlacing {
@@ -30,12 +30,13 @@ public final class SoundPlacer: SoundPlacing {
                                   Self.rate, 0, nil) >= 0, let resampler = OwnedResampler(made) else {
             throw .software("out of memory opening the resampler")
         }
-        // Follow the timestamps: stretch or squeeze by up to 1 % (480 samples a second), fill or
-        // trim beyond 100 ms; the timeline starts at the run's first slot. Sound servers' clocks
-        // run a few tenths of a percent off the monotonic one (PipeWire's null output here: 0.26 %
-        // slow), more than the 0.1 % once allowed could follow.
+        // Follow the timestamps: stretch or squeeze by up to 48 samples a second (1 ms), fill or
+        // trim beyond 100 ms; the timeline starts at the run's first slot. Up to 1 % was tried, to
+        // follow a PipeWire null output running 0.3 % slow: it put the sound 10 to 25 ms early
+        // against the clapper read back through nginx-rtmp (0.1 %: within 15), so it waits until
+        // that is understood.
         let pointer = UnsafeMutableRawPointer(resampler.pointer)
-        av_opt_set_double(pointer, "async", Double(SoundFormat.sampleRate) / 100, 0)
+        av_opt_set_double(pointer, "async", Double(SoundFormat.sampleRate) / 1_000, 0)
         av_opt_set_double(pointer, "min_hard_comp", 0.1, 0)
         av_opt_set_int(pointer, "first_pts", 0, 0)
         // Resampling from the start: the first correction would otherwise open the resampler
