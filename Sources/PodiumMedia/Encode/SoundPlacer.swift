@@ -33,8 +33,8 @@ public final class SoundPlacer: SoundPlacing {
         // Follow the timestamps: stretch or squeeze by up to 48 samples a second (1 ms), fill or
         // trim beyond 100 ms; the timeline starts at the run's first slot. Up to 1 % was tried, to
         // follow a PipeWire null output running 0.3 % slow: it put the sound 10 to 25 ms early
-        // against the clapper read back through nginx-rtmp (0.1 %: within 15), so it waits until
-        // that is understood.
+        // against the clapper read back through nginx-rtmp (0.1 %: three runs of three within
+        // the 20 ms target), so it waits until that is understood.
         let pointer = UnsafeMutableRawPointer(resampler.pointer)
         av_opt_set_double(pointer, "async", Double(SoundFormat.sampleRate) / 1_000, 0)
         av_opt_set_double(pointer, "min_hard_comp", 0.1, 0)
