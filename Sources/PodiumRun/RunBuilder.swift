@@ -69,7 +69,7 @@ public enum RunBuilder {
         let capture = plan.capture
         let source = PacedCapture(fps: plan.fps, idleFPS: capture.idleFPS) {
             () throws(PodiumError) -> any FrameGrabber in
-            try ScreenCapture(plan: capture, bufferCount: buffers, logger: logger)
+            try grabber(of: capture.sources[0], bufferCount: buffers, logger: logger)
         }
         let run = Run(branches: [Run.Branch(source: source, stages: stages)],
                       sounds: sound.map { [Run.SoundBranch(sources: $0.sources, stage: $0.stage)] } ?? [],
@@ -77,6 +77,14 @@ public enum RunBuilder {
                       hub: hub, counters: counters, limits: plan.limits, logger: logger)
         return RunSession(run: run, plan: plan, streams: streams, encodeStage: encodeStage,
                           soundStage: sound?.stage, servers: servers, feeds: feeds, logger: logger)
+    }
+
+    /// Opens the grabber of `source`, on the capture thread.
+    private static func grabber(of source: SourcePlan, bufferCount: Int, logger: Logger) throws(PodiumError)
+        -> any FrameGrabber {
+        switch source {
+        case .screen(let screen): try ScreenCapture(plan: screen, bufferCount: bufferCount, logger: logger)
+        }
     }
 
     /// The sound's sources and the stage that mixes and encodes them, once for every output;
@@ -99,7 +107,7 @@ public enum RunBuilder {
         -> VideoEncodeStage? {
         let encodings = plan.encoding.encodings
         guard !encodings.isEmpty else { return nil }
-        let source = plan.capture.region.size
+        let source = plan.capture.size
         let sizes = PictureConverter.levels(of: encodings.map(\.settings.size))
         // MJPEG wants full-range pictures; the plan lets it share no conversion with another encoding.
         let fullRange = encodings.contains { $0.settings.codec == .mjpeg }

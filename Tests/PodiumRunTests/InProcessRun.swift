@@ -30,11 +30,12 @@ struct InProcessRun {
                 throw TestFailure("--to \(text): \(error.reason)")
             }
         }
-        let (capture, _) = try await onOwnThread("test-display") { () throws(PodiumError) in
-            try CapturePlan.look(display: display, drawsCursor: drawsCursor, tracksDamage: tracksDamage)
+        let (screen, _) = try await onOwnThread("test-display") { () throws(PodiumError) in
+            try ScreenPlan.look(display: display, drawsCursor: drawsCursor, tracksDamage: tracksDamage)
         }
+        let capture = CapturePlan(.screen(screen))
         let encoding = try EncodingPlan(outputs: OutputRequest.streams(of: destinations),
-                                        viewers: ViewerRequest.viewers(of: destinations), source: capture.region.size,
+                                        viewers: ViewerRequest.viewers(of: destinations), source: capture.size,
                                         fps: FrameRate(fps), encode: encode)
         let plan = RunPlan(capture: capture, fps: FrameRate(fps), encoding: encoding,
                            limits: .init(duration: duration, frames: frames))

@@ -32,8 +32,66 @@ public struct RunPlan: Sendable {
     }
 }
 
-/// What an X11 screen capture takes: a rectangle of one display's screen, and how to grab it.
+/// What a run captures: one source, or (with a layout) two composed into one picture, and how
+/// often an unchanged picture is still sent on.
 public struct CapturePlan: Sendable {
+    /// The sources, the primary first.
+    public var sources: [SourcePlan]
+    /// How often an unchanged picture is still grabbed and sent on.
+    public var idleFPS: FrameRate
+
+    public init(sources: [SourcePlan], idleFPS: FrameRate = FrameRate(1)) {
+        self.sources = sources
+        self.idleFPS = idleFPS
+    }
+
+    /// One source.
+    public init(_ source: SourcePlan, idleFPS: FrameRate = FrameRate(1)) {
+        self.init(sources: [source], idleFPS: idleFPS)
+    }
+
+    /// The size of the pictures the run captures, which encoders and windows are planned from.
+    public var size: PixelSize { sources.first?.size ?? PixelSize(width: 0, height: 0) }
+
+    /// Whether the pointer is drawn into the picture.
+    public var drawsCursor: Bool { sources.contains(where: \.drawsCursor) }
+}
+
+/// One source of pictures, and how it is grabbed.
+public enum SourcePlan: Sendable {
+    /// A monitor or a rectangle of an X display's screen.
+    case screen(ScreenPlan)
+
+    /// The X display it is on (`:0`).
+    public var display: String {
+        switch self {
+        case .screen(let screen): screen.display
+        }
+    }
+
+    /// What it shows on its display, for headings: the rectangle of the screen (`1920x1080+0+0`).
+    public var name: String {
+        switch self {
+        case .screen(let screen): screen.region.description
+        }
+    }
+
+    /// Its size when the run was planned.
+    public var size: PixelSize {
+        switch self {
+        case .screen(let screen): screen.region.size
+        }
+    }
+
+    public var drawsCursor: Bool {
+        switch self {
+        case .screen(let screen): screen.drawsCursor
+        }
+    }
+}
+
+/// What an X11 screen capture takes: a rectangle of one display's screen, and how to grab it.
+public struct ScreenPlan: Sendable {
     /// The X display (`:0`).
     public var display: String
     /// The captured rectangle, in root window coordinates; checked against the screen.
@@ -46,18 +104,15 @@ public struct CapturePlan: Sendable {
     public var sharedMemory: Bool
     /// Grab only what changed (Damage); `--constant-fps` grabs every slot whole.
     public var tracksDamage: Bool
-    /// How often an unchanged screen is still grabbed and sent on.
-    public var idleFPS: FrameRate
 
     public init(display: String, region: PixelRect, monitorName: String? = nil, drawsCursor: Bool = true,
-                sharedMemory: Bool = true, tracksDamage: Bool = true, idleFPS: FrameRate = FrameRate(1)) {
+                sharedMemory: Bool = true, tracksDamage: Bool = true) {
         self.display = display
         self.region = region
         self.monitorName = monitorName
         self.drawsCursor = drawsCursor
         self.sharedMemory = sharedMemory
         self.tracksDamage = tracksDamage
-        self.idleFPS = idleFPS
     }
 }
 

@@ -70,7 +70,7 @@ public final class ScreenCapture: FrameGrabber {
     /// capture thread.
     /// - Parameter bufferCount: frames that may be in flight at once across every stage.
     /// - Throws: 69 when the display cannot be opened or its pixels read.
-    public convenience init(plan: CapturePlan, bufferCount: Int, logger: Logger) throws(PodiumError) {
+    public convenience init(plan: ScreenPlan, bufferCount: Int, logger: Logger) throws(PodiumError) {
         let connection = try XConnection(display: plan.display)
         try connection.requireBGRAPixels()
         self.init(connection: connection, region: plan.region, monitorName: plan.monitorName,

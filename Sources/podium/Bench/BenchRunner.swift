@@ -95,7 +95,7 @@ final class BenchRunner: Sendable {
         if rate == .max { source.constantFPS = true }
         let fps = FrameRate(rate.framesPerSecond ?? FrameRate.range.upperBound)
         let (capture, _) = try await RunSetup.capturePlan(source)
-        let encodings = try EncodingPlan(bench: capture.region.size, fps: fps, encode: plan.encode, ladder: ladder)
+        let encodings = try EncodingPlan(bench: capture.size, fps: fps, encode: plan.encode, ladder: ladder)
         let warmUp: Duration = plan.seconds >= 3 ? .seconds(1) : .milliseconds(500)
         let runPlan = RunPlan(capture: capture, fps: fps, encoding: encodings, sound: plan.sound,
                               limits: .init(duration: warmUp + .seconds(plan.seconds)))
@@ -115,7 +115,7 @@ final class BenchRunner: Sendable {
             let failure = await session.execute(onStart: { start in
                 // `:1 1920x1080+0+0 with MIT-SHM`: the display first, as a heading names what it measured.
                 let method = start.sources.first?.components(separatedBy: " with ").last ?? ""
-                let said = (source: "\(capture.display) \(capture.region) with \(method)\(content)",
+                let said = (source: "\(capture.sources[0].display) \(capture.sources[0].name) with \(method)\(content)",
                             encoding: size + (start.encoderLabels.first ?? "") + sound)
                 description.withLock { $0 = said }
                 described(said)

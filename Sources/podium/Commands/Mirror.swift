@@ -91,7 +91,7 @@ extension Podium {
             try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan, run: runOptions)
             let (capturePlan, captured) = try await RunSetup.capturePlan(capture.source,
                                                                          outputs: streams.map(\.url))
-            let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.region.size,
+            let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
                                             fps: capture.fps, encode: defaults)
             let request = WindowRequest(monitor: on, display: onDisplay, windowed: windowed,
                                         pictureInPicture: pictureInPicture, fit: fit, background: background)

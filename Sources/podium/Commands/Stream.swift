@@ -102,7 +102,7 @@ extension Podium {
             try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan, run: runOptions)
             let (capturePlan, captured) = try await RunSetup.capturePlan(capture.source,
                                                                          outputs: streams.map(\.url))
-            let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.region.size,
+            let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
                                             fps: capture.fps, encode: defaults)
             var windows: [WindowPlan] = []
             var parts: [String] = []

@@ -91,10 +91,11 @@ enum RunSetup {
         let (display, monitor, region) = (source.display, source.monitor, source.region)
         let (cursor, sharedMemory, damage, idle) = (source.cursor, !source.noSharedMemory, !source.constantFPS,
                                                     source.idleRate(for: outputs))
-        return try await onOwnThread("podium-display") { () throws(PodiumError) in
-            try CapturePlan.look(display: display, monitor: monitor, region: region, drawsCursor: cursor,
-                                 sharedMemory: sharedMemory, tracksDamage: damage, idleFPS: idle)
+        let (screen, captured) = try await onOwnThread("podium-display") { () throws(PodiumError) in
+            try ScreenPlan.look(display: display, monitor: monitor, region: region, drawsCursor: cursor,
+                                sharedMemory: sharedMemory, tracksDamage: damage)
         }
+        return (CapturePlan(.screen(screen), idleFPS: idle), captured)
     }
 
     /// What is captured and where it goes, said as capture starts: one line, or with several

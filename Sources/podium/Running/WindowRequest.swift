@@ -27,17 +27,21 @@ struct WindowRequest: Sendable {
 
     private func plan(capturing capture: CapturePlan, captured: Monitor?, filter: ScaleFilter) throws(PodiumError)
         -> (WindowPlan, String) {
-        let region = capture.region
-        let targetDisplay = display ?? capture.display
-        let sameScreen = targetDisplay == capture.display
+        let source = capture.sources[0]
+        // Where the primary source lies on its screen, which the window must not cover.
+        let region: PixelRect? = switch source {
+        case .screen(let screen): screen.region
+        }
+        let targetDisplay = display ?? source.display
+        let sameScreen = targetDisplay == source.display
         let target = WindowTarget(monitor: monitor, avoiding: sameScreen ? region : nil)
         let targetConnection = sameScreen ? try XConnection(display: targetDisplay)
             : try? XConnection(display: targetDisplay)
-        if let targetConnection { try check(target, on: targetConnection, region: region) }
+        if let targetConnection { try check(target, on: targetConnection) }
         let plan = WindowPlan(
             display: targetDisplay, target: target, windowed: windowed, pictureInPicture: pictureInPicture, fit: fit,
             background: background, filter: filter,
-            title: "Podium · \(capture.display) \(captured?.name ?? region.description)", pictureSize: region.size)
+            title: "Podium · \(source.display) \(captured?.name ?? source.name)", pictureSize: capture.size)
         return (plan, targetDisplay)
     }
 
@@ -45,11 +49,12 @@ struct WindowRequest: Sendable {
     /// to itself, a picture-in-picture size that does not fit. A monitor that is not there now (a
     /// projector not plugged in yet, a name RandR does not know yet) is waited for, and the wait
     /// says what is there, so a typo shows.
-    private func check(_ target: WindowTarget, on display: XConnection, region: PixelRect) throws(PodiumError) {
+    private func check(_ target: WindowTarget, on display: XConnection) throws(PodiumError) {
         let layout = display.layout()
         let candidates = WindowTarget.candidates(layout.monitors, screen: layout.size)
         switch target.search(layout.monitors, screen: layout.size) {
         case .coversCapture(let chosen) where !windowed:
+            let region = target.avoiding ?? chosen.rect
             let others = candidates.filter { !$0.rect.intersects(region) }.map(\.name)
             let advice = others.isEmpty
                 ? "pass --on-display :N for another display" : "pick " + others.joined(separator: " or ")

@@ -1,6 +1,6 @@
 public import PodiumCore
 
-extension CapturePlan {
+extension ScreenPlan {
     /// Looks at `display` and finds what to capture on it: `region`, or the monitor `monitor`
     /// picks (the primary one by default), or the whole screen when there are no monitors.
     /// Connects to the display, so it blocks: call it off the cooperative pool.
@@ -8,8 +8,8 @@ extension CapturePlan {
     /// - Throws: 69 when the display cannot be opened, the monitor is not there or its pixels
     ///   cannot be read; 64 for a region outside the screen.
     public static func look(display: String?, monitor: MonitorSelector? = nil, region: PixelRect? = nil,
-                            drawsCursor: Bool = true, sharedMemory: Bool = true, tracksDamage: Bool = true,
-                            idleFPS: FrameRate = FrameRate(1)) throws(PodiumError) -> (CapturePlan, Monitor?) {
+                            drawsCursor: Bool = true, sharedMemory: Bool = true, tracksDamage: Bool = true)
+        throws(PodiumError) -> (ScreenPlan, Monitor?) {
         let connection = try XConnection(display: display)
         let layout = connection.layout()
         let screen = PixelRect(x: 0, y: 0, size: layout.size)
@@ -30,9 +30,8 @@ extension CapturePlan {
             area = chosen.rect
             captured = chosen
         }
-        let plan = CapturePlan(display: connection.displayName, region: area, monitorName: captured?.name,
-                               drawsCursor: drawsCursor, sharedMemory: sharedMemory, tracksDamage: tracksDamage,
-                               idleFPS: idleFPS)
+        let plan = ScreenPlan(display: connection.displayName, region: area, monitorName: captured?.name,
+                              drawsCursor: drawsCursor, sharedMemory: sharedMemory, tracksDamage: tracksDamage)
         return (plan, captured)
     }
 }
