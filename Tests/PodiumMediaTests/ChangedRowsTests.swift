@@ -84,10 +84,13 @@ import Testing
             let (after, afterStorage) = frame(TestPattern(width: 640, height: 480, seed: 3), changes: TestPattern(width: 640, height: 480, seed: 4), in: bands, sequence: 1)
             var partial = [UInt8](repeating: 0, count: output.area * 4)
             var whole = partial
-            partial.withUnsafeMutableBytes { scaler.scale(before, from: crop, into: $0.baseAddress!) }
+            let stride = output.width * 4
+            partial.withUnsafeMutableBytes { scaler.scale(before, from: crop, into: $0.baseAddress!, bytesPerRow: stride) }
             let rows = after.changedRows!.scaled(from: crop.y..<crop.maxY, toHeight: output.height)
-            partial.withUnsafeMutableBytes { scaler.scale(after, from: crop, rows: rows, into: $0.baseAddress!) }
-            whole.withUnsafeMutableBytes { scaler.scale(after, from: crop, into: $0.baseAddress!) }
+            partial.withUnsafeMutableBytes {
+                scaler.scale(after, from: crop, rows: rows, into: $0.baseAddress!, bytesPerRow: stride)
+            }
+            whole.withUnsafeMutableBytes { scaler.scale(after, from: crop, into: $0.baseAddress!, bytesPerRow: stride) }
             _ = (beforeStorage, afterStorage)
             let differing = zip(partial, whole).count { $0 != $1 }
             #expect(differing == 0, "bands \(bands): \(differing) bytes differ")

@@ -88,6 +88,13 @@ public struct RowBands: Sendable, Equatable, CustomStringConvertible {
         return clipped
     }
 
+    /// The bands moved down by `rows` (up, for a negative count).
+    public func offset(by rows: Int) -> RowBands {
+        var moved = RowBands()
+        for index in 0..<count { moved.insert((bands[index].lowerBound + rows)..<(bands[index].upperBound + rows)) }
+        return moved
+    }
+
     /// The rows of a scaled picture `height` rows high that may change when these rows change
     /// within `source`, the rows the picture is scaled from. A filter reads a row or so on
     /// either side of where it samples, so each band grows by one row before and after scaling;

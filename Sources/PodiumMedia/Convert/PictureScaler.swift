@@ -17,20 +17,23 @@ public final class PictureScaler: FrameScaling {
 
     public init(crop: PixelSize, output: PixelSize, filter: ScaleFilter) throws(PodiumError) {
         converter = try FrameConverter(source: crop, output: output, format: AV_PIX_FMT_BGRA, filter: filter)
-        strideArray.pointer[0] = Int32(output.width * 4)
     }
 
     /// Whether `scale(_:from:rows:into:)` works: libyuv's filters (box, bilinear, or no scaling).
     public var scalesRows: Bool { converter.redrawsRows }
 
     /// Redraws only `rows` of the output in `pixels`, which holds the output of the frame before.
-    public func scale(_ frame: CapturedFrame, from source: PixelRect, rows: RowBands, into pixels: UnsafeMutableRawPointer) {
-        converter.convert(frame, from: source, rows: rows, into: pixels.assumingMemoryBound(to: UInt8.self), stride: strides[0])
+    public func scale(_ frame: CapturedFrame, from source: PixelRect, rows: RowBands,
+                      into pixels: UnsafeMutableRawPointer, bytesPerRow: Int) {
+        converter.convert(frame, from: source, rows: rows, into: pixels.assumingMemoryBound(to: UInt8.self),
+                          stride: Int32(bytesPerRow))
     }
 
-    /// Scales `source` (a rectangle of `frame` of size `crop`) into `pixels`, rows of `output.width * 4` bytes.
-    public func scale(_ frame: CapturedFrame, from source: PixelRect, into pixels: UnsafeMutableRawPointer) {
+    /// Scales `source` (a rectangle of `frame` of size `crop`) into `pixels`, rows `bytesPerRow` apart.
+    public func scale(_ frame: CapturedFrame, from source: PixelRect, into pixels: UnsafeMutableRawPointer,
+                      bytesPerRow: Int) {
         planes[0] = pixels.assumingMemoryBound(to: UInt8.self)
+        strides[0] = Int32(bytesPerRow)
         converter.convert(frame, from: source, planes: planes, strides: strides)
     }
 }

@@ -263,9 +263,10 @@ extension WindowStage.Worker {
         if rows?.isEmpty == true { return }
         let canvas = presenter.canvas(for: placement.destination.size)
         if let rows {
-            scaler.scale(frame, from: placement.source, rows: rows, into: canvas)
+            scaler.scale(frame, from: placement.source, rows: rows, into: canvas,
+                         bytesPerRow: placement.destination.width * 4)
         } else {
-            scaler.scale(frame, from: placement.source, into: canvas)
+            scaler.scale(frame, from: placement.source, into: canvas, bytesPerRow: placement.destination.width * 4)
         }
         presenter.present(at: placement.destination, rows: rows)
     }
