@@ -67,16 +67,35 @@ public enum RunBuilder {
         // screen, and the fan-out keeps the last one to hold a still picture to the end.
         let buffers = 3 + 2 * stages.count + plan.windows.count
         let capture = plan.capture
+        let layouts = capture.composition.map { LayoutSwitch($0.layout) }
         let source = PacedCapture(fps: plan.fps, idleFPS: capture.idleFPS) {
             () throws(PodiumError) -> any FrameGrabber in
-            try grabber(of: capture.sources[0], bufferCount: buffers, logger: logger)
+            try grabber(of: capture, layouts: layouts, bufferCount: buffers, logger: logger)
         }
         let run = Run(branches: [Run.Branch(source: source, stages: stages)],
                       sounds: sound.map { [Run.SoundBranch(sources: $0.sources, stage: $0.stage)] } ?? [],
                       outputs: OutputGroup(outputs: outputs, guests: feeds.flatMap { $0 }),
-                      hub: hub, counters: counters, limits: plan.limits, logger: logger)
+                      hub: hub, counters: counters, limits: plan.limits, logger: logger, layout: layouts)
         return RunSession(run: run, plan: plan, streams: streams, encodeStage: encodeStage,
                           soundStage: sound?.stage, servers: servers, feeds: feeds, logger: logger)
+    }
+
+    /// Opens what grabs the run's pictures, on the capture thread: its source's grabber, or two
+    /// sources' composed.
+    /// - Parameter bufferCount: composed frames that may be in flight at once across every stage.
+    private static func grabber(of capture: CapturePlan, layouts: LayoutSwitch?, bufferCount: Int, logger: Logger)
+        throws(PodiumError) -> any FrameGrabber {
+        guard let composition = capture.composition, let layouts, capture.sources.count > 1 else {
+            return try grabber(of: capture.sources[0], bufferCount: bufferCount, logger: logger)
+        }
+        // Each source's frames are copied into the composed picture: one kept, one being grabbed, one spare.
+        var sources: [any FrameGrabber] = []
+        for source in capture.sources { sources.append(try grabber(of: source, bufferCount: 3, logger: logger)) }
+        let filter = composition.filter
+        return ComposedCapture(sources: sources, sizes: capture.sources.map(\.size), canvas: composition.canvas,
+                               layouts: layouts, bufferCount: bufferCount) { crop, output throws(PodiumError) in
+            try PictureScaler(crop: crop, output: output, filter: filter)
+        }
     }
 
     /// Opens the grabber of `source`, on the capture thread.

@@ -147,3 +147,20 @@ public struct Layout: Hashable, Sendable, CustomStringConvertible {
         source < fits.count ? fits[source] : .contain
     }
 }
+
+extension Layout {
+    /// Reads a share of the picture, `0.6` or `60%`, within `range`.
+    public static func share(parsing text: String, within range: ClosedRange<Double>) throws(OptionParseError)
+        -> Double {
+        let percent = text.hasSuffix("%")
+        guard let number = Double(percent ? String(text.dropLast()) : text), number.isFinite else {
+            throw OptionParseError("expected a share such as 0.6 or 60%")
+        }
+        let share = percent ? number / 100 : number
+        guard range.contains(share) else {
+            let percents = "\(Int((range.lowerBound * 100).rounded()))% to \(Int((range.upperBound * 100).rounded()))%"
+            throw OptionParseError("must be from \(range.lowerBound) to \(range.upperBound) (\(percents))")
+        }
+        return share
+    }
+}

@@ -57,6 +57,8 @@ public final class Run: Sendable {
     private let frameQuota: FrameQuota?
     /// Set while the presenter froze the picture: nothing is captured.
     public let paused = Atomic<Bool>(false)
+    /// How two sources share the picture, changed by keys; `nil` with one source.
+    public let layout: LayoutSwitch?
     /// Set once every part was ready and capture began.
     public let started = Atomic<Bool>(false)
 
@@ -84,9 +86,12 @@ public final class Run: Sendable {
     ///   - outputs: the outputs, subscribed to the hub's streams.
     ///   - clock: what paces capture; a fake one in tests.
     ///   - sounds: the run's sound, if it has any.
+    ///   - layout: the layout of two sources, for keys to change.
     public init(branches: [Branch], sounds: [SoundBranch] = [], outputs: OutputGroup, hub: StreamHub,
-                counters: RunCounters, limits: Limits, logger: Logger, clock: any PacingClock = MonotonicClock()) {
+                counters: RunCounters, limits: Limits, logger: Logger, clock: any PacingClock = MonotonicClock(),
+                layout: LayoutSwitch? = nil) {
         self.branches = branches
+        self.layout = layout
         self.sounds = sounds
         self.outputs = outputs
         self.hub = hub

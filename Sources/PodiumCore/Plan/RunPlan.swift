@@ -32,16 +32,35 @@ public struct RunPlan: Sendable {
     }
 }
 
-/// What a run captures: one source, or (with a layout) two composed into one picture, and how
-/// often an unchanged picture is still sent on.
+/// What a run captures: one source, or two composed into one picture by a layout, and how often
+/// an unchanged picture is still sent on.
 public struct CapturePlan: Sendable {
+    /// Two sources composed into one picture.
+    public struct Composition: Sendable {
+        /// How they share it at first (keys change it as the run goes).
+        public var layout: Layout
+        /// The composed picture's size (even sides).
+        public var canvas: PixelSize
+        /// How each source is scaled to its place.
+        public var filter: ScaleFilter
+
+        public init(layout: Layout, canvas: PixelSize, filter: ScaleFilter) {
+            self.layout = layout
+            self.canvas = canvas.roundedToEven
+            self.filter = filter
+        }
+    }
+
     /// The sources, the primary first.
     public var sources: [SourcePlan]
+    /// With two sources, how they are composed.
+    public var composition: Composition?
     /// How often an unchanged picture is still grabbed and sent on.
     public var idleFPS: FrameRate
 
-    public init(sources: [SourcePlan], idleFPS: FrameRate = FrameRate(1)) {
+    public init(sources: [SourcePlan], composition: Composition? = nil, idleFPS: FrameRate = FrameRate(1)) {
         self.sources = sources
+        self.composition = composition
         self.idleFPS = idleFPS
     }
 
@@ -51,7 +70,7 @@ public struct CapturePlan: Sendable {
     }
 
     /// The size of the pictures the run captures, which encoders and windows are planned from.
-    public var size: PixelSize { sources.first?.size ?? PixelSize(width: 0, height: 0) }
+    public var size: PixelSize { composition?.canvas ?? sources.first?.size ?? PixelSize(width: 0, height: 0) }
 
     /// Whether the pointer is drawn into the picture.
     public var drawsCursor: Bool { sources.contains(where: \.drawsCursor) }

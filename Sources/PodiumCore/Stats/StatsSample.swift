@@ -132,6 +132,9 @@ public struct StatsSample: Sendable, Codable, Equatable {
     /// What the run is doing instead of its job, in words (`paused`, `waiting for HDMI-1`);
     /// `nil` while it is simply running.
     public var state: String? = nil
+    /// How two sources share the picture now (`beside 60%`, `over top-right, swapped`); `nil`
+    /// with one source.
+    public var layout: String? = nil
 }
 
 /// Turns the pipeline's running totals into per-interval samples and a run summary.

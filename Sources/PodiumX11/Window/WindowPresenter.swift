@@ -265,7 +265,8 @@ public final class WindowPresenter {
     public var usesSharedMemory: Bool { canvas?.segment != nil }
 
     /// The keys Podium answers to, by X keysym.
-    static let keyNames: [UInt32: String] = [0x20: "space", 0x66: "f", 0x71: "q", 0xFF1B: "Escape"]
+    static let keyNames: [UInt32: String] = [0x20: "space", 0x66: "f", 0x71: "q", 0xFF1B: "Escape", 0x6C: "l",
+                                             0x78: "x", 0x5B: "[", 0x5D: "]", 0x3F: "?"]
 
     /// The events that arrived since the last call; never blocks. Picture-in-picture drags are
     /// handled here and show up as `.resized`.

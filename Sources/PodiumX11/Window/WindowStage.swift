@@ -7,7 +7,8 @@ import Synchronization
 /// redraws and puts only the rows it changed (as the encoder converts only those). Follows its
 /// target: while the display or monitor is absent it waits (and capture need not run for it),
 /// opens the window when it appears, and closes it when it goes. Answers the presenter's keys:
-/// space freezes the picture (capture pauses), `f` toggles fullscreen, `q` or Escape quits.
+/// `KeyCommand`'s map (space freezes the picture, `l` changes the layout, `q` or Escape quits, …),
+/// and `f` toggles fullscreen.
 ///
 /// Everything it draws with (its X connection, the window, the scaler) lives on its thread, in
 /// its `Worker`.
@@ -191,18 +192,19 @@ extension WindowStage.Worker {
                 nextLook = 0
             case .exposed, .resized:
                 redraw = true
-            case .key("space"):
-                let frozen = !run.paused.load(ordering: .relaxed)
-                run.paused.store(frozen, ordering: .relaxed)
-                run.logger.notice("\(frozen ? "frozen: capture paused; space to resume" : "resumed")")
-            case .key("f"):
-                presenter.toggleFullscreen()
-                redraw = true
-            case .key("q"), .key("Escape"), .closeRequested:
+            case .key(let name):
+                switch KeyCommand(key: name) {
+                case .fullscreen:
+                    presenter.toggleFullscreen()
+                    redraw = true
+                case let command?:
+                    run.perform(command, window: true)
+                case nil:
+                    break
+                }
+            case .closeRequested:
                 run.logger.notice("quit from the window")
                 run.stop()
-            case .key:
-                break
             }
         }
         if redraw, let shown { show(shown) }

@@ -89,8 +89,8 @@ extension Podium {
                 throw PodiumError.usage("--to '\(window)': mirror shows its window already; place it with --on or --on-display")
             }
             try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan, run: runOptions)
-            let (capturePlan, captured) = try await RunSetup.capturePlan(capture.source,
-                                                                         outputs: streams.map(\.url))
+            let (capturePlan, captured) = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.url),
+                                                                         filter: scale.scaleFilter)
             let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
                                             fps: capture.fps, encode: defaults)
             let request = WindowRequest(monitor: on, display: onDisplay, windowed: windowed,

@@ -100,8 +100,8 @@ extension Podium {
             let streams = OutputRequest.streams(of: outputs)
             let viewers = ViewerRequest.viewers(of: outputs)
             try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan, run: runOptions)
-            let (capturePlan, captured) = try await RunSetup.capturePlan(capture.source,
-                                                                         outputs: streams.map(\.url))
+            let (capturePlan, captured) = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.url),
+                                                                         filter: scale.scaleFilter)
             let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
                                             fps: capture.fps, encode: defaults)
             var windows: [WindowPlan] = []

@@ -20,6 +20,7 @@ extension AudioCodec: ExpressibleByArgument {}
 extension ScaleFilter: ExpressibleByArgument {}
 extension FitMode: ExpressibleByArgument {}
 extension PictureInPicture.Corner: ExpressibleByArgument {}
+extension Layout.Mode: ExpressibleByArgument {}
 extension SceneKind: ExpressibleByArgument {}
 
 /// The words as ArgumentParser should read them:

@@ -15,6 +15,15 @@ struct CaptureSource: ParsableArguments {
             transform: parsed(PixelRect.init(parsing:)))
     var region: PixelRect?
 
+    @Option(name: .customLong("source"),
+            help: ArgumentHelp("A source: a monitor of --display, a rectangle of its screen, or another display's "
+                               + "primary monitor. Twice for two, composed by --layout (the first is the primary).",
+                               valueName: "monitor:NAME|WxH+X+Y|:N"),
+            transform: parsed(SourceRequest.init(parsing:)))
+    var sources: [SourceRequest] = []
+
+    @OptionGroup(title: "Layout (two sources)") var layout: LayoutOptions
+
     @Flag(inversion: .prefixedNo, help: "Draw the mouse cursor into the picture.")
     var cursor = true
 
@@ -45,6 +54,15 @@ struct CaptureSource: ParsableArguments {
     func validate() throws {
         if monitor != nil && region != nil {
             throw ValidationError("--monitor and --region cannot be combined: --region is in screen coordinates")
+        }
+        if sources.count > 2 {
+            throw ValidationError("--source can be given twice at most (--source '\(sources[2])' is a third)")
+        }
+        if !sources.isEmpty, let flag = monitor != nil ? "--monitor" : region != nil ? "--region" : nil {
+            throw ValidationError("\(flag) and --source cannot be combined: give each source with --source")
+        }
+        if sources.count < 2, let flag = layout.firstGiven {
+            throw ValidationError("\(flag) lays out two sources: pass --source twice")
         }
     }
 }

@@ -85,17 +85,37 @@ enum RunSetup {
     /// rectangle found on it, and the monitor it is, if any.
     /// - Throws: 69 when the display cannot be opened, the monitor is not there or its pixels
     ///   cannot be read; 64 for a region outside the screen.
-    /// - Parameter outputs: where the pictures go, which may ask for an unchanged screen more often.
-    static func capturePlan(_ source: CaptureSource, outputs: [SinkURL] = []) async throws(PodiumError)
-        -> (CapturePlan, Monitor?) {
-        let (display, monitor, region) = (source.display, source.monitor, source.region)
+    /// - Parameters:
+    ///   - outputs: where the pictures go, which may ask for an unchanged screen more often.
+    ///   - filter: how two sources are scaled to their places.
+    /// - Returns: the plan, and the monitor captured when there is one source.
+    static func capturePlan(_ source: CaptureSource, outputs: [SinkURL] = [], filter: ScaleFilter = .box)
+        async throws(PodiumError) -> (CapturePlan, Monitor?) {
         let (cursor, sharedMemory, damage, idle) = (source.cursor, !source.noSharedMemory, !source.constantFPS,
                                                     source.idleRate(for: outputs))
-        let (screen, captured) = try await onOwnThread("podium-display") { () throws(PodiumError) in
-            try ScreenPlan.look(display: display, monitor: monitor, region: region, drawsCursor: cursor,
-                                sharedMemory: sharedMemory, tracksDamage: damage)
+        let display = source.display
+        // Without --source, the one source --monitor or --region names (the primary monitor by default).
+        let requests = source.sources.isEmpty ? [nil] : source.sources.map(Optional.some)
+        let (monitor, region) = (source.monitor, source.region)
+        let looked = try await onOwnThread("podium-display") { () throws(PodiumError) in
+            try requests.map { request throws(PodiumError) in
+                var (on, selector, rectangle) = (display, monitor, region)
+                switch request {
+                case .monitor(let chosen): selector = chosen
+                case .region(let chosen): rectangle = chosen
+                case .display(let other): on = other
+                case nil: break
+                }
+                return try ScreenPlan.look(display: on, monitor: selector, region: rectangle, drawsCursor: cursor,
+                                           sharedMemory: sharedMemory, tracksDamage: damage)
+            }
         }
-        return (CapturePlan(.screen(screen), idleFPS: idle), captured)
+        let sources = looked.map { SourcePlan.screen($0.0) }
+        guard sources.count > 1 else { return (CapturePlan(sources[0], idleFPS: idle), looked[0].1) }
+        // As large as the larger source: neither is made smaller than it is by the canvas itself.
+        let canvas = sources.map(\.size).max { $0.area < $1.area } ?? sources[0].size
+        let composition = CapturePlan.Composition(layout: source.layout.chosen, canvas: canvas, filter: filter)
+        return (CapturePlan(sources: sources, composition: composition, idleFPS: idle), nil)
     }
 
     /// What is captured and where it goes, said as capture starts: one line, or with several
@@ -151,7 +171,8 @@ enum RunSetup {
         async throws {
         let run = session.run
         let reporter = StatsReporter(counters: run.counters, jsonPath: options.statsJSON,
-                                         live: options.showsProgress, logger: logger) { () -> String? in
+                                     live: options.showsProgress, logger: logger, layout: run.layout) {
+            () -> String? in
             if run.paused.load(ordering: .relaxed) { return "paused" }
             return run.counters.windowAwaits.map { "waiting for \($0)" }
         }

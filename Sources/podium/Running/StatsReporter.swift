@@ -14,12 +14,15 @@ final class StatsReporter: Sendable {
     private let logger: Logger
     /// The run's state in words, or `nil` while it simply runs.
     private let state: @Sendable () -> String?
+    private let layout: LayoutSwitch?
 
     /// - Parameter jsonPath: where `open()` writes the JSON lines (the path was checked before
     ///   anything was opened).
-    init(counters: RunCounters, jsonPath: String?, live: Bool, logger: Logger,
+    /// - Parameter layout: the layout of two sources, said in each sample.
+    init(counters: RunCounters, jsonPath: String?, live: Bool, logger: Logger, layout: LayoutSwitch? = nil,
          state: @escaping @Sendable () -> String?) {
         self.state = state
+        self.layout = layout
         sampler = Mutex(StatsSampler(counters: counters, time: clock.now(), cpu: processCPUNanoseconds()))
         self.live = live
         self.logger = logger
@@ -39,6 +42,7 @@ final class StatsReporter: Sendable {
         while (try? await Task.sleep(for: .seconds(1))) != nil {
             var sample = sampler.withLock { $0.interval(time: clock.now(), cpu: processCPUNanoseconds()) }
             sample.state = state()
+            sample.layout = layout?.layout.description
             if live { StatsLine.show { [sample] in sample.line(width: $0) } }
             write(sample)
         }
