@@ -139,19 +139,27 @@ import Testing
         #expect(fixture.layouts.change { $0.swapped = false } == nil, "no change, no new layout")
     }
 
-    @Test func theSplitMovesInStepsWithinItsLimits() {
+    @Test func theSplitAndTheCornerPictureResizeInStepsWithinTheirLimits() {
         var layout = Layout(split: 0.6, splitRange: 0.5...0.7)
-        layout.moveSplit(by: 1)
+        layout.resize(by: 1)
         #expect(layout.split == 0.65)
-        layout.moveSplit(by: 3)
+        layout.resize(by: 3)
         #expect(layout.split == 0.7)
-        layout.moveSplit(by: -10)
+        layout.resize(by: -10)
         #expect(layout.split == 0.5)
         #expect(Layout(split: 0.95, splitRange: 0.2...0.8).split == 0.8)
         #expect(layout.description == "beside 50%")
         layout.swapped = true
         layout.cycle()
-        #expect(layout.description == "over top-right, swapped")
+        layout.resize(by: -1)
+        #expect(layout.description == "over top-right 20%, swapped")
+        #expect(layout.split == 0.5, "the split stays for beside")
+        layout.resize(by: 20)
+        #expect(layout.overSize == Layout.overSizeRange.upperBound)
+        layout.cycle()
+        let alone = layout
+        layout.resize(by: 1)
+        #expect(layout == alone, "one source alone has nothing to resize")
     }
 
     @Test func swappedRolesSwapColumns() throws {

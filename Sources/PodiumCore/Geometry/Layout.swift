@@ -13,8 +13,8 @@ public struct Layout: Hashable, Sendable, CustomStringConvertible {
         case secondary
     }
 
-    /// How far `[` and `]` move the split.
-    public static let splitStep = 0.05
+    /// How far `[` and `]` move the split, or change the size of the picture `over` the other.
+    public static let step = 0.05
     /// The sizes `--over-size` may take, as a share of the picture's width.
     public static let overSizeRange = 0.1...0.5
     /// The splits `--split-min` and `--split-max` may set.
@@ -32,14 +32,14 @@ public struct Layout: Hashable, Sendable, CustomStringConvertible {
     public let splitRange: ClosedRange<Double>
     public var corner: PictureInPicture.Corner
     /// The secondary's width in `over`, as a share of the picture's width, within `overSizeRange`.
-    public let overSize: Double
+    public private(set) var overSize: Double
     /// How each source is fitted into its part of the picture, by source (not by role).
     public let fits: [FitMode]
     public let background: RGBColor
 
     public init(mode: Mode = .beside, swapped: Bool = false, split: Double = 0.6,
-                splitRange: ClosedRange<Double> = 0.2...0.8, corner: PictureInPicture.Corner = .topRight, overSize: Double = 0.25,
-                fits: [FitMode] = [.contain, .contain], background: RGBColor = RGBColor(red: 0, green: 0, blue: 0)) {
+                splitRange: ClosedRange<Double> = 0.2...0.8, corner: PictureInPicture.Corner = .topRight,
+                overSize: Double = 0.25, fits: [FitMode] = [.contain, .contain], background: RGBColor = RGBColor(red: 0, green: 0, blue: 0)) {
         self.mode = mode
         self.swapped = swapped
         self.splitRange = splitRange
@@ -54,7 +54,7 @@ public struct Layout: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         let detail = switch mode {
         case .beside: " " + String(Int((split * 100).rounded())) + "%"
-        case .over: " " + corner.rawValue
+        case .over: " " + corner.rawValue + " " + String(Int((overSize * 100).rounded())) + "%"
         case .primary, .secondary: ""
         }
         return mode.rawValue + detail + (swapped ? ", swapped" : "")
@@ -66,10 +66,19 @@ public struct Layout: Hashable, Sendable, CustomStringConvertible {
         mode = modes[((modes.firstIndex(of: mode) ?? 0) + 1) % modes.count]
     }
 
-    /// Moves the split by `steps` of `splitStep` (`]` is +1, `[` is -1), held within `splitRange`.
-    public mutating func moveSplit(by steps: Int) {
-        let moved = ((split + Double(steps) * Self.splitStep) * 100).rounded() / 100
-        split = min(max(moved, splitRange.lowerBound), splitRange.upperBound)
+    /// `]` (+1) and `[` (-1): moves the split of `beside` by `steps` of `step`, within
+    /// `splitRange`, or makes the picture `over` the other larger or smaller, within
+    /// `overSizeRange`. One source alone has nothing to resize.
+    public mutating func resize(by steps: Int) {
+        func stepped(_ value: Double, within range: ClosedRange<Double>) -> Double {
+            let moved = ((value + Double(steps) * Self.step) * 100).rounded() / 100
+            return min(max(moved, range.lowerBound), range.upperBound)
+        }
+        switch mode {
+        case .beside: split = stepped(split, within: splitRange)
+        case .over: overSize = stepped(overSize, within: Self.overSizeRange)
+        case .primary, .secondary: break
+        }
     }
 
     /// A part of the picture that shows one source.

@@ -11,8 +11,8 @@ public enum KeyCommand: Sendable, Equatable {
     case cycleLayout
     /// `x`: swap the primary and the secondary.
     case swapSources
-    /// `[` and `]`: move the split of `beside` by one step.
-    case moveSplit(Int)
+    /// `[` and `]`: move the split of `beside`, or resize the picture `over` the other, by one step.
+    case resize(Int)
     /// `f`: fullscreen or not (the mirror window's own).
     case fullscreen
     /// `?`: the keys, said on one line.
@@ -25,8 +25,8 @@ public enum KeyCommand: Sendable, Equatable {
         case "q", "Escape": self = .quit
         case "l": self = .cycleLayout
         case "x": self = .swapSources
-        case "[": self = .moveSplit(-1)
-        case "]": self = .moveSplit(1)
+        case "[": self = .resize(-1)
+        case "]": self = .resize(1)
         case "f": self = .fullscreen
         case "?": self = .help
         default: return nil
@@ -36,7 +36,7 @@ public enum KeyCommand: Sendable, Equatable {
     /// The keys, as `?` says them; those of layouts only when there are two sources.
     public static func help(layouts: Bool, window: Bool) -> String {
         var keys = ["space pause", "q quit"]
-        if layouts { keys += ["l layout", "x swap sources", "[ ] split"] }
+        if layouts { keys += ["l layout", "x swap sources", "[ ] resize"] }
         if window { keys.append("f fullscreen") }
         return "keys: " + keys.joined(separator: ", ")
     }
@@ -59,8 +59,8 @@ extension Run {
             changeLayout { $0.cycle() }
         case .swapSources:
             changeLayout { $0.swapped.toggle() }
-        case .moveSplit(let steps):
-            changeLayout { $0.moveSplit(by: steps) }
+        case .resize(let steps):
+            changeLayout { $0.resize(by: steps) }
         case .help:
             logger.notice("\(KeyCommand.help(layouts: layout != nil, window: window))")
         case .fullscreen:

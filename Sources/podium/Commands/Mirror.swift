@@ -18,8 +18,12 @@ extension Podium {
                 When the captured monitor changes resolution, Podium follows it. --to records at the \
                 same time; a slow recording drops its own frames, never the projector's.
 
-                In the window: space freezes the picture (and resumes), f toggles fullscreen, \
-                q or Escape quits.
+                Two sources (--source twice) share the picture --layout beside (the first in a \
+                column --split of the width), over (the second in a corner), or one alone.
+
+                Keys, in the window and in the terminal: space freezes the picture (and \
+                resumes), l changes the layout, x swaps the sources, [ and ] resize, ? lists \
+                the keys, q or Escape quits; f toggles fullscreen (the window).
 
                 Examples:
                   podium mirror
@@ -29,6 +33,8 @@ extension Podium {
                   podium mirror --windowed --background '#202020'
                   podium mirror --to talk.mkv
                   podium mirror --audio --to talk.mkv
+                  podium mirror --source monitor:eDP-1 --source monitor:DP-2 --split 0.7
+                  podium mirror --source :0 --source :1 --layout over --over bottom-right
                 """
         )
 

@@ -63,6 +63,10 @@ extension Podium {
                 on the same clock as the pictures. Given again, it mixes the sources, each at the \
                 level its ?gain= sets.
 
+                Two sources (--source twice) share the picture --layout beside, over or one \
+                alone; in the terminal (and a --to window), l changes the layout, x swaps the \
+                sources, [ and ] resize, space pauses, ? lists the keys, q quits.
+
                 Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops capture, flushes the encoder and \
                 finalizes every output; a second one more than a second later exits at once.
 
@@ -75,6 +79,7 @@ extension Podium {
                   podium stream --to hls/live.m3u8
                   podium stream -t 30s --fps 60 --crf 20 --to clip.mp4
                   podium stream --monitor HDMI-1 --max-size 1280 -b 3M --to udp://host:5000
+                  podium stream --source monitor:0 --source 1280x720+1920+0 --to talk.mkv
                   podium stream --region 800x600+100+100 --codec vp9 --to region.mkv
                   podium stream --to 'tcp://0.0.0.0:9000?listen' --to backup.ts
                   podium stream --to http://0.0.0.0:8080 --to talk.mkv

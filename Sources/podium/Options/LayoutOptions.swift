@@ -9,7 +9,7 @@ private let splitShare = parsed { text throws(OptionParseError) in
 /// How two sources (`--source` twice) share the picture; keys change it as the run goes.
 struct LayoutOptions: ParsableArguments {
     @Option(help: ArgumentHelp("How two sources share the picture: side by side, the second over the first in a "
-                               + "corner, or one alone (default: beside).", valueName: "beside|over|primary|secondary"))
+                               + "corner, or one alone (default: beside; 'l' changes it).", valueName: "layout"))
     var layout: Layout.Mode?
 
     @Option(help: ArgumentHelp("beside: the primary's share of the width (default: 0.6; ']' and '[' move it).",
@@ -27,13 +27,12 @@ struct LayoutOptions: ParsableArguments {
             transform: splitShare)
     var splitMax: Double?
 
-    @Option(help: ArgumentHelp("over: the corner of the second source (default: top-right).",
-                               valueName: "top-left|top-right|bottom-left|bottom-right"))
+    @Option(help: ArgumentHelp("over: the corner of the second source (default: top-right).", valueName: "corner"))
     var over: PictureInPicture.Corner?
 
     @Option(name: .customLong("over-size"),
             help: ArgumentHelp("over: the second source's width as a share of the picture's, 10% to 50% "
-                               + "(default: 25%).", valueName: "SHARE"),
+                               + "(default: 25%; ']' and '[' change it).", valueName: "SHARE"),
             transform: parsed { text throws(OptionParseError) in
                 try Layout.share(parsing: text, within: Layout.overSizeRange)
             })

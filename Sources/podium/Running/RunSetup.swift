@@ -177,6 +177,8 @@ enum RunSetup {
             return run.counters.windowAwaits.map { "waiting for \($0)" }
         }
         SignalTrap.onStop { run.stop() }
+        TerminalKeys.start(for: run)
+        defer { TerminalKeys.restore() }
         let reporting = Task { await reporter.run() }
         let fps = session.plan.fps
         let cursor = session.plan.capture.drawsCursor ? "" : ", no cursor"

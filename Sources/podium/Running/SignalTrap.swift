@@ -122,12 +122,14 @@ enum SignalTrap {
             announceStop(number)
             handlers.forEach { $0() }
         case .stop(_, cleanly: false):
+            TerminalKeys.restore()
             _exit(128 + number)
         case .keep, .ignore:
             break
         case .quit:
             StatsLine.clear()
             Console.say("\(name(number)) again: quitting without finalizing outputs")
+            TerminalKeys.restore()
             _exit(128 + number)
         }
     }
