@@ -10,6 +10,29 @@ import Testing
         }
     }
 
+    @Test func sources() throws {
+        #expect(try SourceRequest(parsing: "monitor:HDMI-1") == .monitor(.name("HDMI-1")))
+        #expect(try SourceRequest(parsing: "monitor:0") == .monitor(.index(0)))
+        #expect(try SourceRequest(parsing: "monitor:primary") == .monitor(.primary))
+        #expect(try SourceRequest(parsing: "1280x720+1920+0") == .region(PixelRect(x: 1920, y: 0, width: 1280,
+                                                                                     height: 720)))
+        #expect(try SourceRequest(parsing: ":1") == .display(":1"))
+        #expect(try SourceRequest(parsing: ":1.0") == .display(":1.0"))
+        for bad in ["monitor:", ":", ":a", ":1.2.3", "hdmi", "0", "1280x720+-1+0", "window-x"] {
+            #expect(throws: OptionParseError.self, "\(bad)") { try SourceRequest(parsing: bad) }
+        }
+    }
+
+    @Test func shares() throws {
+        #expect(try Layout.share(parsing: "0.6", within: Layout.splitLimits) == 0.6)
+        #expect(try Layout.share(parsing: "25%", within: Layout.overSizeRange) == 0.25)
+        for bad in ["1.5", "95%", "abc", "", "%", "nan", "0.05"] {
+            #expect(throws: OptionParseError.self, "\(bad)") {
+                try Layout.share(parsing: bad, within: Layout.splitLimits)
+            }
+        }
+    }
+
     @Test func evenRounding() {
         #expect(PixelSize(width: 1281, height: 721).roundedToEven == PixelSize(width: 1280, height: 720))
         #expect(PixelSize(width: 1, height: 3).roundedToEven == PixelSize(width: 2, height: 2))
