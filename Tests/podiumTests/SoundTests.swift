@@ -93,12 +93,17 @@ import Testing
 
         let samples = try Tools.decodeSound(output)
         #expect(abs(Double(samples.count) / 48_000 - 3) < 0.1)
-        let middle = samples[48_000..<min(samples.count, 120_000)]
-        let desktop = Tools.tonePower(near: 1_000, in: middle)
-        let second = Tools.tonePower(near: 440, in: middle)
-        let decibels = 10 * log10(second / max(desktop, 1e-12))
-        #expect(desktop > 1e-3, "the desktop's tone is there")
-        #expect(abs(decibels + 12) < 2, "the second source is \(decibels) dB against the first")
+        // The level of each 100 ms of the middle second and a half, and their median: a moment one
+        // source's server fell behind (a loaded machine) is not a level.
+        let levels = stride(from: 48_000, to: min(samples.count, 120_000) - 4_800, by: 4_800).map { start in
+            let window = samples[start..<start + 4_800]
+            let desktop = Tools.tonePower(near: 1_000, in: window)
+            return (desktop, 10 * log10(Tools.tonePower(near: 440, in: window) / max(desktop, 1e-12)))
+        }
+        let decibels = levels.map(\.1).sorted()[levels.count / 2]
+        #expect(levels.count >= 10 && levels.map(\.0).sorted()[levels.count / 2] > 1e-3,
+                "the desktop's tone is there")
+        #expect(abs(decibels + 12) < 2, "the second source is \(decibels) dB against the first: \(levels.map(\.1))")
 
         let lines = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n")
         let last = try #require(lines.last.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) }
