@@ -15,6 +15,16 @@ struct CaptureSource: ParsableArguments {
             transform: parsed(PixelRect.init(parsing:)))
     var region: PixelRect?
 
+    @Option(help: ArgumentHelp("Capture one window's own pixels, even when covered: a title, a part of it or "
+                               + "a class, an id from 'podium windows', or pick to click it.",
+                               valueName: "NAME|ID|pick"),
+            transform: parsed(WindowSelector.init(parsing:)))
+    var window: WindowSelector?
+
+    @Flag(name: .customLong("exit-when-gone"),
+          help: "End the run when the --window closes, instead of waiting for a window of its name.")
+    var exitWhenGone = false
+
     @Flag(inversion: .prefixedNo, help: "Draw the mouse cursor into the picture.")
     var cursor = true
 
@@ -45,6 +55,12 @@ struct CaptureSource: ParsableArguments {
     func validate() throws {
         if monitor != nil && region != nil {
             throw ValidationError("--monitor and --region cannot be combined: --region is in screen coordinates")
+        }
+        if let window, let other = monitor.map({ "--monitor '\($0)'" }) ?? region.map({ "--region '\($0)'" }) {
+            throw ValidationError("--window '\(window)' cannot be combined with \(other): the window is the picture")
+        }
+        if exitWhenGone && window == nil {
+            throw ValidationError("--exit-when-gone needs --window: it ends the run when that window closes")
         }
     }
 }

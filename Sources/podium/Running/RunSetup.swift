@@ -82,15 +82,26 @@ enum RunSetup {
     }
 
     /// What to capture: the display opened on a thread of its own (a connect may block), the
-    /// rectangle found on it, and the monitor it is, if any.
-    /// - Throws: 69 when the display cannot be opened, the monitor is not there or its pixels
-    ///   cannot be read; 64 for a region outside the screen.
+    /// rectangle or window found on it, and the monitor it is, if any.
+    /// - Throws: 69 when the display cannot be opened, the monitor or window is not there or its
+    ///   pixels cannot be read; 64 for a region outside the screen, or a name several windows match.
     /// - Parameter outputs: where the pictures go, which may ask for an unchanged screen more often.
     static func capturePlan(_ source: CaptureSource, outputs: [SinkURL] = []) async throws(PodiumError)
         -> (CapturePlan, Monitor?) {
-        let (display, monitor, region) = (source.display, source.monitor, source.region)
+        let (display, monitor, region, window) = (source.display, source.monitor, source.region, source.window)
         let (cursor, sharedMemory, damage, idle) = (source.cursor, !source.noSharedMemory, !source.constantFPS,
                                                     source.idleRate(for: outputs))
+        if let window {
+            let exitWhenGone = source.exitWhenGone
+            let plan = try await onOwnThread("podium-display") { () throws(PodiumError) in
+                try WindowSourcePlan.look(display: display, selector: window, drawsCursor: cursor,
+                                          sharedMemory: sharedMemory, tracksDamage: damage,
+                                          exitWhenGone: exitWhenGone) {
+                    Console.say("click the window to capture")
+                }
+            }
+            return (CapturePlan(.window(plan), idleFPS: idle), nil)
+        }
         let (screen, captured) = try await onOwnThread("podium-display") { () throws(PodiumError) in
             try ScreenPlan.look(display: display, monitor: monitor, region: region, drawsCursor: cursor,
                                 sharedMemory: sharedMemory, tracksDamage: damage)
