@@ -32,7 +32,8 @@ let package = Package(
         .systemLibrary(
             name: "CXCB",
             pkgConfig: "xcb",
-            providers: [.apt(["libxcb1-dev", "libxcb-shm0-dev", "libxcb-randr0-dev", "libxcb-damage0-dev", "libxcb-xfixes0-dev"])]
+            providers: [.apt(["libxcb1-dev", "libxcb-shm0-dev", "libxcb-randr0-dev", "libxcb-damage0-dev",
+                              "libxcb-xfixes0-dev", "libxcb-composite0-dev"])]
         ),
         .systemLibrary(
             name: "CFFmpeg",

@@ -103,6 +103,7 @@ public enum RunBuilder {
         -> any FrameGrabber {
         switch source {
         case .screen(let screen): try ScreenCapture(plan: screen, bufferCount: bufferCount, logger: logger)
+        case .window(let window): try WindowCapture(plan: window, bufferCount: bufferCount, logger: logger)
         }
     }
 

@@ -16,6 +16,7 @@ struct Podium: AsyncParsableCommand {
 
             Examples:
               podium displays
+              podium windows
               podium sources
               podium mirror
               podium stream --to talk.mkv
@@ -23,8 +24,8 @@ struct Podium: AsyncParsableCommand {
               podium encoders
             """,
         version: versionText,
-        subcommands: [Stream.self, Mirror.self, Displays.self, Sources.self, Encoders.self, Latency.self, Scene.self,
-                      AVSync.self, Bench.self]
+        subcommands: [Stream.self, Mirror.self, Displays.self, Windows.self, Sources.self, Encoders.self, Latency.self,
+                      Scene.self, AVSync.self, Bench.self]
     )
 }
 

@@ -59,7 +59,7 @@ import Testing
                 return .unchanged
             case .repainted:
                 return .repainted
-            case .busy, .waiting:
+            case .busy, .waiting, .ended:
                 throw TestFailure("no buffer")
             }
         }

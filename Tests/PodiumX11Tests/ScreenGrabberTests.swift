@@ -102,7 +102,7 @@ import Testing
                 return bytes.enumerated().map { $0.offset % 4 == 3 ? 255 : $0.element }
             case .unchanged, .repainted:
                 return nil
-            case .busy, .waiting:
+            case .busy, .waiting, .ended:
                 throw TestFailure("no buffer")
             }
         }

@@ -106,4 +106,33 @@ import Testing
         #expect(Int(keyframes.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 99 <= scheduled,
                 "a switch is no keyframe of its own: \(keyframes.stdout) in \(duration) s")
     }
+
+    /// A window (covered by another) beside a monitor of another display, then switched to `over`
+    /// from the terminal's keys... here from the mirror window's: the window's own colour lands in
+    /// its part of the picture in the recording, though something else covers it on screen.
+    @Test func aCoveredWindowBesideAnotherDisplay() throws {
+        let desktop = try XvfbServer(width: 640, height: 480)
+        let manager = try WindowManager(display: desktop.display)
+        defer { withExtendedLifetime(manager) {} }
+        let slides = try TestWindow(display: desktop.display, title: "Slides", x: 40, y: 40, width: 320, height: 240,
+                                    rgb: 0xC00000)
+        try slides.waitUntilShown()
+        let cover = try TestWindow(display: desktop.display, title: "cover", x: 40, y: 40, width: 320, height: 240,
+                                   rgb: 0x00A000)
+        try cover.waitUntilShown()
+        let other = try XvfbServer(width: 320, height: 240)
+        try Painter(display: other.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.blue)
+        let output = try Tools.temporaryFolder().appendingPathComponent("window-beside.mkv").path
+        let result = try Tools.podium(["stream", "--display", desktop.display, "--window", "Slides",
+                                       "--source", other.display, "--split", "0.5", "--no-cursor", "--duration", "2s",
+                                       "--to", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("window 'Slides'"), "\(result.stderr)")
+        let probe = try Tools.probe(output)
+        #expect(probe.width == 320 && probe.height == 240, "the larger of the two: both are 320x240")
+        let rgb = try Tools.decodeFrame(output, index: probe.frames - 1, pixelFormat: "rgb24")
+        let index = (120 * 320 + 80) * 3
+        #expect(rgb[index] > 150 && rgb[index + 1] < 60, "the window's red, not the cover's green")
+        #expect(Self.color(rgb, x: 240, y: 120) == "blue")
+    }
 }

@@ -110,7 +110,11 @@ public final class ComposedCapture: FrameGrabber {
         var index = 0
         while index < sources.count {
             if shown(index) {
-                repainted = try look(at: index, time: time, slotTime: slotTime) || repainted
+                switch try look(at: index, time: time, slotTime: slotTime) {
+                case .repainted: repainted = true
+                case .ended: return .ended
+                default: break
+                }
             } else {
                 stale[index] = true
             }
@@ -142,8 +146,9 @@ public final class ComposedCapture: FrameGrabber {
     }
 
     /// Asks source `index` for what changed, and marks where that lands in the picture.
-    /// - Returns: whether it was drawn on without a pixel changing.
-    private func look(at index: Int, time: UInt64, slotTime: UInt64) throws(PodiumError) -> Bool {
+    /// - Returns: what the source said: its frame is taken in, so this is what the run must know
+    ///   (`repainted`, `ended` when a source is gone for good and ends the run).
+    private func look(at index: Int, time: UInt64, slotTime: UInt64) throws(PodiumError) -> CaptureOutcome {
         let outcome = try sources[index].capture(sequence: sourceSequences[index], time: time, slotTime: slotTime,
                                                  evenIfUnchanged: stale[index])
         switch outcome {
@@ -164,11 +169,9 @@ public final class ComposedCapture: FrameGrabber {
             } else {
                 markChanged(source: index, rows: frame.changedRows)
             }
-            return false
-        case .repainted:
-            return true
-        case .unchanged, .busy, .waiting:
-            return false
+            return .unchanged
+        case .repainted, .unchanged, .busy, .waiting, .ended:
+            return outcome
         }
     }
 

@@ -38,6 +38,11 @@ public enum CaptureOutcome: Sendable {
     case repainted
     /// Every buffer is still in use downstream.
     case busy
-    /// The captured monitor is gone for now.
+    /// The captured monitor or window is gone for now.
     case waiting
+    /// The source is gone for good and the run should end as if its time were up: a window
+    /// closed with `--exit-when-gone`. Not a thrown `PodiumError`: that would mark the run
+    /// failed and skip holding the last picture to the end, while this end is the one the user
+    /// asked for (exit 0, every output finalized).
+    case ended
 }

@@ -77,6 +77,8 @@ public struct PacedCapture: FrameSource {
                 counters.noBuffer.add(1, ordering: .relaxed)
             case .waiting:
                 break
+            case .ended:
+                fanOut.stopRun()
             }
         }
         fanOut.finish(at: reached)

@@ -1,6 +1,8 @@
-/// One source as `--source` names it: a monitor, a rectangle of the screen, or another display's
-/// primary monitor.
+/// One source as `--source` names it: a window, a monitor, a rectangle of the screen, or another
+/// display's primary monitor.
 public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
+    /// `window:NAME|ID|pick` on `--display` (`--window` is short for it).
+    case window(WindowSelector)
     /// `monitor:NAME` (a RandR name, an index, or `primary`) on `--display`.
     case monitor(MonitorSelector)
     /// `WxH+X+Y` on `--display`.
@@ -8,9 +10,11 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
     /// `:N` (or `:N.S`): that display's primary monitor.
     case display(String)
 
-    /// Reads `monitor:NAME`, `WxH+X+Y` or `:N`.
+    /// Reads `window:NAME`, `monitor:NAME`, `WxH+X+Y` or `:N`.
     public init(parsing text: String) throws(OptionParseError) {
-        if text.hasPrefix("monitor:") {
+        if text.hasPrefix("window:") {
+            self = .window(try WindowSelector(parsing: String(text.dropFirst("window:".count))))
+        } else if text.hasPrefix("monitor:") {
             let name = String(text.dropFirst("monitor:".count))
             guard !name.isEmpty else { throw OptionParseError("monitor: needs a name, an index or primary") }
             self = .monitor(try MonitorSelector(parsing: name))
@@ -23,12 +27,19 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
         } else if text.first?.isNumber == true {
             self = .region(try PixelRect(parsing: text))
         } else {
-            throw OptionParseError("expected monitor:NAME, WxH+X+Y or :N")
+            throw OptionParseError("expected window:NAME, monitor:NAME, WxH+X+Y or :N")
         }
+    }
+
+    /// Whether it names a window.
+    public var isWindow: Bool {
+        if case .window = self { return true }
+        return false
     }
 
     public var description: String {
         switch self {
+        case .window(let selector): "window:\(selector)"
         case .monitor(let selector): "monitor:\(selector)"
         case .region(let rect): rect.description
         case .display(let display): display

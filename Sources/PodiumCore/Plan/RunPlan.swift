@@ -80,18 +80,23 @@ public struct CapturePlan: Sendable {
 public enum SourcePlan: Sendable {
     /// A monitor or a rectangle of an X display's screen.
     case screen(ScreenPlan)
+    /// One X window's own pixels (`--window`).
+    case window(WindowSourcePlan)
 
     /// The X display it is on (`:0`).
     public var display: String {
         switch self {
         case .screen(let screen): screen.display
+        case .window(let window): window.display
         }
     }
 
-    /// What it shows on its display, for headings: the rectangle of the screen (`1920x1080+0+0`).
+    /// What it shows on its display, for headings: the rectangle of the screen (`1920x1080+0+0`),
+    /// or the window (`window 'Slides' (0x1a00007)`).
     public var name: String {
         switch self {
         case .screen(let screen): screen.region.description
+        case .window(let window): "window \(window.window.label)"
         }
     }
 
@@ -99,12 +104,14 @@ public enum SourcePlan: Sendable {
     public var size: PixelSize {
         switch self {
         case .screen(let screen): screen.region.size
+        case .window(let window): window.window.rect.size
         }
     }
 
     public var drawsCursor: Bool {
         switch self {
         case .screen(let screen): screen.drawsCursor
+        case .window(let window): window.drawsCursor
         }
     }
 }
@@ -132,6 +139,37 @@ public struct ScreenPlan: Sendable {
         self.drawsCursor = drawsCursor
         self.sharedMemory = sharedMemory
         self.tracksDamage = tracksDamage
+    }
+}
+
+/// What an X11 window capture takes: the window found when the run was planned, what to look
+/// for when it closes, and how to grab it.
+public struct WindowSourcePlan: Sendable {
+    /// The X display (`:0`).
+    public var display: String
+    /// The window as it was when the run was planned: its id, title and size.
+    public var window: ClientWindow
+    /// What a window that replaces it must match when it closes: the name asked for, or the
+    /// window's title when it was named by id or picked.
+    public var awaitedName: String
+    /// `--cursor`: draw the pointer in when it is over the window.
+    public var drawsCursor: Bool
+    /// MIT-SHM when the server shares memory (`--no-shm` turns it off).
+    public var sharedMemory: Bool
+    /// Grab only what changed (Damage); `--constant-fps` grabs every slot whole.
+    public var tracksDamage: Bool
+    /// `--exit-when-gone`: the run ends when the window closes, instead of waiting for another.
+    public var exitWhenGone: Bool
+
+    public init(display: String, window: ClientWindow, awaitedName: String? = nil, drawsCursor: Bool = true,
+                sharedMemory: Bool = true, tracksDamage: Bool = true, exitWhenGone: Bool = false) {
+        self.display = display
+        self.window = window
+        self.awaitedName = awaitedName ?? window.title
+        self.drawsCursor = drawsCursor
+        self.sharedMemory = sharedMemory
+        self.tracksDamage = tracksDamage
+        self.exitWhenGone = exitWhenGone
     }
 }
 

@@ -30,26 +30,30 @@ public final class CursorOverlay {
         connection.flush()
     }
 
-    /// Where the pointer is on the screen, and whether on this screen at all.
+    /// Where the pointer is, relative to the window asked about (the root: on the screen), and
+    /// whether on this screen at all.
     struct Position: Equatable {
         var x: Int
         var y: Int
         var onScreen: Bool
     }
 
-    /// Asks where the pointer is; send before the grab, collect with `position` after it.
-    func requestPosition() -> xcb_query_pointer_cookie_t {
-        xcb_query_pointer(connection.raw, connection.root)
+    /// Asks where the pointer is relative to `window` (the root by default); send before the
+    /// grab, collect with `position` after it.
+    func requestPosition(relativeTo window: xcb_window_t? = nil) -> xcb_query_pointer_cookie_t {
+        xcb_query_pointer(connection.raw, window ?? connection.root)
     }
 
     /// The answer to `requestPosition`.
     func position(_ cookie: xcb_query_pointer_cookie_t) -> Position? {
         try? connection.withReply({ xcb_query_pointer_reply($0, cookie, $1) }) { reply in
-            Position(x: Int(reply.pointee.root_x), y: Int(reply.pointee.root_y), onScreen: reply.pointee.same_screen != 0)
+            // Relative to the window asked about; for the root, the same as root_x and root_y.
+            Position(x: Int(reply.pointee.win_x), y: Int(reply.pointee.win_y), onScreen: reply.pointee.same_screen != 0)
         }
     }
 
-    /// Blends the cursor into `frame`, which shows `region` of the root window.
+    /// Blends the cursor into `frame`, which shows `region` of the window the position is
+    /// relative to.
     /// - Returns: the frame's rows it drew on (they no longer match the screen).
     @discardableResult
     func draw(into frame: CapturedFrame, region: PixelRect, at pointer: Position?) -> Range<Int>? {

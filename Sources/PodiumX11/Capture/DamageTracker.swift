@@ -24,8 +24,11 @@ final class DamageTracker {
     /// Per buffer index, the rows (of the captured region) that changed since it was filled.
     private var stale: [RowBands]
 
+    /// - Parameters:
+    ///   - window: the window whose drawing is watched (the root by default); `region` and the
+    ///     rows reported are in its coordinates.
     /// - Returns: `nil` when the server lacks Damage or XFixes 2 (every frame is then grabbed whole).
-    init?(connection: XConnection, region: PixelRect, bufferCount: Int) {
+    init?(connection: XConnection, window: xcb_window_t? = nil, region: PixelRect, bufferCount: Int) {
         guard connection.hasExtension(cxcb_damage_id()), connection.hasExtension(cxcb_xfixes_id()) else { return nil }
         // Both extensions require their version handshake before any other request.
         let fixes = try? connection.withReply({ xcb_xfixes_query_version_reply($0, xcb_xfixes_query_version($0, 4, 0), $1) }) { $0.pointee.major_version }
@@ -37,7 +40,8 @@ final class DamageTracker {
         damage = connection.generateID()
         scratch = connection.generateID()
         stale = Array(repeating: RowBands(0..<region.height), count: bufferCount)
-        xcb_damage_create(connection.raw, damage, connection.root, UInt8(XCB_DAMAGE_REPORT_LEVEL_NON_EMPTY.rawValue))
+        xcb_damage_create(connection.raw, damage, window ?? connection.root,
+                          UInt8(XCB_DAMAGE_REPORT_LEVEL_NON_EMPTY.rawValue))
         xcb_xfixes_create_region(connection.raw, scratch, 0, nil)
         connection.flush()
     }

@@ -5,8 +5,9 @@ public import Logging
 import Glibc
 #endif
 
-/// Copies one rectangle of the root window into pooled frame buffers, through MIT-SHM when the
-/// server offers it (the server writes straight into our memory) or with plain `GetImage`.
+/// Copies one rectangle of a drawable into pooled frame buffers, through MIT-SHM when the server
+/// offers it (the server writes straight into our memory) or with plain `GetImage`: of the root
+/// window for a screen, of a window's own pixmap (named through Composite) for a window.
 ///
 /// Not thread-safe: confine to the capture thread.
 public final class ScreenGrabber {
@@ -17,8 +18,10 @@ public final class ScreenGrabber {
     }
 
     public let method: Method
-    /// The captured rectangle, in root window coordinates.
+    /// The captured rectangle, in the drawable's coordinates.
     public let region: PixelRect
+    /// What is read: the root window, or a window's pixmap.
+    let drawable: xcb_drawable_t
     /// The buffers frames are captured into; capture skips a slot when none is free.
     public let pool: FrameBufferPool
     public var bytesPerRow: Int { region.width * 4 }
@@ -26,12 +29,24 @@ public final class ScreenGrabber {
     /// The X segment behind each pool buffer, by `FrameBuffer.index`; empty for `GetImage`.
     private let segments: [xcb_shm_seg_t]
 
+    /// Grabs a rectangle of the root window.
     /// - Parameters:
     ///   - region: must lie inside the screen (checked by the caller, with the flag's name).
     ///   - allowSharedMemory: `false` forces `GetImage` (`--no-shm`).
     ///   - bufferCount: frames that can be in flight at once: one being grabbed, the rest downstream.
-    public init(connection: XConnection, region: PixelRect, allowSharedMemory: Bool, bufferCount: Int = 4, logger: Logger) {
+    public convenience init(connection: XConnection, region: PixelRect, allowSharedMemory: Bool, bufferCount: Int = 4,
+                            logger: Logger) {
+        self.init(connection: connection, drawable: nil, region: region, allowSharedMemory: allowSharedMemory,
+                  bufferCount: bufferCount, logger: logger)
+    }
+
+    /// - Parameters:
+    ///   - drawable: the root window (`nil`), or a pixmap of the region's size or larger.
+    ///   - region: must lie inside the drawable.
+    init(connection: XConnection, drawable: xcb_drawable_t?, region: PixelRect, allowSharedMemory: Bool,
+         bufferCount: Int, logger: Logger) {
         self.connection = connection
+        self.drawable = drawable ?? connection.root
         self.region = region
         let size = region.width * region.height * 4
         var buffers: [FrameBuffer] = []
@@ -72,7 +87,7 @@ public final class ScreenGrabber {
     public func grab(into buffer: FrameBuffer, rows: RowBands? = nil) throws(X11RequestError) {
         let rows = rows ?? RowBands(0..<region.height)
         let format = UInt8(XCB_IMAGE_FORMAT_Z_PIXMAP.rawValue)
-        let root = connection.root
+        let root = drawable
         let (x, width) = (Int16(region.x), UInt16(region.width))
         switch method {
         case .sharedMemory:

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import PodiumCore
 import PodiumX11
 
@@ -16,22 +15,16 @@ extension Podium {
                 """
         )
 
-        @Option(help: ArgumentHelp("The X display (default: $DISPLAY).", valueName: ":N"))
-        var display: String?
-
-        @Flag(help: "Print JSON instead of text.")
-        var json = false
+        @OptionGroup var listing: ListingOptions
 
         func run() async throws {
-            let display = display
+            let display = listing.display
             // A connect may block: on a thread of its own.
             let layout = try await onOwnThread("podium-display") { () throws(PodiumError) in
                 try XConnection(display: display).layout()
             }
-            if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try encoder.encode(layout), as: UTF8.self))
+            if listing.json {
+                try listing.printJSON(layout)
                 return
             }
             print("display \(layout.display) screen \(layout.screen): \(layout.size), \(layout.depth)-bit")

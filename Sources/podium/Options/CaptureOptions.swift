@@ -15,10 +15,21 @@ struct CaptureSource: ParsableArguments {
             transform: parsed(PixelRect.init(parsing:)))
     var region: PixelRect?
 
+    @Option(help: ArgumentHelp("Capture one window's own pixels, even when covered: a title, a part of it or "
+                               + "a class, an id from 'podium windows', or pick to click it.",
+                               valueName: "NAME|ID|pick"),
+            transform: parsed(WindowSelector.init(parsing:)))
+    var window: WindowSelector?
+
+    @Flag(name: .customLong("exit-when-gone"),
+          help: "End the run when the --window closes, instead of waiting for a window of its name.")
+    var exitWhenGone = false
+
     @Option(name: .customLong("source"),
-            help: ArgumentHelp("A source: a monitor of --display, a rectangle of its screen, or another display's "
-                               + "primary monitor. Twice for two, composed by --layout (the first is the primary).",
-                               valueName: "monitor:NAME|WxH+X+Y|:N"),
+            help: ArgumentHelp("A source: a window of --display, a monitor of it, a rectangle of its screen, or "
+                               + "another display's primary monitor. Twice for two, composed by --layout (the "
+                               + "first is the primary; --window counts as one).",
+                               valueName: "window:NAME|monitor:NAME|WxH+X+Y|:N"),
             transform: parsed(SourceRequest.init(parsing:)))
     var sources: [SourceRequest] = []
 
@@ -55,15 +66,28 @@ struct CaptureSource: ParsableArguments {
         if monitor != nil && region != nil {
             throw ValidationError("--monitor and --region cannot be combined: --region is in screen coordinates")
         }
-        if sources.count > 2 {
-            throw ValidationError("--source can be given twice at most (--source '\(sources[2])' is a third)")
+        let all = allSources
+        if all.count > 2 {
+            throw ValidationError("--source can be given twice at most (--source '\(all[2])' is a third)")
         }
-        if !sources.isEmpty, let flag = monitor != nil ? "--monitor" : region != nil ? "--region" : nil {
-            throw ValidationError("\(flag) and --source cannot be combined: give each source with --source")
+        if all.count > 1 || !sources.isEmpty || window != nil,
+           let other = monitor.map({ "--monitor '\($0)'" }) ?? region.map({ "--region '\($0)'" }) {
+            let given = window.map { "--window '\($0)'" } ?? "--source"
+            throw ValidationError("\(given) cannot be combined with \(other): give each source with --source")
         }
-        if sources.count < 2, let flag = layout.firstGiven {
+        if all.count < 2, let flag = layout.firstGiven {
             throw ValidationError("\(flag) lays out two sources: pass --source twice")
         }
+        if exitWhenGone && !all.contains(where: \.isWindow) {
+            throw ValidationError("--exit-when-gone needs --window (or --source window:NAME): it ends the run when "
+                                  + "that window closes")
+        }
+    }
+
+    /// Every source asked for, the primary first: `--window` (short for `--source window:NAME`),
+    /// then each `--source`.
+    var allSources: [SourceRequest] {
+        (window.map { [SourceRequest.window($0)] } ?? []) + sources
     }
 }
 

@@ -82,35 +82,44 @@ enum RunSetup {
     }
 
     /// What to capture: the display opened on a thread of its own (a connect may block), the
-    /// rectangle found on it, and the monitor it is, if any.
-    /// - Throws: 69 when the display cannot be opened, the monitor is not there or its pixels
-    ///   cannot be read; 64 for a region outside the screen.
+    /// rectangles or windows found on it, and the monitor it is, if any.
+    /// - Throws: 69 when the display cannot be opened, the monitor or window is not there or its
+    ///   pixels cannot be read; 64 for a region outside the screen, or a name several windows match.
     /// - Parameters:
     ///   - outputs: where the pictures go, which may ask for an unchanged screen more often.
     ///   - filter: how two sources are scaled to their places.
-    /// - Returns: the plan, and the monitor captured when there is one source.
+    /// - Returns: the plan, and the monitor captured when there is one source and it is a monitor.
     static func capturePlan(_ source: CaptureSource, outputs: [SinkURL] = [], filter: ScaleFilter = .box)
         async throws(PodiumError) -> (CapturePlan, Monitor?) {
         let (cursor, sharedMemory, damage, idle) = (source.cursor, !source.noSharedMemory, !source.constantFPS,
                                                     source.idleRate(for: outputs))
-        let display = source.display
-        // Without --source, the one source --monitor or --region names (the primary monitor by default).
-        let requests = source.sources.isEmpty ? [nil] : source.sources.map(Optional.some)
+        let (display, exitWhenGone) = (source.display, source.exitWhenGone)
+        // Without a source named, the one --monitor or --region names (the primary monitor by default).
+        let requests = source.allSources.isEmpty ? [nil] : source.allSources.map(Optional.some)
         let (monitor, region) = (source.monitor, source.region)
         let looked = try await onOwnThread("podium-display") { () throws(PodiumError) in
-            try requests.map { request throws(PodiumError) in
+            try requests.map { request throws(PodiumError) -> (SourcePlan, Monitor?) in
                 var (on, selector, rectangle) = (display, monitor, region)
                 switch request {
+                case .window(let window):
+                    let plan = try WindowSourcePlan.look(display: display, selector: window, drawsCursor: cursor,
+                                                         sharedMemory: sharedMemory, tracksDamage: damage,
+                                                         exitWhenGone: exitWhenGone) {
+                        Console.say("click the window to capture")
+                    }
+                    return (.window(plan), nil)
                 case .monitor(let chosen): selector = chosen
                 case .region(let chosen): rectangle = chosen
                 case .display(let other): on = other
                 case nil: break
                 }
-                return try ScreenPlan.look(display: on, monitor: selector, region: rectangle, drawsCursor: cursor,
-                                           sharedMemory: sharedMemory, tracksDamage: damage)
+                let (screen, captured) = try ScreenPlan.look(display: on, monitor: selector, region: rectangle,
+                                                             drawsCursor: cursor, sharedMemory: sharedMemory,
+                                                             tracksDamage: damage)
+                return (.screen(screen), captured)
             }
         }
-        let sources = looked.map { SourcePlan.screen($0.0) }
+        let sources = looked.map(\.0)
         guard sources.count > 1 else { return (CapturePlan(sources[0], idleFPS: idle), looked[0].1) }
         // As large as the larger source: neither is made smaller than it is by the canvas itself.
         let canvas = sources.map(\.size).max { $0.area < $1.area } ?? sources[0].size

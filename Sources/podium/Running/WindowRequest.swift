@@ -28,9 +28,11 @@ struct WindowRequest: Sendable {
     private func plan(capturing capture: CapturePlan, captured: Monitor?, filter: ScaleFilter) throws(PodiumError)
         -> (WindowPlan, String) {
         let source = capture.sources[0]
-        // Where the primary source lies on its screen, which the window must not cover.
+        // Where the primary source lies on its screen, which the window must not cover. A
+        // window's own pixels are captured whatever covers it: nothing to avoid.
         let region: PixelRect? = switch source {
         case .screen(let screen): screen.region
+        case .window: nil
         }
         let targetDisplay = display ?? source.display
         let sameScreen = targetDisplay == source.display
