@@ -162,6 +162,14 @@ import Testing
         #expect(layout == alone, "one source alone has nothing to resize")
     }
 
+    @Test func eachSourceHasItsOwnFit() throws {
+        var fixture = Fixture(Layout(mode: .beside, split: 0.5, fits: [.cover, .contain]))
+        let frame = try #require(try fixture.next())
+        defer { frame.buffer.share(with: 0) }
+        #expect(Self.color(frame, x: 50, y: 5) == Self.red, "cover: the primary fills its column, no bars")
+        #expect(Self.color(frame, x: 150, y: 5) == Self.blue, "contain: a square in a square column")
+    }
+
     @Test func swappedRolesSwapColumns() throws {
         var fixture = Fixture(Layout(mode: .beside, swapped: true, split: 0.5))
         let frame = try #require(try fixture.next())

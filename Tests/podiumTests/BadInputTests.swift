@@ -50,6 +50,7 @@ import Testing
              status: 64, mentions: "--split-min 0.7 is above --split-max 0.3"),
         Case(arguments: ["--source", "monitor:0", "--source", "monitor:0", "--over-size", "60%"], status: 64,
              mentions: "10% to 50%"),
+        Case(arguments: ["--source-fit", "cover"], status: 64, mentions: "--source-fit lays out two sources"),
         Case(arguments: ["--encoder", "h264_nvenc"], status: 69, mentions: "h264_nvenc"),
         Case(arguments: ["--display", ":9999"], status: 69, mentions: ":9999"),
         Case(arguments: ["--crf", "70"], status: 64, mentions: "--crf '70'"),

@@ -38,15 +38,24 @@ struct LayoutOptions: ParsableArguments {
             })
     var overSize: Double?
 
+    @Option(name: .customLong("source-fit"),
+            help: ArgumentHelp("How each source fills its part of the picture, in the order of the sources: "
+                               + "contain, cover, stretch, none or integer (default: contain).", valueName: "fit"))
+    var sourceFits: [FitMode] = []
+
     /// The first flag given, to name in a refusal, or `nil` when none is.
     var firstGiven: String? {
         let given: [(String, Bool)] = [("--layout", layout != nil), ("--split", split != nil),
                                        ("--split-min", splitMin != nil), ("--split-max", splitMax != nil),
-                                       ("--over", over != nil), ("--over-size", overSize != nil)]
+                                       ("--over", over != nil), ("--over-size", overSize != nil),
+                                       ("--source-fit", !sourceFits.isEmpty)]
         return given.first(where: \.1)?.0
     }
 
     func validate() throws {
+        if sourceFits.count > 2 {
+            throw ValidationError("--source-fit can be given twice at most, once for each source")
+        }
         let range = (splitMin ?? 0.2)...max(splitMin ?? 0.2, splitMax ?? 0.8)
         if let splitMin, let splitMax, splitMin > splitMax {
             throw ValidationError("--split-min \(splitMin) is above --split-max \(splitMax)")
@@ -61,6 +70,7 @@ struct LayoutOptions: ParsableArguments {
     var chosen: Layout {
         let range = (splitMin ?? 0.2)...max(splitMin ?? 0.2, splitMax ?? 0.8)
         return Layout(mode: layout ?? .beside, split: split ?? min(max(0.6, range.lowerBound), range.upperBound),
-                      splitRange: range, corner: over ?? .topRight, overSize: overSize ?? 0.25)
+                      splitRange: range, corner: over ?? .topRight, overSize: overSize ?? 0.25,
+                      fits: sourceFits + Array(repeating: .contain, count: max(0, 2 - sourceFits.count)))
     }
 }
