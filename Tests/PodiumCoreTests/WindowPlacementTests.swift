@@ -8,23 +8,33 @@ import Testing
     let screen = PixelSize(width: 3200, height: 1080)
 
     @Test func defaultIsTheLargestMonitorNotCaptured() {
-        let target = WindowTarget(monitor: nil, avoiding: laptop.rect)
+        let target = WindowTarget(monitor: nil, avoiding: [laptop.rect])
         #expect(target.search([laptop, projector], screen: screen) == .found(projector))
         #expect(target.search([laptop], screen: screen) == .absent, "only the captured one: wait for a projector")
-        #expect(WindowTarget(monitor: nil, avoiding: nil).search([laptop, projector], screen: screen) == .found(laptop), "another display: its largest")
+        #expect(WindowTarget(monitor: nil, avoiding: []).search([laptop, projector], screen: screen) == .found(laptop), "another display: its largest")
+    }
+
+    /// Two sources on one screen: the window covers neither, even when one is the largest.
+    @Test func twoCapturedMonitorsAreBothAvoided() {
+        let external = Monitor(index: 2, name: "DP-2", rect: PixelRect(x: 3200, y: 0, width: 2560, height: 1440),
+                               isPrimary: false)
+        let target = WindowTarget(monitor: nil, avoiding: [laptop.rect, external.rect])
+        #expect(target.search([laptop, projector, external], screen: screen) == .found(projector))
+        #expect(WindowTarget(monitor: .name("DP-2"), avoiding: [laptop.rect, external.rect])
+                    .search([laptop, projector, external], screen: screen) == .coversCapture(external))
     }
 
     @Test func aNamedMonitorIsWaitedForOrRefusedWhenItCoversTheCapture() {
-        #expect(WindowTarget(monitor: .name("HDMI-1"), avoiding: laptop.rect).search([laptop], screen: screen) == .absent)
-        #expect(WindowTarget(monitor: .name("HDMI-1"), avoiding: laptop.rect).search([laptop, projector], screen: screen) == .found(projector))
-        #expect(WindowTarget(monitor: .index(0), avoiding: laptop.rect).search([laptop, projector], screen: screen) == .coversCapture(laptop))
+        #expect(WindowTarget(monitor: .name("HDMI-1"), avoiding: [laptop.rect]).search([laptop], screen: screen) == .absent)
+        #expect(WindowTarget(monitor: .name("HDMI-1"), avoiding: [laptop.rect]).search([laptop, projector], screen: screen) == .found(projector))
+        #expect(WindowTarget(monitor: .index(0), avoiding: [laptop.rect]).search([laptop, projector], screen: screen) == .coversCapture(laptop))
         let mirrored = Monitor(index: 1, name: "HDMI-1", rect: PixelRect(x: 0, y: 0, width: 1280, height: 720), isPrimary: false)
-        #expect(WindowTarget(monitor: .name("HDMI-1"), avoiding: laptop.rect).search([laptop, mirrored], screen: screen) == .coversCapture(mirrored))
+        #expect(WindowTarget(monitor: .name("HDMI-1"), avoiding: [laptop.rect]).search([laptop, mirrored], screen: screen) == .coversCapture(mirrored))
     }
 
     @Test func withoutMonitorsTheScreenIsOne() {
         let whole = PixelRect(x: 0, y: 0, size: PixelSize(width: 800, height: 600))
-        #expect(WindowTarget(monitor: nil, avoiding: nil).search([], screen: whole.size) == .found(Monitor(index: 0, name: "screen", rect: whole, isPrimary: true)))
+        #expect(WindowTarget(monitor: nil, avoiding: []).search([], screen: whole.size) == .found(Monitor(index: 0, name: "screen", rect: whole, isPrimary: true)))
     }
 
     @Test func pictureInPictureSitsInItsCornerWithAMargin() {

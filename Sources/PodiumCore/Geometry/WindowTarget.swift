@@ -12,10 +12,10 @@ public struct WindowTarget: Hashable, Sendable {
 
     /// `--on`, or `nil` for the largest monitor that is not captured.
     public var monitor: MonitorSelector?
-    /// The captured area when the window goes on the captured screen, which it must not cover.
-    public var avoiding: PixelRect?
+    /// The captured areas on the screen the window goes on, which it must not cover.
+    public var avoiding: [PixelRect]
 
-    public init(monitor: MonitorSelector?, avoiding: PixelRect?) {
+    public init(monitor: MonitorSelector?, avoiding: [PixelRect]) {
         self.monitor = monitor
         self.avoiding = avoiding
     }
@@ -60,6 +60,6 @@ public struct WindowTarget: Hashable, Sendable {
     }
 
     private func covers(_ monitor: Monitor) -> Bool {
-        avoiding.map(monitor.rect.intersects) ?? false
+        avoiding.contains(where: monitor.rect.intersects)
     }
 }

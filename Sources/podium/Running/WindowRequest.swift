@@ -28,15 +28,15 @@ struct WindowRequest: Sendable {
     private func plan(capturing capture: CapturePlan, captured: Monitor?, filter: ScaleFilter) throws(PodiumError)
         -> (WindowPlan, String) {
         let source = capture.sources[0]
-        // Where the primary source lies on its screen, which the window must not cover. A
-        // window's own pixels are captured whatever covers it: nothing to avoid.
-        let region: PixelRect? = switch source {
-        case .screen(let screen): screen.region
-        case .window: nil
-        }
         let targetDisplay = display ?? source.display
-        let sameScreen = targetDisplay == source.display
-        let target = WindowTarget(monitor: monitor, avoiding: sameScreen ? region : nil)
+        // The areas captured on the target display's screen, which the window must not cover. A
+        // window's own pixels are captured whatever covers it: nothing to avoid.
+        let avoided = capture.sources.compactMap { source -> PixelRect? in
+            guard case .screen(let screen) = source, screen.display == targetDisplay else { return nil }
+            return screen.region
+        }
+        let sameScreen = capture.sources.contains { $0.display == targetDisplay }
+        let target = WindowTarget(monitor: monitor, avoiding: avoided)
         let targetConnection = sameScreen ? try XConnection(display: targetDisplay)
             : try? XConnection(display: targetDisplay)
         if let targetConnection { try check(target, on: targetConnection) }
@@ -56,8 +56,10 @@ struct WindowRequest: Sendable {
         let candidates = WindowTarget.candidates(layout.monitors, screen: layout.size)
         switch target.search(layout.monitors, screen: layout.size) {
         case .coversCapture(let chosen) where !windowed:
-            let region = target.avoiding ?? chosen.rect
-            let others = candidates.filter { !$0.rect.intersects(region) }.map(\.name)
+            let region = target.avoiding.first(where: chosen.rect.intersects) ?? chosen.rect
+            let others = candidates.filter { candidate in
+                !target.avoiding.contains(where: candidate.rect.intersects)
+            }.map(\.name)
             let advice = others.isEmpty
                 ? "pass --on-display :N for another display" : "pick " + others.joined(separator: " or ")
             throw .usage("\(naming(chosen.name)) would cover the captured area \(region) and mirror itself; \(advice)")
