@@ -70,8 +70,7 @@ struct CaptureSource: ParsableArguments {
         if all.count > 2 {
             throw ValidationError("--source can be given twice at most (--source '\(all[2])' is a third)")
         }
-        if all.count > 1 || !sources.isEmpty || window != nil,
-           let other = monitor.map({ "--monitor '\($0)'" }) ?? region.map({ "--region '\($0)'" }) {
+        if !all.isEmpty, let other = monitor.map({ "--monitor '\($0)'" }) ?? region.map({ "--region '\($0)'" }) {
             let given = window.map { "--window '\($0)'" } ?? "--source"
             throw ValidationError("\(given) cannot be combined with \(other): give each source with --source")
         }
