@@ -66,7 +66,7 @@ public final class ScreenCapture: FrameGrabber {
         do {
             return try grab(sequence: sequence, time: time, slotTime: slotTime, evenIfUnchanged: evenIfUnchanged)
         } catch {
-            throw .unavailable("lost the X display: \(error)")
+            throw .unavailable("lost the X display \(connection.displayName): \(error)")
         }
     }
 

@@ -87,7 +87,7 @@ public final class WindowCapture: FrameGrabber {
             // The pixmap or window went away between two looks at the events.
             return gone(.closed)
         } catch {
-            throw .unavailable("lost the X display: \(error)")
+            throw .unavailable("lost the X display \(connection.displayName): \(error)")
         }
     }
 
