@@ -107,9 +107,8 @@ import Testing
                 "a switch is no keyframe of its own: \(keyframes.stdout) in \(duration) s")
     }
 
-    /// A window (covered by another) beside a monitor of another display, then switched to `over`
-    /// from the terminal's keys... here from the mirror window's: the window's own colour lands in
-    /// its part of the picture in the recording, though something else covers it on screen.
+    /// A window (covered by another) beside another display's monitor: the window's own colour
+    /// lands in its part of the picture in the recording, though something else covers it on screen.
     @Test func aCoveredWindowBesideAnotherDisplay() throws {
         let desktop = try XvfbServer(width: 640, height: 480)
         let manager = try WindowManager(display: desktop.display)
