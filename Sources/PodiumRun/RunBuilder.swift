@@ -27,7 +27,7 @@ public enum RunBuilder {
         // About two seconds of packets may wait for a slow output before it starts dropping.
         // Sound packets (about 50 a second) wait in the same queue as the pictures.
         let soundPackets = sound == nil ? 0 : SoundFormat.sampleRate / 960
-        let capacity = max(8, 2 * (plan.fps.framesPerSecond + soundPackets))
+        let capacity = max(8, 2 * (min(plan.frameRates.upperBound, 2 * plan.fps.framesPerSecond) + soundPackets))
         // A killed run loses at most this much of a recording.
         let flushInterval = min(.seconds(1), encoding.keyframeInterval)
         var outputs: [any RunOutput] = []
@@ -68,14 +68,15 @@ public enum RunBuilder {
         let buffers = 3 + 2 * stages.count + plan.windows.count
         let capture = plan.capture
         let layouts = capture.composition.map { LayoutSwitch($0.layout) }
-        let source = PacedCapture(fps: plan.fps, idleFPS: capture.idleFPS) {
+        let source = PacedCapture(idleFPS: capture.idleFPS) {
             () throws(PodiumError) -> any FrameGrabber in
             try grabber(of: capture, layouts: layouts, bufferCount: buffers, logger: logger)
         }
         let run = Run(branches: [Run.Branch(source: source, stages: stages)],
                       sounds: sound.map { [Run.SoundBranch(sources: $0.sources, stage: $0.stage)] } ?? [],
                       outputs: OutputGroup(outputs: outputs, guests: feeds.flatMap { $0 }),
-                      hub: hub, counters: counters, limits: plan.limits, logger: logger, layout: layouts)
+                      hub: hub, counters: counters, limits: plan.limits, logger: logger, layout: layouts,
+                      tuning: LiveTuning(frameRate: plan.fps, bounds: plan.frameRates, plannedRate: plan.plannedRate))
         return RunSession(run: run, plan: plan, streams: streams, encodeStage: encodeStage,
                           soundStage: sound?.stage, servers: servers, feeds: feeds, logger: logger)
     }
@@ -149,7 +150,6 @@ public enum RunBuilder {
             makePictures: { () throws(PodiumError) in
                 try PictureConverter(source: source, sizes: sizes, count: count, filter: filter, fullRange: fullRange)
             },
-            renditions: renditions, frameInterval: plan.fps.intervalNanoseconds,
-            keyframeInterval: plan.encoding.keyframeInterval, counters: counters.encode)
+            renditions: renditions, keyframeInterval: plan.encoding.keyframeInterval, counters: counters.encode)
     }
 }

@@ -21,11 +21,12 @@ struct Podium: AsyncParsableCommand {
               podium mirror
               podium stream --to talk.mkv
               podium stream --fps 15 --max-size 1280 --bitrate 2M --to udp://127.0.0.1:5000
+              podium control set fps=10
               podium encoders
             """,
         version: versionText,
         subcommands: [Stream.self, Mirror.self, Displays.self, Windows.self, Sources.self, Encoders.self, Latency.self,
-                      Scene.self, AVSync.self, Bench.self]
+                      Scene.self, AVSync.self, Bench.self, Control.self]
     )
 }
 

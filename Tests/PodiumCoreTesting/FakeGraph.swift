@@ -54,8 +54,7 @@ public struct FakeGraph: Sendable {
         }
         let levelCount = (levels.max() ?? 0) + 1
         let stage = Stage(makePictures: { () throws(PodiumError) in FakePictureMaker(levels: levelCount) },
-                          renditions: renditions, frameInterval: FrameRate(fps).intervalNanoseconds,
-                          keyframeInterval: keyframeInterval, counters: counters.encode)
+                          renditions: renditions, keyframeInterval: keyframeInterval, counters: counters.encode)
         self.outputs = outputs.enumerated().map { index, output in
             RecordingOutput(name: "output \(index)",
                             program: Program(streams: [streams[output.encoder]] + (soundStream.map { [$0] } ?? [])),

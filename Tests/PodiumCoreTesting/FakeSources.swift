@@ -19,14 +19,17 @@ public final class FakeGrabber: FrameGrabber, Sendable {
     /// Whether the screen changes between looks; an unchanged one is grabbed only when asked.
     public let changes: Bool
     public let failAt: UInt64?
+    /// Called after each grab with its sequence number, on the capture thread.
+    private let afterGrab: @Sendable (UInt64) -> Void
     private let grabbed = Mutex<[UInt64]>([])
 
     public init(clock: FakeClock, cost: UInt64 = 1_000_000, buffers: Int = 8, changes: Bool = true,
-                failAt: UInt64? = nil) {
+                failAt: UInt64? = nil, afterGrab: @escaping @Sendable (UInt64) -> Void = { _ in }) {
         self.clock = clock
         self.cost = cost
         self.changes = changes
         self.failAt = failAt
+        self.afterGrab = afterGrab
         pool = fakeBufferPool(count: buffers)
     }
 
@@ -42,13 +45,14 @@ public final class FakeGrabber: FrameGrabber, Sendable {
         guard let buffer = pool.acquire() else { return .busy }
         grabbed.withLock { $0.append(slotTime) }
         clock.advance(by: cost)
+        afterGrab(sequence)
         return .frame(CapturedFrame(buffer: buffer, size: PixelSize(width: 4, height: 4), bytesPerRow: 16,
                                     captureTime: time, slotTime: slotTime, sequence: sequence))
     }
 
     /// A paced source over this grabber.
     public func source(fps: Int = 30, idleFPS: Int = 1) -> PacedCapture {
-        PacedCapture(fps: FrameRate(fps), idleFPS: FrameRate(idleFPS)) { [self] () throws(PodiumError) in self }
+        PacedCapture(idleFPS: FrameRate(idleFPS)) { [self] () throws(PodiumError) in self }
     }
 }
 
@@ -115,9 +119,10 @@ public final class FakePushSource: FrameSource {
                     fanOut.counters.noBuffer.add(1, ordering: .relaxed)
                     continue
                 }
-                let frame = CapturedFrame(buffer: buffer, size: PixelSize(width: 4, height: 4), bytesPerRow: 16,
+                var frame = CapturedFrame(buffer: buffer, size: PixelSize(width: 4, height: 4), bytesPerRow: 16,
                                           captureTime: fanOut.clock.now(), slotTime: grid.offset(ofSlot: slot),
                                           sequence: sequence, changedRows: changed ? RowBands(0..<4) : RowBands())
+                frame.interval = grid.interval
                 sequence += 1
                 fanOut.deliver(frame)
             case .end(let slot):

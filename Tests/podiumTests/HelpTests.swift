@@ -7,7 +7,8 @@ import Testing
 @Suite struct HelpTests {
     static let commands = [["--help"], ["stream", "--help"], ["mirror", "--help"], ["displays", "--help"],
                            ["windows", "--help"],
-                           ["encoders", "--help"], ["latency", "--help"], ["scene", "--help"], ["bench", "--help"]]
+                           ["encoders", "--help"], ["latency", "--help"], ["scene", "--help"], ["bench", "--help"],
+                           ["control", "--help"]]
 
     @Test(arguments: commands)
     func helpMatchesGolden(_ arguments: [String]) throws {

@@ -48,12 +48,11 @@ where Encoder.Picture == Maker.Picture {
 
     /// - Parameters:
     ///   - makePictures: makes the converter on the stage's thread.
-    ///   - frameInterval: the frame-rate grid's interval, in nanoseconds: each packet lasts that long.
     ///   - keyframeInterval: the one keyframe schedule every encoder follows.
     public init(makePictures: @escaping @Sendable () throws(PodiumError) -> Maker, renditions: [Rendition],
-                frameInterval: UInt64, keyframeInterval: Duration, counters: EncodeCounters) {
+                keyframeInterval: Duration, counters: EncodeCounters) {
         self.makePictures = makePictures
-        self.renditions = renditions.map { RenditionWorker(rendition: $0, frameInterval: frameInterval) }
+        self.renditions = renditions.map(RenditionWorker.init(rendition:))
         self.keyframeInterval = keyframeInterval
         self.counters = counters
     }
@@ -166,7 +165,7 @@ where Encoder.Picture == Maker.Picture {
             for rendition in renditions {
                 let converted = ConvertedFrame(picture: pictures[rendition.level] ?? picture,
                                                captureTime: frame.captureTime, slotTime: frame.slotTime,
-                                               keyframe: keyframe)
+                                               interval: frame.interval, keyframe: keyframe)
                 if let inline = worker.inline {
                     guard inline.encode(converted) else { break frames }
                 } else {
@@ -189,6 +188,8 @@ struct ConvertedFrame<Picture: SharedPicture>: Sendable {
     var picture: Picture
     var captureTime: UInt64
     var slotTime: UInt64
+    /// How long it is shown: the frame-rate grid's interval when it was taken.
+    var interval: UInt64
     /// Whether every encoder should make this a keyframe: the run's one keyframe schedule, so the
     /// renditions' segments start at the same frames.
     var keyframe: Bool
@@ -202,16 +203,13 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
     let level: Int
     let counters: RenditionCounters
     private let open: @Sendable (Int) throws(PodiumError) -> Encoder
-    /// The grid's interval: how long each packet lasts.
-    let frameInterval: UInt64
     private let description = Mutex((summary: "", label: ""))
 
-    init<Maker>(rendition: EncodeStage<Maker, Encoder>.Rendition, frameInterval: UInt64) {
+    init<Maker>(rendition: EncodeStage<Maker, Encoder>.Rendition) {
         stream = rendition.stream
         level = rendition.level
         counters = rendition.counters
         open = rendition.open
-        self.frameInterval = frameInterval
     }
 
     /// The encoder's line for the start message and its label, once it is open.
@@ -263,15 +261,29 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
         private let encoder: Encoder
         private let worker: RenditionWorker
         private let run: Run
-        /// How long each packet lasts, in the stream's time scale.
-        private let duration: Int64
+        /// How long the packets of the frame at hand last, in the stream's time scale.
+        private var duration: Int64 = 0
         private var captureTimes = CaptureTimes()
+        /// The run's tuning as this encoder last took it.
+        private var tuningVersion: UInt64 = 0
 
         init(encoder: Encoder, worker: RenditionWorker, run: Run) {
             self.encoder = encoder
             self.worker = worker
             self.run = run
-            duration = encoder.stream.ticks(nanoseconds: worker.frameInterval)
+        }
+
+        /// Takes what the run asks of the encoders now, when that changed (a frame rate, a bit
+        /// rate); an encoder that cannot change says so, and goes on as it was.
+        private func retune() {
+            let version = run.tuning.version
+            guard version != tuningVersion else { return }
+            tuningVersion = version
+            do {
+                try encoder.retune(run.tuning.encoding)
+            } catch {
+                run.logger.warning("\(error.message)")
+            }
         }
 
         /// Encodes `frame` and publishes its packets, then releases its picture.
@@ -284,6 +296,8 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
             // (taken either way: a request is met by any keyframe).
             let requested = run.hub.takeKeyframeRequest(stream: worker.stream)
             let keyframe = frame.keyframe || requested
+            duration = encoder.stream.ticks(nanoseconds: frame.interval)
+            retune()
             do {
                 let start = clock.now()
                 if try encoder.take(frame.picture) { counters.scale.record(nanoseconds: clock.now() - start) }

@@ -49,4 +49,13 @@ public protocol PictureEncoding: AnyObject, SendableMetatype {
     func encode(slotTime: UInt64, keyframe: Bool, emit: (EncodedPacket) -> Void) throws(PodiumError)
     /// Ends the stream and hands out the packets it still held.
     func flush(emit: (EncodedPacket) -> Void) throws(PodiumError)
+    /// Takes what the run asks of its encoders now (`tuning`): from the next frame on, without a
+    /// new stream.
+    /// - Throws: what it cannot change while it runs (it goes on as it was).
+    func retune(_ tuning: EncoderTuning) throws(PodiumError)
+}
+
+extension PictureEncoding {
+    /// An encoder that is told nothing: its packets' times follow any frame rate as they are.
+    public func retune(_ tuning: EncoderTuning) throws(PodiumError) {}
 }

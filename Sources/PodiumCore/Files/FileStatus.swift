@@ -12,6 +12,9 @@ public struct FileStatus: Sendable, Equatable {
     public let size: Int
     /// The device and inode: equal for two names of one file.
     public let identity: String
+    /// Its owner's user id, and its permission bits (`0o700`).
+    public let owner: UInt32
+    public let permissions: UInt32
 
     /// The status of `path` (following links), or `nil` when it does not exist or cannot be read.
     /// The corresponding C function is `stat`.
@@ -25,5 +28,7 @@ public struct FileStatus: Sendable, Equatable {
         }
         size = Int(status.st_size)
         identity = "\(status.st_dev):\(status.st_ino)"
+        owner = status.st_uid
+        permissions = status.st_mode & 0o7777
     }
 }

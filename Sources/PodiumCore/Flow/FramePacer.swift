@@ -18,6 +18,8 @@ public struct FramePacer {
     public let grid: FrameGrid
     private var start: UInt64?
     private var nextIndex: UInt64 = 0
+    /// The deadline of the last slot taken.
+    private var lastDeadline: UInt64?
 
     /// Slots every `interval` nanoseconds.
     /// - Parameter start: when slot 0 is due; `nil` takes the first call's time.
@@ -31,6 +33,14 @@ public struct FramePacer {
         self.start = start
     }
 
+    /// A pacer on `grid` that goes on from this one: its slot 0 is the last slot this one took,
+    /// so the next comes one interval of the new grid after it (at once if that is past).
+    public func retimed(to grid: FrameGrid) -> FramePacer {
+        var pacer = FramePacer(grid: grid, start: lastDeadline ?? start)
+        if lastDeadline != nil { pacer.nextIndex = 1 }
+        return pacer
+    }
+
     /// Waits for the next slot (sleeping no longer than `maximumSleep` at a time, so the caller can
     /// check for a stop request), and returns it; `nil` when `maximumSleep` passed before it was due.
     public mutating func nextSlot(clock: any PacingClock, maximumSleep: UInt64 = .max) -> Slot? {
@@ -38,6 +48,7 @@ public struct FramePacer {
         guard let start else {
             self.start = now
             nextIndex = 1
+            lastDeadline = now
             return Slot(index: 0, deadline: now, skipped: 0)
         }
         let due = start + grid.offset(ofSlot: nextIndex)
@@ -46,12 +57,14 @@ public struct FramePacer {
             clock.sleep(until: wake)
             guard wake == due else { return nil }
             nextIndex += 1
+            lastDeadline = due
             return Slot(index: nextIndex - 1, deadline: due, skipped: 0)
         }
         // The latest slot already due is taken now; the ones between it and `due` are lost.
         let latest = grid.slot(at: now - start)
         let skipped = Int(latest - nextIndex)
         nextIndex = latest + 1
+        lastDeadline = start + grid.offset(ofSlot: latest)
         return Slot(index: latest, deadline: start + grid.offset(ofSlot: latest), skipped: skipped)
     }
 }

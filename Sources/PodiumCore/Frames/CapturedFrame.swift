@@ -11,6 +11,9 @@ public struct CapturedFrame: Sendable {
     /// first slot: packet times come from it, so no two frames share a tick and consecutive
     /// frames are at least one frame interval apart, whenever they were grabbed.
     public var slotTime: UInt64
+    /// The frame-rate grid's interval when the frame was taken, in nanoseconds: how long it is
+    /// shown (the rate may change as the run goes on). Set by the source that paces capture.
+    public var interval: UInt64 = 0
     /// Counts the source's frames from 0; gaps mean frames that were skipped.
     public var sequence: UInt64
     /// The rows that differ from the frame before (`sequence - 1`); `nil` when not known, so

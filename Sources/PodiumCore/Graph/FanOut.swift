@@ -65,6 +65,9 @@ public final class FanOut: Sendable {
     /// Whether the run is stopping: the source should end.
     public var isStopping: Bool { run.isStopping }
 
+    /// The rate capture is paced at now.
+    public var frameRate: FrameRate { run.tuning.frameRate }
+
     /// Whether the presenter froze the picture: nothing is captured or handed out.
     public var isPaused: Bool { run.paused.load(ordering: .relaxed) }
 

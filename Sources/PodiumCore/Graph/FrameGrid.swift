@@ -26,6 +26,9 @@ public struct FrameGrid: Sendable {
         slotsPerPeriod = UInt64(max(1, fps.framesPerSecond))
     }
 
+    /// The time from one slot to the next, rounded down to the nanosecond.
+    public var interval: UInt64 { offset(ofSlot: 1) }
+
     /// When slot `index` begins, in nanoseconds after slot 0.
     public func offset(ofSlot index: UInt64) -> UInt64 {
         Self.scale(index, by: period, over: slotsPerPeriod)

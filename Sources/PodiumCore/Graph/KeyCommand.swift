@@ -7,6 +7,12 @@ public enum KeyCommand: Sendable, Equatable {
     case pause
     /// `q`, Escape: end the run cleanly, as Ctrl-C does.
     case quit
+    /// `+` and `-` (also `=`, the key `+` shares): the next frame rate up or down the ladder.
+    case frameRate(Int)
+    /// `<` and `>` (also `,` and `.`, their keys): the bit rate, or the quality, a step down or up.
+    case encoderRate(Int)
+    /// `k`: a keyframe now, from every encoder.
+    case keyframe
     /// `l`: the next layout of two sources.
     case cycleLayout
     /// `x`: swap the primary and the secondary.
@@ -23,6 +29,11 @@ public enum KeyCommand: Sendable, Equatable {
         switch key {
         case "space", " ": self = .pause
         case "q", "Escape": self = .quit
+        case "+", "=": self = .frameRate(1)
+        case "-": self = .frameRate(-1)
+        case "<", ",": self = .encoderRate(-1)
+        case ">", ".": self = .encoderRate(1)
+        case "k": self = .keyframe
         case "l": self = .cycleLayout
         case "x": self = .swapSources
         case "[": self = .resize(-1)
@@ -35,7 +46,7 @@ public enum KeyCommand: Sendable, Equatable {
 
     /// The keys, as `?` says them; those of layouts only when there are two sources.
     public static func help(layouts: Bool, window: Bool) -> String {
-        var keys = ["space pause", "q quit"]
+        var keys = ["space pause", "+ - frame rate", "< > bit rate", "k keyframe", "q quit"]
         if layouts { keys += ["l layout", "x swap sources", "[ ] resize"] }
         if window { keys.append("f fullscreen") }
         return "keys: " + keys.joined(separator: ", ")
@@ -47,29 +58,29 @@ extension Run {
     /// are the window's to do; a layout key without two sources does nothing.
     /// - Parameter window: the key was pressed in the mirror window, not in the terminal.
     public func perform(_ command: KeyCommand, window: Bool = false) {
+        let origin: ChangeOrigin = window ? .window : .key
         switch command {
         case .pause:
-            let frozen = !paused.load(ordering: .relaxed)
-            paused.store(frozen, ordering: .relaxed)
-            logger.notice("\(frozen ? "frozen: capture paused; space to resume" : "resumed")")
+            setPaused(!paused.load(ordering: .relaxed), by: origin)
         case .quit:
             logger.notice("quit from the \(window ? "window" : "terminal")")
             stop()
+        case .frameRate(let steps):
+            stepFrameRate(steps, by: origin)
+        case .encoderRate(let steps):
+            stepEncoderRate(steps, by: origin)
+        case .keyframe:
+            requestKeyframe(by: origin)
         case .cycleLayout:
-            changeLayout { $0.cycle() }
+            changeLayout(by: origin) { $0.cycle() }
         case .swapSources:
-            changeLayout { $0.swapped.toggle() }
+            changeLayout(by: origin) { $0.swapped.toggle() }
         case .resize(let steps):
-            changeLayout { $0.resize(by: steps) }
+            changeLayout(by: origin) { $0.resize(by: steps) }
         case .help:
             logger.notice("\(KeyCommand.help(layouts: layout != nil, window: window))")
         case .fullscreen:
             break
         }
-    }
-
-    private func changeLayout(_ body: (inout Layout) -> Void) {
-        guard let layout, let changed = layout.change(body) else { return }
-        logger.notice("layout: \(changed)")
     }
 }

@@ -8,13 +8,12 @@ public struct PacedCapture: FrameSource {
     /// Opens the grabber on the capture thread, where it stays.
     public typealias Open = @Sendable () throws(PodiumError) -> any FrameGrabber
 
-    public let fps: FrameRate
     /// How often an unchanged picture is still grabbed and handed on.
     public let idleFPS: FrameRate
     private let open: Open
 
-    public init(fps: FrameRate, idleFPS: FrameRate, open: @escaping Open) {
-        self.fps = fps
+    /// Paced at the run's frame rate (`Run.tuning`), which may change as it goes.
+    public init(idleFPS: FrameRate, open: @escaping Open) {
         self.idleFPS = idleFPS
         self.open = open
     }
@@ -30,6 +29,7 @@ public struct PacedCapture: FrameSource {
         guard fanOut.waitForStart() else { return fanOut.finish(at: nil) }
         let clock = fanOut.clock
         let counters = fanOut.counters
+        var fps = fanOut.frameRate
         var pacer = FramePacer(grid: FrameGrid(fps: fps), start: fanOut.origin)
         let idleInterval = idleFPS.intervalNanoseconds
         var sequence: UInt64 = 0
@@ -38,6 +38,11 @@ public struct PacedCapture: FrameSource {
         /// The last slot reached: where the run ends on the grid.
         var reached: UInt64?
         while !fanOut.isStopping {
+            // A new rate starts one of its intervals after the last slot taken.
+            if fanOut.frameRate != fps {
+                fps = fanOut.frameRate
+                pacer = pacer.retimed(to: FrameGrid(fps: fps))
+            }
             guard let slot = pacer.nextSlot(clock: clock, maximumSleep: 50_000_000) else { continue }
             counters.skipped.add(slot.skipped, ordering: .relaxed)
             if let end = fanOut.end, slot.deadline >= end {
@@ -63,7 +68,8 @@ public struct PacedCapture: FrameSource {
                 break
             }
             switch outcome {
-            case .frame(let frame):
+            case .frame(var frame):
+                frame.interval = pacer.grid.interval
                 lastFrame = slotTime
                 counters.grab.record(nanoseconds: clock.now() - grabStart)
                 sequence += 1

@@ -59,6 +59,8 @@ public final class Run: Sendable {
     public let paused = Atomic<Bool>(false)
     /// How two sources share the picture, changed by keys; `nil` with one source.
     public let layout: LayoutSwitch?
+    /// The frame rate and the encoders' rate, changed while the run goes on.
+    public let tuning: LiveTuning
     /// Set once every part was ready and capture began.
     public let started = Atomic<Bool>(false)
 
@@ -68,6 +70,8 @@ public final class Run: Sendable {
     private let stopFlag = StopFlag()
     private let failure = Mutex<PodiumError?>(nil)
     private let stopHandlers = Mutex<[@Sendable () -> Void]>([])
+    /// Changes made since the statistics last took them; bounded (the oldest go first).
+    private let changes = Mutex<[RunChange]>([])
     private let capture = ConditionLock(Capture.waiting)
     /// What each source said as it opened, in the order of `branches`.
     private let opened: Mutex<[String?]>
@@ -87,11 +91,14 @@ public final class Run: Sendable {
     ///   - clock: what paces capture; a fake one in tests.
     ///   - sounds: the run's sound, if it has any.
     ///   - layout: the layout of two sources, for keys to change.
+    ///   - tuning: what may change as the run goes on; by default the counters' rate, in any bounds.
     public init(branches: [Branch], sounds: [SoundBranch] = [], outputs: OutputGroup, hub: StreamHub,
                 counters: RunCounters, limits: Limits, logger: Logger, clock: any PacingClock = MonotonicClock(),
-                layout: LayoutSwitch? = nil) {
+                layout: LayoutSwitch? = nil, tuning: LiveTuning? = nil) {
         self.branches = branches
         self.layout = layout
+        self.tuning = tuning ?? LiveTuning(frameRate: FrameRate(counters.targetFPS),
+                                           plannedRate: .quality(EncoderRate.defaultQuality))
         self.sounds = sounds
         self.outputs = outputs
         self.hub = hub
@@ -184,6 +191,7 @@ public final class Run: Sendable {
             started.store(true, ordering: .relaxed)
             onStart()
             let origin = clock.now()
+            tuning.began(at: origin)
             if let duration = limits.duration {
                 ending.store(origin + UInt64(max(1, duration.nanoseconds)), ordering: .releasing)
             }
@@ -257,6 +265,29 @@ public final class Run: Sendable {
             return stopFlag.isRaised
         }
         if stopped { handler() }
+    }
+
+    // MARK: Changes
+
+    /// Says `change` on one line and keeps it for the statistics, stamped with the time.
+    @discardableResult
+    func report(_ change: RunChange) -> RunChange {
+        var change = change
+        change.time = clock.now()
+        logger.notice("\(change.line)")
+        changes.withLock { changes in
+            if changes.count >= 256 { changes.removeFirst() }
+            changes.append(change)
+        }
+        return change
+    }
+
+    /// The changes made since the last call, oldest first.
+    public func takeChanges() -> [RunChange] {
+        changes.withLock { changes in
+            defer { changes = [] }
+            return changes
+        }
     }
 
     /// Ends the run with `error` (the first one reported wins).

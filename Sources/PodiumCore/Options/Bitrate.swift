@@ -22,6 +22,11 @@ public struct Bitrate: Hashable, Sendable, Codable, CustomStringConvertible {
         self.init(bitsPerSecond: Int(bits.rounded()))
     }
 
+    /// This rate times `factor`, to the bit, at least 1k.
+    public func scaled(by factor: Double) -> Bitrate {
+        Bitrate(bitsPerSecond: max(1_000, Int((Double(bitsPerSecond) * factor).rounded())))
+    }
+
     public var megabitsPerSecond: Double { Double(bitsPerSecond) / 1e6 }
 
     public var description: String {

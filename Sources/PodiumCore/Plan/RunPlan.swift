@@ -3,7 +3,12 @@
 /// its flags (and a look at the displays); a builder turns it into a `Run`.
 public struct RunPlan: Sendable {
     public var capture: CapturePlan
+    /// The rate capture starts at.
     public var fps: FrameRate
+    /// The rates keys, the control socket and the budget may change it to.
+    public var frameRates: ClosedRange<Int> = FrameRate.range
+    /// What chooses the rate as the run goes (`--fps auto`, `--max-cpu`); `nil`: the user does.
+    public var budget: FrameRateBudget?
     public var windows: [WindowPlan]
     public var encoding: EncodingPlan
     /// The run's sound (`--audio`), carried by every output that writes a file or a stream.
@@ -18,6 +23,23 @@ public struct RunPlan: Sendable {
         self.encoding = encoding
         self.sound = sound
         self.limits = limits
+    }
+
+    /// Whether someone other than the person at the terminal may want to change the run as it
+    /// goes: it sends to the network, serves viewers or shows a window (a recording alone is not).
+    public var isShared: Bool {
+        !windows.isEmpty || !encoding.viewers.isEmpty || encoding.sinks.contains {
+            switch $0 {
+            case .file, .hls: false
+            default: true
+            }
+        }
+    }
+
+    /// The first encoder's rate control, which changes of bit rate or quality are said in.
+    public var plannedRate: EncoderRate {
+        guard let settings = encoding.encodings.first?.settings else { return .quality(EncoderRate.defaultQuality) }
+        return settings.bitrate.map(EncoderRate.bitrate) ?? .quality(settings.quality ?? EncoderRate.defaultQuality)
     }
 
     /// The counters of a run of this plan: one per source and window, encoder and output that

@@ -73,7 +73,10 @@ extension StatsSample {
             // Beside an encoder, the window's rate matters less than what is recorded or sent.
             parts.append(LinePart("presented \(presentedFPS.fixed())/\(targetFPS)", rank: renditions.isEmpty ? 0 : 5))
         }
-        if !renditions.isEmpty { parts.append(LinePart("fps \(encodedFPS.fixed())/\(targetFPS)", rank: 0)) }
+        if !renditions.isEmpty {
+            let auto = auto == true ? " auto" + (limitedBy.map { " (\($0))" } ?? "") : ""
+            parts.append(LinePart("fps \(encodedFPS.fixed())/\(targetFPS)\(auto)", rank: 0))
+        }
         parts.append(LinePart("drop \(drops.total)", rank: 1))
         let causes = [("skipped", drops.skipped), ("noBuffer", drops.noBuffer), ("encoder", drops.encoder),
                       ("sinks", drops.sinks), ("window", drops.window)].filter { $0.1 > 0 }
@@ -104,6 +107,12 @@ extension StatsSample {
             parts.append(LinePart(sound.peakDB.map { "audio \($0.fixed(0)) dB" } ?? "audio silent", rank: 4))
         }
         if let viewers { parts.append(LinePart(viewers.part(summary: summary), rank: 4)) }
+        if let secondsAtRates, secondsAtRates.count > 1 {
+            // `at 60 fps 12 s, 48 fps 30 s`, the highest rate first.
+            let rates = secondsAtRates.compactMap { rate, seconds in Int(rate).map { ($0, seconds) } }
+                .sorted { $0.0 > $1.0 }.map { "\($0.0) fps \($0.1.fixed(0)) s" }
+            parts.append(LinePart("at " + rates.joined(separator: ", "), rank: 4))
+        }
         for sink in sinks {
             if !summary, let clients = sink.clients {
                 parts.append(LinePart("\(clients) watching", rank: 4))

@@ -135,6 +135,12 @@ public struct StatsSample: Sendable, Codable, Equatable {
     /// How two sources share the picture now (`beside 60%`, `over top-right, swapped`); `nil`
     /// with one source.
     public var layout: String? = nil
+    /// Whether the budget chooses the rate (`--fps auto`, `--max-cpu`), and what holds it below the
+    /// highest now (`cpu`, `encoder`, `sink`, `capture`).
+    public var auto: Bool? = nil
+    public var limitedBy: String? = nil
+    /// In the summary, when the rate changed: the seconds spent at each rate.
+    public var secondsAtRates: [String: Double]? = nil
 }
 
 /// Turns the pipeline's running totals into per-interval samples and a run summary.

@@ -194,6 +194,35 @@ public final class VideoEncoder: PictureEncoding {
         }
     }
 
+    /// Takes a new bit rate or quality, and the frame rate, from the next frame on. libx264 takes
+    /// them in flight (libavcodec reconfigures it when the context's rates or its `crf` change);
+    /// other encoders keep the rate they opened with, and follow a new frame rate by their packets'
+    /// times alone.
+    ///
+    /// Tuned for zero latency, x264 spends a frame's share of the bit rate as if frames came at the
+    /// rate it opened with (it does not wait for the next frame to learn a frame's length): at
+    /// another rate it is told the bit rate that gives each frame its share at the rate they come.
+    public func retune(_ tuning: EncoderTuning) throws(PodiumError) {
+        let rate = settings.bitrate.map(EncoderRate.bitrate) ?? .quality(settings.quality ?? EncoderRate.defaultQuality)
+        guard name == "libx264" else {
+            guard rate.tuned(tuning) == rate else {
+                throw .unavailable("\(name) cannot change its rate while it runs: it keeps \(rate)")
+            }
+            return
+        }
+        switch rate.tuned(tuning) {
+        case .bitrate(let bitrate):
+            let perFrameShare = Double(settings.framesPerSecond) / Double(max(1, tuning.framesPerSecond))
+            let told = Int64((Double(bitrate.bitsPerSecond) * perFrameShare).rounded())
+            context.pointee.bit_rate = told
+            context.pointee.rc_max_rate = told
+            // Still a second's worth of frames at the rate they come.
+            context.pointee.rc_buffer_size = Int32(clamping: bitrate.bitsPerSecond)
+        case .quality(let quality):
+            av_opt_set(context.pointee.priv_data, "crf", quality.plain, 0)
+        }
+    }
+
     /// Sends end-of-stream and hands out the packets the encoder still held.
     public func flush(emit: (EncodedPacket) -> Void) throws(PodiumError) {
         flushed = true
@@ -324,7 +353,9 @@ public final class VideoEncoder: PictureEncoding {
             // Keyframes come only when asked for, by the run's one schedule, so every rendition
             // starts its segments at the same frames: no scene cuts of its own, and the encoder's
             // own interval out of the way.
-            context.pointee.gop_size = Int32(clamping: 2 * settings.gopSize + 1)
+            // Also when the rate is raised as the run goes (to 240 fps at most).
+            let frames = settings.keyframeInterval.seconds * Double(FrameRate.range.upperBound)
+            context.pointee.gop_size = Int32(clamping: 2 * Int(frames.rounded()) + 1)
             av_opt_set(context.pointee.priv_data, "sc_threshold", "0", 0)
             // A forced keyframe must be one a segment can start with (NVENC's, say, is not by default).
             av_opt_set(context.pointee.priv_data, "forced-idr", "1", 0)

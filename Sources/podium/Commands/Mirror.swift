@@ -22,8 +22,10 @@ extension Podium {
                 column --split of the width), over (the second in a corner), or one alone.
 
                 Keys, in the window and in the terminal: space freezes the picture (and \
-                resumes), l changes the layout, x swaps the sources, [ and ] resize, ? lists \
-                the keys, q or Escape quits; f toggles fullscreen (the window).
+                resumes), + and - step the frame rate, < and > the bit rate of --to, k sends a \
+                keyframe, l changes the layout, x swaps the sources, [ and ] resize, ? lists \
+                the keys, q or Escape quits; f toggles fullscreen (the window). podium control \
+                does the same from another terminal.
 
                 Examples:
                   podium mirror
@@ -98,13 +100,13 @@ extension Podium {
             let (capturePlan, captured) = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.url),
                                                                          filter: scale.scaleFilter)
             let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
-                                            fps: capture.fps, encode: defaults)
+                                            fps: capture.fps.start, encode: defaults)
             let request = WindowRequest(monitor: on, display: onDisplay, windowed: windowed,
                                         pictureInPicture: pictureInPicture, fit: fit, background: background)
             let (window, targetDisplay) = try await request.plan(capturing: capturePlan, captured: captured,
                                                                  filter: scale.scaleFilter)
-            let plan = RunPlan(capture: capturePlan, fps: capture.fps, windows: [window], encoding: encoding,
-                               sound: sound.plan, limits: runOptions.limits)
+            let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: [window],
+                                             encoding: encoding, sound: sound.plan, limits: runOptions.limits))
             try await RunSetup.run(plan, parts: ["mirroring to \(targetDisplay)"], options: runOptions, logger: logger)
         }
     }

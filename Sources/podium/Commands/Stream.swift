@@ -64,8 +64,13 @@ extension Podium {
                 level its ?gain= sets.
 
                 Two sources (--source twice) share the picture --layout beside, over or one \
-                alone; in the terminal (and a --to window), l changes the layout, x swaps the \
-                sources, [ and ] resize, space pauses, ? lists the keys, q quits.
+                alone.
+
+                Keys, in the terminal (and a --to window): + and - step the frame rate, < and > \
+                the bit rate (or quality), k sends a keyframe, space pauses, l changes the layout, \
+                x swaps the sources, [ and ] resize, ? lists the keys, q quits. podium control \
+                changes a run from another terminal; --max-cpu or --fps auto let Podium choose the \
+                rate. Every change is one line, and a record in --stats-json.
 
                 Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops capture, flushes the encoder and \
                 finalizes every output; a second one more than a second later exits at once.
@@ -78,6 +83,7 @@ extension Podium {
                   podium stream --to talk.mkv --to 'live.ts?size=1280x720&bitrate=2M'
                   podium stream --to hls/live.m3u8
                   podium stream -t 30s --fps 60 --crf 20 --to clip.mp4
+                  podium stream --fps 5-60 --max-cpu 0.5 --to udp://host:5000
                   podium stream --monitor HDMI-1 --max-size 1280 -b 3M --to udp://host:5000
                   podium stream --source monitor:0 --source 1280x720+1920+0 --to talk.mkv
                   podium stream --region 800x600+100+100 --codec vp9 --to region.mkv
@@ -108,7 +114,7 @@ extension Podium {
             let (capturePlan, captured) = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.url),
                                                                          filter: scale.scaleFilter)
             let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
-                                            fps: capture.fps, encode: defaults)
+                                            fps: capture.fps.start, encode: defaults)
             var windows: [WindowPlan] = []
             var parts: [String] = []
             if let windowMonitor = outputs.lazy.compactMap(\.windowMonitor).first {
@@ -118,8 +124,8 @@ extension Podium {
                 windows.append(window)
                 parts.append("showing in a window on \(targetDisplay)")
             }
-            let plan = RunPlan(capture: capturePlan, fps: capture.fps, windows: windows, encoding: encoding,
-                               sound: sound.plan, limits: runOptions.limits)
+            let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: windows,
+                                             encoding: encoding, sound: sound.plan, limits: runOptions.limits))
             try await RunSetup.run(plan, parts: parts, options: runOptions, logger: logger)
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import PodiumCore
 
@@ -95,7 +96,33 @@ struct CaptureOptions: ParsableArguments {
     @OptionGroup var source: CaptureSource
 
     @Option(name: [.customLong("fps"), .customLong("max-fps")],
-            help: ArgumentHelp("Frames per second to capture, 1 to 240 (default: 30).", valueName: "N"),
-            transform: parsed(FrameRate.init(parsing:)))
-    var fps = FrameRate(30)
+            help: ArgumentHelp("Frames per second to capture, 1 to 240 (default: 30); a range such as 5-60 keeps "
+                               + "+/- and the budget within it (starting at the top); auto finds the highest "
+                               + "rate that keeps every frame.", valueName: "N|A-B|auto"),
+            transform: parsed(FrameRateRequest.init(parsing:)))
+    var fps = FrameRateRequest(start: FrameRate(30))
+
+    @Option(name: .customLong("max-cpu"),
+            help: ArgumentHelp("Keep Podium within C cores (0.5: half a core): the frame rate is lowered to fit, and "
+                               + "raised again after 10 s of calm, up to --fps.", valueName: "C"))
+    var maxCPU: Double?
+
+    func validate() throws {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        if let maxCPU, !(maxCPU > 0 && maxCPU <= Double(cores)) {
+            throw ValidationError("--max-cpu '\(maxCPU.plain)' must be more than 0 and at most the \(cores) cores here")
+        }
+    }
+
+    /// `plan` with the rates it may take, and the budget that chooses among them when there is one.
+    func paced(_ plan: RunPlan) -> RunPlan {
+        var plan = plan
+        plan.frameRates = fps.bounds
+        // A budget lowers the rate from the one given.
+        if maxCPU != nil && !fps.isAuto && fps.bounds == FrameRate.range {
+            plan.frameRates = min(LiveTuning.ladder[0], fps.start.framesPerSecond)...fps.start.framesPerSecond
+        }
+        if fps.isAuto || maxCPU != nil { plan.budget = FrameRateBudget(maxCPU: maxCPU) }
+        return plan
+    }
 }

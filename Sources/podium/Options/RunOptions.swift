@@ -31,6 +31,11 @@ struct RunOptions: ParsableArguments {
     @Flag(help: "Replace output files that exist.")
     var overwrite = false
 
+    @Flag(inversion: .prefixedNo,
+          help: ArgumentHelp("Take changes from `podium control` on a socket of this user's (default: on when the "
+                             + "run sends to the network, serves viewers or shows a window)."))
+    var control: Bool?
+
     func validate() throws {
         if let frames, frames < 1 { throw ValidationError("--frames '\(frames)' must be at least 1") }
         if [quiet, verbose, logLevel != nil].count(where: { $0 }) > 1 {

@@ -179,13 +179,16 @@ enum RunSetup {
     private static func execute(_ session: RunSession, parts: [String], options: RunOptions, logger: Logger)
         async throws {
         let run = session.run
-        let reporter = StatsReporter(counters: run.counters, jsonPath: options.statsJSON,
-                                     live: options.showsProgress, logger: logger, layout: run.layout) {
+        let reporter = StatsReporter(run: run, jsonPath: options.statsJSON, live: options.showsProgress,
+                                     budget: session.plan.budget) {
             () -> String? in
             if run.paused.load(ordering: .relaxed) { return "paused" }
             return run.counters.windowAwaits.map { "waiting for \($0)" }
         }
         SignalTrap.onStop { run.stop() }
+        let control = try openControl(options.control ?? session.plan.isShared, asked: options.control == true,
+                                      logger: logger)
+        if let control { Thread.detachNamed("podium-control") { control.serve(run, status: reporter.status) } }
         TerminalKeys.start(for: run)
         defer { TerminalKeys.restore() }
         let reporting = Task { await reporter.run() }
@@ -212,6 +215,20 @@ enum RunSetup {
             if summary.renditions.count > 1 { summary.renditionLines.forEach { Console.say("  " + $0) } }
         }
         if let failure { throw failure }
+    }
+
+    /// The control socket, when the run takes one: one that cannot be made is an error when it
+    /// was asked for (`--control`), and said in passing when it is there by default.
+    private static func openControl(_ wanted: Bool, asked: Bool, logger: Logger) throws(PodiumError)
+        -> ControlSocket? {
+        guard wanted else { return nil }
+        do {
+            return try ControlSocket()
+        } catch {
+            if asked { throw error }
+            logger.warning("\(error.message); running without it")
+            return nil
+        }
     }
 
     /// Work run as one service of the group: the run.

@@ -3,29 +3,34 @@ import Logging
 import PodiumCore
 import Synchronization
 
-/// Prints the statistics line once a second, appends JSON lines to `--stats-json`, and makes the
-/// closing summary.
+/// Prints the statistics line once a second, appends JSON lines to `--stats-json` (the samples,
+/// and each change made to the run between them), keeps the rate within the budget when there is
+/// one, and makes the closing summary.
 final class StatsReporter: Sendable {
     private let sampler: Mutex<StatsSampler>
     private let jsonPath: String?
     private let json = Mutex<TextOutput?>(nil)
     private let live: Bool
     private let clock = MonotonicClock()
-    private let logger: Logger
+    /// When the statistics began: samples and changes count their time from it.
+    private let start: UInt64
+    private let run: Run
+    /// `--max-cpu`, `--fps auto`: what chooses the rate, when the user did not.
+    private let budget: Mutex<FrameRateBudget?>
     /// The run's state in words, or `nil` while it simply runs.
     private let state: @Sendable () -> String?
-    private let layout: LayoutSwitch?
+    /// The last second's sample.
+    private let latest = Mutex<StatsSample?>(nil)
 
     /// - Parameter jsonPath: where `open()` writes the JSON lines (the path was checked before
     ///   anything was opened).
-    /// - Parameter layout: the layout of two sources, said in each sample.
-    init(counters: RunCounters, jsonPath: String?, live: Bool, logger: Logger, layout: LayoutSwitch? = nil,
-         state: @escaping @Sendable () -> String?) {
+    init(run: Run, jsonPath: String?, live: Bool, budget: FrameRateBudget?, state: @escaping @Sendable () -> String?) {
+        self.run = run
         self.state = state
-        self.layout = layout
-        sampler = Mutex(StatsSampler(counters: counters, time: clock.now(), cpu: processCPUNanoseconds()))
+        self.budget = Mutex(budget)
+        start = clock.now()
+        sampler = Mutex(StatsSampler(counters: run.counters, time: start, cpu: processCPUNanoseconds()))
         self.live = live
-        self.logger = logger
         self.jsonPath = jsonPath
     }
 
@@ -42,29 +47,71 @@ final class StatsReporter: Sendable {
         while (try? await Task.sleep(for: .seconds(1))) != nil {
             var sample = sampler.withLock { $0.interval(time: clock.now(), cpu: processCPUNanoseconds()) }
             sample.state = state()
-            sample.layout = layout?.layout.description
+            sample.layout = run.layout?.layout.description
+            let tuning = run.tuning
+            sample.targetFPS = tuning.frameRate.framesPerSecond
+            let decision = budget.withLock { budget -> FrameRateBudget.Decision? in
+                guard budget != nil, run.started.load(ordering: .relaxed) else { return nil }
+                let decision = budget?.observe(sample, rate: sample.targetFPS, rates: tuning.rates)
+                sample.auto = true
+                sample.limitedBy = budget?.limit?.rawValue
+                return decision
+            }
+            latest.withLock { $0 = sample }
             if live { StatsLine.show { [sample] in sample.line(width: $0) } }
+            writeChanges()
             write(sample)
+            if let decision {
+                _ = try? run.setFrameRate(decision.framesPerSecond, by: .budget, reason: decision.reason)
+            }
         }
+    }
+
+    /// What can be changed, as it is now, and the last second's figures: for the control socket.
+    func status() -> ControlStatus {
+        let tuning = run.tuning
+        let sample = latest.withLock { $0 }
+        return ControlStatus(
+            pid: getpid(), fps: tuning.frameRate.framesPerSecond,
+            fpsRange: [tuning.bounds.lowerBound, tuning.bounds.upperBound], auto: sample?.auto ?? false,
+            limitedBy: sample?.limitedBy, rate: "\(tuning.plannedRate.tuned(tuning.encoding))",
+            picture: run.paused.load(ordering: .relaxed) ? "frozen" : "live",
+            layout: run.layout?.layout.description, sample: sample)
     }
 
     /// The whole run's sample, also written to the JSON file, which is then closed.
     func finish() -> StatsSample {
-        let summary = sampler.withLock { $0.summary(time: clock.now(), cpu: processCPUNanoseconds()) }
+        var summary = sampler.withLock { $0.summary(time: clock.now(), cpu: processCPUNanoseconds()) }
+        let rates = run.tuning.timeAtRates(at: clock.now())
+        if rates.count > 1 {
+            summary.secondsAtRates = Dictionary(uniqueKeysWithValues: rates.map {
+                ("\($0.framesPerSecond)", $0.duration.seconds)
+            })
+        }
+        summary.targetFPS = run.tuning.frameRate.framesPerSecond
+        writeChanges()
         write(summary)
         return summary
     }
 
-    /// Appends `sample` as a JSON line. A file that cannot take it (a full disk, a reader gone) is
-    /// reported once and abandoned; the outputs go on by their own rules.
-    private func write(_ sample: StatsSample) {
+    /// Appends the changes made since the last call, stamped as the samples are.
+    private func writeChanges() {
+        for var change in run.takeChanges() {
+            change.elapsed = Double(change.time &- min(start, change.time)) / 1e9
+            write(change)
+        }
+    }
+
+    /// Appends `record` (a sample, a change) as a JSON line. A file that cannot take it (a full
+    /// disk, a reader gone) is reported once and abandoned; the outputs go on by their own rules.
+    private func write(_ record: some Encodable) {
         let encoder = JSONEncoder()
         // Keys in one order, line after line (the encoder's own order changes from run to run).
         encoder.outputFormatting = .sortedKeys
-        guard let json = json.withLock({ $0 }), let data = try? encoder.encode(sample) else { return }
+        guard let json = json.withLock({ $0 }), let data = try? encoder.encode(record) else { return }
         if let code = json.write(String(decoding: data, as: UTF8.self) + "\n") {
             let reason = String(cString: strerror(code))
-            logger.error("\(json.name): writing failed (\(reason)); no more statistics are written there")
+            run.logger.error("\(json.name): writing failed (\(reason)); no more statistics are written there")
         }
     }
 }

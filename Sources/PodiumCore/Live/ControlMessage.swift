@@ -1,0 +1,147 @@
+import Foundation
+
+/// One request on the control socket, as a JSON line: `{"command":"set","values":{"fps":"15"}}`.
+/// Values travel as the user typed them (`podium control set fps=15 bitrate=4M`), so the run reads
+/// them with the parsers the flags use, and says what is wrong in the same words.
+public struct ControlRequest: Codable, Sendable, Equatable {
+    public enum Command: String, Codable, Sendable, CaseIterable {
+        case status, pause, resume, keyframe, set, record
+    }
+
+    public var command: Command
+    /// `set`: each setting and its value (`fps`, `bitrate`, `quality`).
+    public var values: [String: String]?
+    /// `record`: `start` with a file, or `stop`.
+    public var record: String?
+    public var file: String?
+
+    public init(command: Command, values: [String: String]? = nil, record: String? = nil, file: String? = nil) {
+        self.command = command
+        self.values = values
+        self.record = record
+        self.file = file
+    }
+
+    /// The settings `set` takes.
+    public static let settings = ["fps", "bitrate", "quality"]
+}
+
+/// The answer to one request, as a JSON line. `podium` marks it as Podium's (a socket that does
+/// not answer with it is someone else's).
+public struct ControlReply: Codable, Sendable {
+    /// The protocol's version.
+    public var podium = 1
+    public var ok: Bool
+    /// What was wrong with the request, when it was refused: nothing was changed.
+    public var error: String?
+    /// The changes made, each as the run said it (`fps 30 → 15, by control`).
+    public var changes: [String]?
+    public var status: ControlStatus?
+
+    public init(ok: Bool, error: String? = nil, changes: [String]? = nil, status: ControlStatus? = nil) {
+        self.ok = ok
+        self.error = error
+        self.changes = changes
+        self.status = status
+    }
+}
+
+/// What `status` answers: what can be changed, as it is now, and the last second's statistics.
+public struct ControlStatus: Codable, Sendable {
+    public var pid: Int32
+    public var fps: Int
+    /// The rates the run may take.
+    public var fpsRange: [Int]
+    /// The budget chooses the rate (`--fps auto`, `--max-cpu`), and what holds it down now.
+    public var auto: Bool
+    public var limitedBy: String?
+    /// `6Mbit/s` or `crf 23`: the first encoder's rate now.
+    public var rate: String
+    /// `live` or `frozen`.
+    public var picture: String
+    public var layout: String?
+    /// The last second's statistics, once there is one.
+    public var sample: StatsSample?
+
+    public init(pid: Int32, fps: Int, fpsRange: [Int], auto: Bool, limitedBy: String?, rate: String, picture: String,
+                layout: String?, sample: StatsSample?) {
+        self.pid = pid
+        self.fps = fps
+        self.fpsRange = fpsRange
+        self.auto = auto
+        self.limitedBy = limitedBy
+        self.rate = rate
+        self.picture = picture
+        self.layout = layout
+        self.sample = sample
+    }
+}
+
+extension Run {
+    /// Answers one request line of the control socket: does what it asks, or nothing at all when
+    /// any part of it cannot be done, and says which.
+    /// - Parameter status: the parts of the status only the statistics know (the last sample,
+    ///   what holds the rate down), for `status` and after each change.
+    public func answer(_ line: String, status: () -> ControlStatus) -> String {
+        let reply: ControlReply
+        do throws(PodiumError) {
+            guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line.utf8)) else {
+                let commands = ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .usage("not a request Podium knows: send one JSON object a line, its command one of \(commands)")
+            }
+            let changes = try perform(request)
+            reply = ControlReply(ok: true, changes: changes.map(\.line), status: status())
+        } catch {
+            reply = ControlReply(ok: false, error: error.message)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = (try? encoder.encode(reply)) ?? Data(#"{"ok":false,"podium":1}"#.utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private func perform(_ request: ControlRequest) throws(PodiumError) -> [RunChange] {
+        switch request.command {
+        case .status: return []
+        case .pause: return setPaused(true, by: .control).map { [$0] } ?? []
+        case .resume: return setPaused(false, by: .control).map { [$0] } ?? []
+        case .keyframe: return [requestKeyframe(by: .control)]
+        case .set: return try set(request.values ?? [:])
+        case .record: throw .usage("record: this run cannot start or stop recordings yet")
+        }
+    }
+
+    /// Reads every value first, and changes nothing unless all of them can be taken.
+    private func set(_ values: [String: String]) throws(PodiumError) -> [RunChange] {
+        guard !values.isEmpty else { throw .usage("set: name a setting, such as fps=15") }
+        var rate: Int?, bitrate: Bitrate?, quality: Double?
+        for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+            guard ControlRequest.settings.contains(key) else {
+                throw .usage("set: unknown setting '\(key)'; the settings are "
+                             + ControlRequest.settings.joined(separator: ", "))
+            }
+            do throws(OptionParseError) {
+                switch key {
+                case "fps": rate = try FrameRate(parsing: value).framesPerSecond
+                case "bitrate": bitrate = try Bitrate(parsing: value)
+                default:
+                    guard let number = Double(value), number.isFinite else {
+                        throw OptionParseError("expected a constant quality (crf) from 0 to 51, lower is better")
+                    }
+                    quality = number
+                }
+            } catch {
+                throw .usage("\(key)=\(value): \(error.reason)")
+            }
+        }
+        // Every value is checked before any is changed.
+        if let rate { try check(frameRate: rate) }
+        if let bitrate { _ = try bitrateFactor(for: bitrate) }
+        if let quality { _ = try qualityShift(for: quality) }
+        var changes: [RunChange] = []
+        if let rate, let change = try setFrameRate(rate, by: .control) { changes.append(change) }
+        if let bitrate, let change = try setBitrate(bitrate, by: .control) { changes.append(change) }
+        if let quality, let change = try setQuality(quality, by: .control) { changes.append(change) }
+        return changes
+    }
+}

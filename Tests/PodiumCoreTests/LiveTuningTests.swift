@@ -1,0 +1,173 @@
+import Logging
+@testable import PodiumCore
+import PodiumCoreTesting
+import Synchronization
+import Testing
+
+/// What a running run lets change — the frame rate, the encoders' rate, the picture frozen — and
+/// the budget that chooses the rate: with a fake clock and fake parts.
+@Suite struct LiveTuningTests {
+    static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+
+    @Test func fpsTakesARateARangeOrAuto() throws {
+        #expect(try FrameRateRequest(parsing: "24") == FrameRateRequest(start: FrameRate(24)))
+        let range = try FrameRateRequest(parsing: "5-60")
+        #expect(range.start == FrameRate(60) && range.bounds == 5...60 && !range.isAuto, "starts at the top")
+        let auto = try FrameRateRequest(parsing: "auto")
+        #expect(auto.isAuto && auto.bounds == FrameRateRequest.autoBounds && auto.start == FrameRate(30))
+        for bad in ["0", "abc", "60-5", "5-", "-5", "5-300", "30-30"] {
+            #expect(throws: OptionParseError.self, "\(bad)") { try FrameRateRequest(parsing: bad) }
+        }
+    }
+
+    @Test func plusAndMinusStepAlongTheLadderWithinTheBounds() {
+        let open = LiveTuning(frameRate: FrameRate(30), plannedRate: .quality(23))
+        #expect(open.rates == LiveTuning.ladder)
+        #expect(open.rate(steppedBy: 1) == 48 && open.rate(steppedBy: -1) == 24 && open.rate(steppedBy: -2) == 20)
+        let offLadder = LiveTuning(frameRate: FrameRate(7), plannedRate: .quality(23))
+        #expect(offLadder.rate(steppedBy: 1) == 10 && offLadder.rate(steppedBy: -1) == 5)
+        let capped = LiveTuning(frameRate: FrameRate(60), bounds: 1...60, plannedRate: .quality(23))
+        #expect(capped.rates.first == 1 && capped.rates.last == 60)
+        #expect(capped.rate(steppedBy: 1) == nil, "the ceiling of --fps 1-60")
+        let lowest = LiveTuning(frameRate: FrameRate(5), plannedRate: .quality(23))
+        #expect(lowest.rate(steppedBy: -1) == nil)
+    }
+
+    @Test func aNewRateStartsOneOfItsIntervalsAfterTheLastSlot() async {
+        let box = Mutex<Run?>(nil)
+        // At the 11th frame (slot 10, 333 ms), down to 10 fps.
+        let grabber = FakeGrabber(clock: FakeClock()) { sequence in
+            if sequence == 10 { _ = try? box.withLock { $0 }?.setFrameRate(10, by: .key) }
+        }
+        let run = Run(branches: [Run.Branch(source: grabber.source(), stages: [RecordingStage()])],
+                      outputs: OutputGroup(outputs: []), hub: StreamHub(),
+                      counters: RunCounters(targetFPS: 30, sinkURLs: []), limits: .init(duration: .seconds(1)),
+                      logger: Self.logger, clock: grabber.clock)
+        box.withLock { $0 = run }
+        #expect(await run.run() == nil)
+        let grid = FrameGrid(fps: FrameRate(30))
+        let times = grabber.slotTimes
+        #expect(Array(times.prefix(11)) == (0...10).map { grid.offset(ofSlot: $0) })
+        let after = times.dropFirst(10)
+        #expect(zip(after, after.dropFirst()).allSatisfy { $1 - $0 == 100_000_000 }, "\(times)")
+        #expect(times.count == 11 + 6, "333 ms at 30 fps, then 100 ms apart to the end: \(times)")
+        #expect(run.counters.sources[0].skipped.load(ordering: .relaxed) == 0)
+        let changes = run.takeChanges()
+        #expect(changes.map(\.line) == ["fps 30 → 10, by key"])
+        #expect(run.takeChanges().isEmpty, "taken once")
+        let rates = run.tuning.timeAtRates(at: grabber.clock.now())
+        #expect(rates.map(\.framesPerSecond) == [30, 10])
+    }
+
+    @Test func aChangeTheRunCannotTakeChangesNothing() throws {
+        let run = FakeGraph().run
+        #expect(throws: PodiumError.self) { try run.setFrameRate(0, by: .control) }
+        #expect(throws: PodiumError.self) { try run.setFrameRate(500, by: .control) }
+        #expect(throws: PodiumError.self) { try run.setBitrate(Bitrate(bitsPerSecond: 4_000_000), by: .control) }
+        #expect(throws: PodiumError.self) { try run.setQuality(60, by: .control) }
+        #expect(run.tuning.frameRate == FrameRate(30) && run.tuning.version == 0)
+        #expect(try run.setFrameRate(30, by: .control) == nil, "the rate it has")
+        #expect(run.takeChanges().isEmpty)
+        #expect(try run.setQuality(28, by: .control)?.line == "quality crf 23 → crf 28, by control")
+        #expect(run.tuning.version == 1)
+    }
+
+    @Test func lessAndMoreStepTheBitRateOrTheQuality() throws {
+        let bitrate = Run(branches: [], outputs: OutputGroup(outputs: []), hub: StreamHub(),
+                          counters: RunCounters(targetFPS: 30, sinkURLs: []), limits: .init(), logger: Self.logger,
+                          tuning: LiveTuning(frameRate: FrameRate(30),
+                                             plannedRate: .bitrate(Bitrate(bitsPerSecond: 4_000_000))))
+        #expect(bitrate.stepEncoderRate(1, by: .key)?.line == "bitrate 4Mbit/s → 5Mbit/s, by key")
+        #expect(bitrate.stepEncoderRate(-2, by: .key)?.line == "bitrate 5Mbit/s → 3.2Mbit/s, by key")
+        #expect(bitrate.tuning.encoding.bitrate(planned: Bitrate(bitsPerSecond: 1_000_000))
+                    == Bitrate(bitsPerSecond: 800_000),
+                "a ladder's smaller renditions keep their proportion")
+        #expect(try bitrate.setBitrate(Bitrate(bitsPerSecond: 2_000_000), by: .control)?.to == "2Mbit/s")
+        #expect(throws: PodiumError.self) { try bitrate.setBitrate(Bitrate(bitsPerSecond: 100_000_000), by: .control) }
+        let quality = FakeGraph().run
+        #expect(quality.stepEncoderRate(1, by: .window)?.line == "quality crf 23 → crf 21, by window")
+        for _ in 0..<30 { quality.stepEncoderRate(1, by: .key) }
+        #expect(quality.tuning.plannedRate.tuned(quality.tuning.encoding) == .quality(0))
+        #expect(quality.stepEncoderRate(1, by: .key) == nil, "as far as it goes")
+    }
+
+    @Test func pauseAndKeyframeAreSaidOnce() {
+        let run = FakeGraph().run
+        #expect(run.setPaused(true, by: .control)?.line == "picture live → frozen, by control")
+        #expect(run.setPaused(true, by: .control) == nil)
+        let frozen = run.paused.load(ordering: .relaxed)
+        #expect(frozen)
+        run.perform(.pause)
+        let after = run.paused.load(ordering: .relaxed)
+        #expect(!after)
+        run.perform(.keyframe)
+        #expect(run.takeChanges().map(\.setting) == ["picture", "picture", "keyframe"])
+    }
+
+    // MARK: The budget
+
+    func second(_ elapsed: Double, cpu: Double, encoderDrops: Int = 0) -> StatsSample {
+        StatsSample(
+            kind: "interval", elapsed: elapsed, targetFPS: 0, capturedFPS: 30, unchangedFPS: 0, encodedFPS: 30,
+            presentedFPS: nil, frames: 30, drops: .init(skipped: 0, noBuffer: 0, encoder: encoderDrops, sinks: 0),
+            mbps: 1, cpuCores: cpu, stages: .init(grab: .empty, convert: .empty, encode: .empty, send: .empty,
+                                                  present: .empty, latency: .empty),
+            renditions: [], sinks: [])
+    }
+
+    /// Runs the budget over `seconds`, the CPU a second costing `cost(rate)`; returns the rate each second.
+    func follow(_ budget: inout FrameRateBudget, from rate: Int, seconds: ClosedRange<Int>,
+                cost: (Int) -> Double) -> [Int] {
+        var rate = rate, rates: [Int] = []
+        for elapsed in seconds {
+            if let decision = budget.observe(second(Double(elapsed), cpu: cost(rate)), rate: rate,
+                                             rates: LiveTuning.ladder.filter { $0 <= 60 }) {
+                rate = decision.framesPerSecond
+            }
+            rates.append(rate)
+        }
+        return rates
+    }
+
+    @Test func theBudgetFindsTheRateTheCPUAffordsWithinSecondsAndHoldsIt() {
+        var budget = FrameRateBudget(maxCPU: 0.5)
+        // 60 fps costs one core: the budget affords 30 at most, 27 with headroom.
+        let rates = follow(&budget, from: 60, seconds: 1...40) { Double($0) / 60 }
+        #expect(rates[1] == 24, "down at 2 s, to what the cost per frame affords: \(rates)")
+        #expect(Set(rates.dropFirst(1)) == [24], "30 would cost 0.5, over 90 % of the budget: held")
+        #expect(budget.limit == .cpu)
+        // The machine gets busier: each frame costs twice as much.
+        let busier = follow(&budget, from: 24, seconds: 41...44) { Double($0) / 30 }
+        #expect(busier[1] < 24 && busier[1] >= 10, "\(busier)")
+    }
+
+    @Test func theBudgetGoesUpAfterTenCalmSecondsAndBacksOffFromARateItHadToLeave() {
+        var budget = FrameRateBudget(maxCPU: 1)
+        // Until 30 s, frames cost little; from then, 48 fps is too much.
+        var rate = 24, history: [Int] = []
+        for elapsed in 1...80 {
+            let cost = Double(rate) * (elapsed < 30 ? 0.01 : rate >= 48 ? 0.03 : 0.015)
+            if let decision = budget.observe(second(Double(elapsed), cpu: cost), rate: rate,
+                                             rates: LiveTuning.ladder.filter { $0 <= 60 }) {
+                rate = decision.framesPerSecond
+            }
+            history.append(rate)
+        }
+        #expect(history[8] == 24 && history[9] == 30, "up one step after 10 calm seconds: \(history)")
+        #expect(history[19] == 48, "\(history)")
+        let ups = zip(history, history.dropFirst()).enumerated().filter { $1.1 > $1.0 }.map(\.offset)
+        #expect(zip(ups, ups.dropFirst()).allSatisfy { $1 - $0 >= 10 }, "never up twice within 10 s: \(history)")
+        let downs = zip(history, history.dropFirst()).filter { $1 < $0 }.count
+        #expect(downs <= 3, "a rate left twice waits longer each time: \(history)")
+    }
+
+    @Test func withoutACPUBudgetOnlyDroppedFramesLowerTheRate() {
+        var budget = FrameRateBudget(maxCPU: nil)
+        let still = budget.observe(second(1, cpu: 1.9), rate: 60, rates: [30, 60])
+        #expect(still == nil, "CPU alone is no reason")
+        #expect(budget.observe(second(2, cpu: 1.9, encoderDrops: 5), rate: 60, rates: [30, 60]) == nil, "one second")
+        let down = budget.observe(second(3, cpu: 1.9, encoderDrops: 5), rate: 60, rates: [30, 60])
+        #expect(down?.framesPerSecond == 30 && down?.reason == "the encoder dropped 5 frames")
+        #expect(budget.limit == .encoder)
+    }
+}
