@@ -8,7 +8,7 @@ import PodiumCore
 /// One thread serves it, polling, so a client that connects and says nothing holds up nobody:
 /// at most `maximumClients` at once, a request at most `maximumLine` bytes, a reply that the client
 /// does not read within a second is dropped with the client. A peer of another user is refused
-/// (`SO_PEERCRED`), even if the folder's mode let it in. The socket is removed when the run ends.
+/// (`SO_PEERCRED`), even if the folder's mode let it in. The socket is removed as the run ends.
 final class ControlSocket: Sendable {
     let path: String
     private let listener: Int32
@@ -50,7 +50,13 @@ final class ControlSocket: Sendable {
         listener = descriptor
     }
 
-    /// Answers requests for `run` until it stops, then removes the socket. The thread's body.
+    /// Removes the socket's name: no client finds this run any more. Called as the run ends, before
+    /// the process does (the serving thread may not get to it).
+    func remove() {
+        unlink(path)
+    }
+
+    /// Answers requests for `run` until it stops. The thread's body.
     /// - Parameter status: what the statistics know now, for the replies.
     func serve(_ run: Run, status: @escaping @Sendable () -> ControlStatus) {
         var clients: [(descriptor: Int32, pending: [UInt8])] = []
@@ -58,7 +64,6 @@ final class ControlSocket: Sendable {
         defer {
             for client in clients { Glibc.close(client.descriptor) }
             Glibc.close(listener)
-            unlink(path)
         }
         while !run.isStopping {
             var descriptors = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]

@@ -189,6 +189,7 @@ enum RunSetup {
         let control = try openControl(options.control ?? session.plan.isShared, asked: options.control == true,
                                       logger: logger)
         if let control { Thread.detachNamed("podium-control") { control.serve(run, status: reporter.status) } }
+        defer { control?.remove() }
         TerminalKeys.start(for: run)
         defer { TerminalKeys.restore() }
         let reporting = Task { await reporter.run() }

@@ -1,0 +1,188 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// Changing a run as it goes: keys in a real terminal (tmux), `podium control` on the control
+/// socket, and what the recordings and `--stats-json` make of it.
+@Suite(.serialized) struct TuneLiveTests {
+    let server: XvfbServer
+    let folder: URL
+
+    init() throws {
+        server = try XvfbServer(width: 640, height: 360)
+        folder = try Tools.temporaryFolder()
+    }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    /// The `--stats-json` records of `kind` (`change`, `interval`).
+    func records(_ path: String, kind: String) throws -> [[String: Any]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["kind"] as? String == kind }
+    }
+
+    /// ffmpeg decodes all of `path` without a word (in the file's own time base: a variable rate
+    /// above the one it guesses from the first frames would otherwise collide in its output's).
+    func decodesCleanly(_ path: String) throws -> Bool {
+        let result = try Tools.run("ffmpeg", ["-v", "error", "-i", path, "-enc_time_base", "-1", "-f", "null", "-"])
+        return result.status == 0 && result.stderr.isEmpty
+    }
+
+    @Test func keysInATerminalChangeTheRunAndEveryEndingPutsTheTerminalBack() throws {
+        let scene = try Tools.scene("video", on: server.display)
+        defer { _ = try? scene.interrupt() }
+        for ending in ["q", "C-c", "SIGTERM", "SIGHUP"] {
+            let output = path("keys-\(ending).mkv"), stats = path("keys-\(ending).json")
+            let terminal = try TerminalSession("\(Tools.podium.path) stream --display \(server.display) -b 2M "
+                                               + "--to \(output) --stats-json \(stats)")
+            try terminal.waitFor("capturing")
+            let started = Date()
+            if ending == "q" {
+                for key in ["-", "-", "<", "k", "?"] { try terminal.send(key) }
+                // A second or so at 20 fps, for the statistics to see it.
+                Thread.sleep(forTimeInterval: 1.5)
+                try terminal.waitFor("podium: keys: space pause, + - frame rate")
+                try terminal.send("+")
+                try terminal.waitFor("fps 20 → 24, by key")
+            } else {
+                Thread.sleep(forTimeInterval: 1.5)
+            }
+            switch ending {
+            case "q": try terminal.send("q")
+            case "C-c": try terminal.send("C-c", literally: false)
+            default: kill(try terminal.pid(of: "podium"), ending == "SIGTERM" ? SIGTERM : SIGHUP)
+            }
+            let (status, mode) = try terminal.ending()
+            let wall = Date().timeIntervalSince(started)
+            #expect(status == 0, "\(ending): \(terminal.screen)")
+            #expect(mode.contains(" icanon") && mode.contains(" echo ") && !mode.contains("-icanon"),
+                    "\(ending) left the terminal as: \(mode)")
+            #expect(try decodesCleanly(output), "\(ending)")
+            guard ending == "q" else { continue }
+            let screen = terminal.screen
+            for line in ["podium: fps 30 → 24, by key", "podium: fps 24 → 20, by key",
+                         "podium: bitrate 2Mbit/s → 1.6Mbit/s, by key", "podium: keyframe requested, by key",
+                         "podium: quit from the terminal"] {
+                #expect(screen.contains(line), "\(line)\n\(screen)")
+            }
+            let changes = try records(stats, kind: "change")
+            #expect(changes.map { $0["setting"] as? String ?? "" } == ["fps", "fps", "bitrate", "keyframe", "fps"])
+            #expect(changes.allSatisfy { $0["by"] as? String == "key" })
+            let intervals = try records(stats, kind: "interval").map { $0["targetFPS"] as? Int ?? 0 }
+            #expect(intervals.contains(20), "the samples follow the rate: \(intervals)")
+            let duration = try Tools.probe(output).duration ?? 0
+            #expect(abs(duration - wall) < 1.5, "the recording lasts as long as the run: \(duration) s of \(wall) s")
+        }
+    }
+
+    @Test func keysAreOffWhenStdinIsNotATerminal() throws {
+        let output = path("piped.mkv")
+        let result = try Tools.run("sh", ["-c", "printf '+++q' | \(Tools.podium.path) stream --display "
+                                          + "\(server.display) -t 2s --to \(output)"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("by key") && !result.stderr.contains("quit from"), "\(result.stderr)")
+    }
+
+    @Test func podiumControlChangesARunningRecordingThatPlaysSmoothlyAcrossEveryChange() throws {
+        let scene = try Tools.scene("video", on: server.display)
+        defer { _ = try? scene.interrupt() }
+        let output = path("control.mkv"), stats = path("control.json")
+        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "-b", "4M", "--control",
+                                                      "--to", output, "--stats-json", stats])
+        try run.waitForStderr(containing: "capturing")
+        let started = Date()
+        let pid = ["--pid", "\(run.pid)"]
+        func control(_ words: String...) throws -> CommandResult { try Tools.podium(["control"] + pid + words) }
+
+        Thread.sleep(forTimeInterval: 2)
+        let slower = try control("set", "fps=10")
+        #expect(slower.status == 0 && slower.stdout == "fps 30 → 10, by control\n", "\(slower)")
+        // Bad requests: one line each, exit 64, and the run untouched.
+        for (words, said) in [(["set", "fps=0"], "fps=0"), (["set", "fps=abc"], "fps=abc"),
+                              (["set", "speed=2"], "unknown setting 'speed'"),
+                              (["set", "quality=20"], "encodes at a bit rate"),
+                              (["set", "fps=15", "bitrate=1k"], "bitrate=1k")] {
+            let refused = try Tools.podium(["control"] + pid + words)
+            #expect(refused.status == 64 && refused.stderr.hasPrefix("podium: ") && refused.stderr.contains(said),
+                    "\(words): \(refused)")
+            #expect(refused.stderr.split(separator: "\n").count == 1)
+        }
+        Thread.sleep(forTimeInterval: 2)
+        let quieter = try control("set", "bitrate=1M")
+        #expect(quieter.stdout == "bitrate 4Mbit/s → 1Mbit/s, by control\n", "\(quieter)")
+        #expect(try control("pause").stdout == "picture live → frozen, by control\n")
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try control("resume").stdout == "picture frozen → live, by control\n")
+        #expect(try control("keyframe").status == 0)
+        Thread.sleep(forTimeInterval: 2)
+        let status = try control("--json", "status")
+        let reply = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        let state = reply?["status"] as? [String: Any]
+        #expect(reply?["ok"] as? Bool == true && state?["fps"] as? Int == 10, "\(status)")
+        #expect(state?["rate"] as? String == "1Mbit/s" && state?["picture"] as? String == "live")
+        #expect(state?["pid"] as? Int == Int(run.pid))
+        #expect((state?["sample"] as? [String: Any])?["targetFPS"] as? Int == 10, "the last second's figures")
+        let human = try control("status")
+        #expect(human.stdout.hasPrefix("podium \(run.pid): fps 10, 1Mbit/s, picture live\n  "), "\(human.stdout)")
+        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].map { $0 + "/podium" }
+        let socket = "\(runtime ?? "/tmp/podium-\(getuid())")/\(run.pid).sock"
+        #expect(FileManager.default.fileExists(atPath: socket))
+        let result = try run.interrupt()
+        let wall = Date().timeIntervalSince(started)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: socket), "the socket is removed at the end")
+
+        // The recording: whole, on time, at the rates asked for, and a quarter the bytes after
+        // the bit rate went from 4M to 1M.
+        #expect(try decodesCleanly(output))
+        let times = try Tools.frameTimes(output)
+        let duration = try Tools.probe(output).duration ?? 0
+        #expect(abs(duration - wall) < 1.5, "\(duration) s recorded of \(wall) s")
+        let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
+        #expect(gaps.allSatisfy { $0 > 0 }, "times only go forward")
+        let slow = zip(times, gaps).filter { $0.0 > 3 && $0.0 < 4 }.map(\.1)
+        #expect(!slow.isEmpty && slow.allSatisfy { abs($0 - 0.1) < 0.002 }, "10 fps: \(slow)")
+        let sizes = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                              "packet=pts_time,size", "-of", "csv=p=0", output]).stdout
+        let packets = sizes.split(separator: "\n").compactMap { line -> (Double, Int)? in
+            let fields = line.split(separator: ",")
+            guard fields.count == 2, let time = Double(fields[0]), let size = Int(fields[1]) else { return nil }
+            return (time, size)
+        }
+        func bits(_ range: Range<Double>) -> Double {
+            let bytes = packets.filter { range.contains($0.0) }.reduce(0) { $0 + $1.1 }
+            return Double(bytes * 8) / (range.upperBound - range.lowerBound)
+        }
+        let before = bits(2.5..<4), after = bits(5.5..<7)
+        #expect(after < before * 0.5, "the bit rate fell: \(before / 1e6) → \(after / 1e6) Mbit/s")
+        let changes = try records(stats, kind: "change")
+        #expect(changes.map { $0["setting"] as? String ?? "" } == ["fps", "bitrate", "picture", "picture", "keyframe"])
+        #expect(changes.allSatisfy { $0["by"] as? String == "control" })
+    }
+
+    @Test func aSocketThatIsNotPodiumsAndAnotherUserAreRefused() throws {
+        let socket = path("other.sock")
+        let other = try Tools.start("python3", ["-c", """
+            import socket
+            s = socket.socket(socket.AF_UNIX); s.bind('\(socket)'); s.listen(1)
+            c, _ = s.accept(); c.recv(100); c.sendall(b'hello there\\n'); c.close()
+            """])
+        defer { _ = try? other.wait(timeout: 5) }
+        for _ in 0..<50 where !FileManager.default.fileExists(atPath: socket) { Thread.sleep(forTimeInterval: 0.05) }
+        let refused = try Tools.podium(["control", "--socket", socket, "status"])
+        #expect(refused.status == 69 && refused.stderr.contains("is not a Podium control socket"), "\(refused)")
+        let nobody = try Tools.podium(["control", "--socket", path("missing.sock"), "status"])
+        #expect(nobody.status == 69 && nobody.stderr.contains("no Podium listens on"), "\(nobody)")
+
+        // Another user cannot reach this user's socket (the folder is this user's alone).
+        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--control",
+                                                      "--to", path("mine.mkv")])
+        try run.waitForStderr(containing: "capturing")
+        let stranger = try Tools.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                                 Tools.podium.path, "control", "--pid", "\(run.pid)", "status"])
+        #expect(stranger.status == 69, "\(stranger)")
+        #expect(try Tools.podium(["control", "--pid", "\(run.pid)", "status"]).status == 0)
+        _ = try run.interrupt()
+    }
+}
