@@ -106,11 +106,13 @@ import Testing
 
     // MARK: The budget
 
-    func second(_ elapsed: Double, cpu: Double, encoderDrops: Int = 0) -> StatsSample {
-        StatsSample(
+    /// - Parameter encoding: the milliseconds a frame's encoding took (the median).
+    func second(_ elapsed: Double, cpu: Double, encoderDrops: Int = 0, encoding: Double = 5) -> StatsSample {
+        let encode = StageTimes(count: 30, p50: encoding, p95: encoding, p99: encoding, max: encoding)
+        return StatsSample(
             kind: "interval", elapsed: elapsed, targetFPS: 0, capturedFPS: 30, unchangedFPS: 0, encodedFPS: 30,
             presentedFPS: nil, frames: 30, drops: .init(skipped: 0, noBuffer: 0, encoder: encoderDrops, sinks: 0),
-            mbps: 1, cpuCores: cpu, stages: .init(grab: .empty, convert: .empty, encode: .empty, send: .empty,
+            mbps: 1, cpuCores: cpu, stages: .init(grab: .empty, convert: .empty, encode: encode, send: .empty,
                                                   present: .empty, latency: .empty),
             renditions: [], sinks: [])
     }
@@ -159,6 +161,26 @@ import Testing
         #expect(zip(ups, ups.dropFirst()).allSatisfy { $1 - $0 >= 10 }, "never up twice within 10 s: \(history)")
         let downs = zip(history, history.dropFirst()).filter { $1 < $0 }.count
         #expect(downs <= 3, "a rate left twice waits longer each time: \(history)")
+    }
+
+    @Test func aBusierMachineLowersTheRateBeforeAFrameIsLost() {
+        var budget = FrameRateBudget(maxCPU: 1)
+        // 24 fps: 42 ms a frame. Encoding took 12 ms; other programs now take the cores, and 35.
+        #expect(budget.observe(second(1, cpu: 0.5, encoding: 12), rate: 24, rates: LiveTuning.ladder) == nil)
+        #expect(budget.observe(second(2, cpu: 0.5, encoding: 35), rate: 24, rates: LiveTuning.ladder) == nil)
+        let down = budget.observe(second(3, cpu: 0.5, encoding: 35), rate: 24, rates: LiveTuning.ladder)
+        #expect(down?.framesPerSecond == 20, "35 ms fits 80 % of 50 ms: \(String(describing: down))")
+        #expect(down?.reason == "a frame's encoding takes 35 ms of its 42" && budget.limit == .encoder)
+        // Calm again, but 30 fps would leave a frame 33 ms for its 35: it stays.
+        var rate = 20
+        for elapsed in 4...30 {
+            if let up = budget.observe(second(Double(elapsed), cpu: 0.4, encoding: elapsed < 10 ? 35 : 12), rate: rate,
+                                       rates: LiveTuning.ladder) {
+                rate = up.framesPerSecond
+            }
+            if elapsed < 10 { #expect(rate == 20) }
+        }
+        #expect(rate == 24 || rate == 30, "up again once frames are quick: \(rate)")
     }
 
     @Test func withoutACPUBudgetOnlyDroppedFramesLowerTheRate() {

@@ -1,9 +1,11 @@
 /// Finds and holds the highest frame rate at which a run keeps every frame and stays within its
 /// CPU budget (`--max-cpu C`, `--fps auto`), by measurement, one statistics sample a second.
 ///
-/// - Down within 2 s: after two seconds in a row of trouble (Podium's CPU over the budget, an
-///   encoder or an output dropping frames, capture missing slots), or at once when the CPU is far
-///   over; to the rate the measured cost per frame affords (a step at least), not by halves.
+/// - Down within 2 s: after two seconds in a row of trouble (Podium's CPU over the budget; a frame's
+///   work taking most of its interval, as it does when the machine gets busier, before any frame
+///   is lost; an encoder or an output dropping frames; capture missing slots), or at once when the
+///   CPU is far over; to the rate the measured cost per frame affords (a step at least), not by
+///   halves.
 /// - Up after 10 s of calm, one step, and only when the cost measured at this rate, scaled to the
 ///   next, fits the budget. A rate that had to be left again waits twice as long before the next
 ///   try (up to 80 s), so the rate never swings faster than that.
@@ -34,11 +36,15 @@ public struct FrameRateBudget: Sendable {
     private var waits: [Int: Double] = [:]
     /// The rate last gone up to, and when: leaving it soon after doubles its wait.
     private var wentUp: (rate: Int, at: Double)?
+    /// The CPU of the last seconds at this rate: one second is too noisy to predict the next rate's.
+    private var recentCPU: [Double] = []
 
     public static let calm = 10.0
     public static let settle = 2.0
-    /// The share of the budget a step up must fit in, by the cost measured.
+    /// The share of the budget a step up must fit in, by the cost measured; and the share of its
+    /// interval a frame's work may take on one thread.
     static let headroom = 0.9
+    static let busy = 0.8
 
     public init(maxCPU: Double?) {
         self.maxCPU = maxCPU
@@ -52,10 +58,10 @@ public struct FrameRateBudget: Sendable {
     /// - Returns: a new rate, when one is due.
     public mutating func observe(_ sample: StatsSample, rate: Int, rates: [Int]) -> Decision? {
         let now = sample.elapsed
+        recentCPU = (recentCPU + [sample.cpuCores]).suffix(5)
         let trouble = self.trouble(in: sample, rate: rate)
         guard let (found, words) = trouble else {
             troubled = 0
-            if rate < (rates.last ?? rate) && limit != .cpu { limit = nil }
             return stepUp(sample, rate: rate, rates: rates, now: now)
         }
         troubled += 1
@@ -65,9 +71,13 @@ public struct FrameRateBudget: Sendable {
         guard troubled >= 2 || farOver, now - lastChange >= Self.settle else { return nil }
         guard let lower = rates.last(where: { $0 < rate }) else { return nil }
         var target = lower
-        if found == .cpu, let maxCPU, sample.cpuCores > 0 {
-            // What the cost per frame measured at this rate affords.
-            let affordable = Double(rate) * maxCPU / sample.cpuCores * Self.headroom
+        if found == .encoder || found == .capture, let work = Self.work(sample), work > 0 {
+            // The highest rate whose interval the work per frame fits in.
+            target = min(lower, rates.last(where: { 1000 / Double($0) * Self.busy >= work }) ?? rates[0])
+        } else if found == .cpu, let maxCPU, sample.cpuCores > 0 {
+            // What the cost per frame measured at this rate affords (the last two seconds').
+            let cpu = recentCPU.suffix(2).reduce(0, +) / Double(recentCPU.suffix(2).count)
+            let affordable = Double(rate) * maxCPU / cpu * Self.headroom
             target = min(lower, rates.last(where: { Double($0) <= affordable }) ?? rates[0])
         }
         if let wentUp, wentUp.rate == rate, now - wentUp.at < 3 * Self.calm {
@@ -81,36 +91,56 @@ public struct FrameRateBudget: Sendable {
         if let maxCPU, sample.cpuCores > maxCPU * 1.05 {
             return (.cpu, "cpu \(sample.cpuCores.fixed(2)) of \(maxCPU.fixed(2)) cores")
         }
-        if sample.drops.encoder > 0 { return (.encoder, "the encoder dropped \(sample.drops.encoder) frames") }
-        if sample.drops.sinks > 0 { return (.sink, "an output dropped \(sample.drops.sinks) packets") }
+        let drops = sample.drops
+        if drops.encoder > 0 { return (.encoder, "the encoder dropped \(drops.encoder) frame\(drops.encoder == 1 ? "" : "s")") }
+        let interval = 1000 / Double(rate)
+        if let work = Self.work(sample), work > interval * Self.busy {
+            let which: Limit = sample.stages.grab.p50 >= work ? .capture : .encoder
+            return (which, "a frame's \(which == .capture ? "grab" : "encoding") takes \(work.fixed(0)) ms "
+                    + "of its \(interval.fixed(0))")
+        }
+        if drops.sinks > 0 { return (.sink, "an output dropped \(drops.sinks) packet\(drops.sinks == 1 ? "" : "s")") }
         // A slot or two missed is the machine's noise; more is capture falling behind.
-        if sample.drops.skipped > max(1, rate / 20) {
-            return (.capture, "capture missed \(sample.drops.skipped) slots")
+        if drops.skipped > max(1, rate / 20) {
+            return (.capture, "capture missed \(drops.skipped) slots")
         }
         return nil
     }
 
     private mutating func stepUp(_ sample: StatsSample, rate: Int, rates: [Int], now: Double) -> Decision? {
-        guard let higher = rates.first(where: { $0 > rate }) else { return nil }
-        let wait = waits[higher] ?? Self.calm
-        guard now - max(calmSince, lastChange) >= wait else { return nil }
-        var reason = "calm for \(Int(wait)) s"
-        if let maxCPU {
-            let expected = sample.cpuCores * Double(higher) / Double(rate)
-            guard expected <= maxCPU * Self.headroom else {
-                limit = .cpu
-                return nil
-            }
-            reason += "; cpu \(sample.cpuCores.fixed(2)) of \(maxCPU.fixed(2)) cores"
+        guard let higher = rates.first(where: { $0 > rate }) else {
+            limit = nil
+            return nil
         }
-        limit = nil
+        // What would hold the next rate back: its cost by this rate's (the last seconds'), or a
+        // frame's work that would not leave room in its shorter interval.
+        let cpu = recentCPU.reduce(0, +) / Double(max(1, recentCPU.count))
+        if let maxCPU, cpu * Double(higher) / Double(rate) > maxCPU * Self.headroom {
+            limit = .cpu
+        } else if let work = Self.work(sample), work > 1000 / Double(higher) * Self.busy {
+            limit = sample.stages.grab.p50 >= work ? .capture : .encoder
+        } else {
+            limit = nil
+        }
+        let wait = waits[higher] ?? Self.calm
+        guard limit == nil, now - max(calmSince, lastChange) >= wait else { return nil }
+        let reason = "calm for \(Int(wait)) s" + (maxCPU.map { "; cpu \(cpu.fixed(2)) of \($0.fixed(2)) cores" } ?? "")
         wentUp = (higher, now)
         return change(to: higher, at: now, reason: reason)
+    }
+
+    /// The milliseconds a frame takes on the busiest thread: capture's grab, or the encode
+    /// stage's conversion and encoding (the median of the second); `nil` without frames.
+    static func work(_ sample: StatsSample) -> Double? {
+        let stages = sample.stages
+        guard stages.encode.count > 0 || stages.grab.count > 0 else { return nil }
+        return max(stages.grab.p50, stages.convert.p50 + stages.encode.p50)
     }
 
     private mutating func change(to rate: Int, at now: Double, reason: String) -> Decision {
         lastChange = now
         troubled = 0
+        recentCPU = []
         return Decision(framesPerSecond: rate, reason: reason)
     }
 }

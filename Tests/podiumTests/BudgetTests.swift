@@ -1,0 +1,97 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// `--max-cpu`: on a 1080p screen of moving video, Podium finds the rate its budget affords within
+/// seconds, holds it within the budget without dropping frames, and steps down when the machine
+/// gets busier. CPU is read from `/proc`, outside Podium.
+@Suite(.serialized) struct BudgetTests {
+    /// Podium's CPU time so far, in seconds, as the kernel counts it (`/proc/PID/stat`).
+    static func cpuSeconds(_ pid: pid_t) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // After the command's name: state is field 3; utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Cores `run` used in each second it ran, until it ends, with the wall-clock second of each.
+    static func follow(_ run: RunningCommand, every interval: Double = 1, during action: (Double) -> Void)
+        -> [(second: Double, cores: Double)] {
+        let start = Date()
+        var samples: [(Double, Double)] = []
+        var last = cpuSeconds(run.pid) ?? 0
+        while run.isRunning {
+            Thread.sleep(forTimeInterval: interval)
+            guard let now = cpuSeconds(run.pid) else { break }
+            let elapsed = Date().timeIntervalSince(start)
+            samples.append((elapsed, (now - last) / interval))
+            last = now
+            action(elapsed)
+        }
+        return samples
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+
+    @Test func theRateSettlesWithinTheBudgetAndStepsDownWhenTheMachineIsBusier() throws {
+        let server = try XvfbServer(width: 1920, height: 1080)
+        let folder = try Tools.temporaryFolder()
+        let scene = try Tools.scene("video", on: server.display, fps: 60)
+        defer { _ = try? scene.interrupt() }
+        let port = Tools.freePort()
+        let arguments = ["stream", "--display", server.display, "--quiet", "--to", "udp://127.0.0.1:\(port)"]
+
+        // What 60 fps costs here, to set the budget at about half of it.
+        let full = try Tools.start(Tools.podium.path, arguments + ["--fps", "60", "-t", "5s"])
+        let cost = Self.median(Self.follow(full) { _ in }.dropFirst().map(\.cores))
+        _ = try full.wait()
+        let budget = (cost / 2 * 100).rounded() / 100
+        try #require(budget >= 0.15, "60 fps costs \(cost) cores here: too little to halve")
+
+        let stats = folder.appendingPathComponent("budget.json").path
+        let run = try Tools.start(Tools.podium.path, arguments + ["--fps", "60", "--max-cpu", "\(budget)", "-t", "24s",
+                                                                  "--stats-json", stats])
+        var burners: [RunningCommand] = []
+        let cores = Self.follow(run) { second in
+            // At 14 s, the machine gets much busier: three burners for each core.
+            guard second >= 14, burners.isEmpty else { return }
+            let count = 3 * ProcessInfo.processInfo.activeProcessorCount
+            burners = (0..<count).compactMap { _ in
+                try? Tools.start("timeout", ["12", "python3", "-c", "while True: pass"])
+            }
+        }
+        burners.forEach { $0.signal(SIGTERM) }
+        let result = try run.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let lines = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let changes = lines.filter { $0["kind"] as? String == "change" }
+        let samples = lines.filter { $0["kind"] as? String == "interval" }
+        let rates = samples.map { ($0["elapsed"] as? Double ?? 0, $0["targetFPS"] as? Int ?? 0) }
+        let report = "budget \(budget) of \(cost) cores at 60 fps; rates \(rates.map { "\($0.1)" }); "
+            + "cores \(cores.map { ($0.cores * 100).rounded() / 100 }); changes \(changes)"
+        // Settled within 5 s: stepped down to what the budget affords, once.
+        let first = try #require(changes.first, "\(report)")
+        #expect((first["elapsed"] as? Double ?? 99) <= 5 && first["by"] as? String == "budget", "\(report)")
+        let settled = rates.first { $0.0 >= 5 }?.1 ?? 60
+        #expect(settled < 60 && settled >= 10, "\(report)")
+        // Held from 5 s to 14 s: within the budget (and 10 %), every frame kept.
+        let held = cores.filter { $0.second >= 6 && $0.second < 14 }.map(\.cores)
+        #expect(Self.median(held) <= budget * 1.1, "\(report)")
+        let dropped = samples.filter { ($0["elapsed"] as? Double ?? 0) >= 5 && ($0["elapsed"] as? Double ?? 0) < 14 }
+            .reduce(0) { $0 + (($1["drops"] as? [String: Int])?["encoder"] ?? 0) }
+        #expect(dropped == 0, "\(report)")
+        // Busier: down within a few seconds, said by the budget.
+        let busier = changes.filter { ($0["elapsed"] as? Double ?? 0) >= 14 }
+        let down = busier.first { Int($0["to"] as? String ?? "") ?? 99 < Int($0["from"] as? String ?? "") ?? 0 }
+        #expect(down != nil && (down?["elapsed"] as? Double ?? 99) <= 21, "\(report)")
+        #expect(result.stderr.isEmpty || !result.stderr.contains("error"), "\(result.stderr)")
+    }
+}
