@@ -76,7 +76,11 @@ public enum RunBuilder {
                       sounds: sound.map { [Run.SoundBranch(sources: $0.sources, stage: $0.stage)] } ?? [],
                       outputs: OutputGroup(outputs: outputs, guests: feeds.flatMap { $0 }),
                       hub: hub, counters: counters, limits: plan.limits, logger: logger, layout: layouts,
-                      tuning: LiveTuning(frameRate: plan.fps, bounds: plan.frameRates, plannedRate: plan.plannedRate))
+                      tuning: LiveTuning(frameRate: plan.fps, bounds: plan.frameRates, plannedRate: plan.plannedRate),
+                      recordings: streams.first.map { video in
+                          let program = Program(streams: [video] + (sound.map { [$0.stage.stream] } ?? []))
+                          return RecordingDesk(hub: hub, program: program, capacity: capacity, logger: logger)
+                      })
         return RunSession(run: run, plan: plan, streams: streams, encodeStage: encodeStage,
                           soundStage: sound?.stage, servers: servers, feeds: feeds, logger: logger)
     }

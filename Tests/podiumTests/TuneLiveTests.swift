@@ -108,6 +108,12 @@ import Testing
                     "\(words): \(refused)")
             #expect(refused.stderr.split(separator: "\n").count == 1)
         }
+        let part = path("part.mkv")
+        let recording = try control("record", "start", part)
+        #expect(recording.stdout == "recording off → \(part), by control\n", "\(recording)")
+        let recordedFrom = Date()
+        let again = try control("record", "start", output)
+        #expect(again.status == 64 && again.stderr.contains("already"), "\(again)")
         Thread.sleep(forTimeInterval: 2)
         let quieter = try control("set", "bitrate=1M")
         #expect(quieter.stdout == "bitrate 4Mbit/s → 1Mbit/s, by control\n", "\(quieter)")
@@ -115,6 +121,10 @@ import Testing
         Thread.sleep(forTimeInterval: 1)
         #expect(try control("resume").stdout == "picture frozen → live, by control\n")
         #expect(try control("keyframe").status == 0)
+        #expect(try control("record", "stop").stdout == "recording \(part) → off, by control\n")
+        let recorded = Date().timeIntervalSince(recordedFrom)
+        let stopped = try control("record", "stop")
+        #expect(stopped.status == 64 && stopped.stderr.contains("nothing is being recorded"), "\(stopped)")
         Thread.sleep(forTimeInterval: 2)
         let status = try control("--json", "status")
         let reply = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
@@ -156,8 +166,14 @@ import Testing
         }
         let before = bits(2.5..<4), after = bits(5.5..<7)
         #expect(after < before * 0.5, "the bit rate fell: \(before / 1e6) → \(after / 1e6) Mbit/s")
+        // The recording started and stopped while the run went on: whole, from its first frame.
+        #expect(try decodesCleanly(part))
+        let partLength = try Tools.probe(part).duration ?? 0
+        #expect(abs(partLength - recorded) < 1.2, "\(partLength) s recorded of \(recorded) s")
+        #expect(try Tools.frameTimes(part).first == 0, "it starts at its own beginning")
         let changes = try records(stats, kind: "change")
-        #expect(changes.map { $0["setting"] as? String ?? "" } == ["fps", "bitrate", "picture", "picture", "keyframe"])
+        #expect(changes.map { $0["setting"] as? String ?? "" }
+                == ["fps", "recording", "bitrate", "picture", "picture", "keyframe", "recording"])
         #expect(changes.allSatisfy { $0["by"] as? String == "control" })
     }
 

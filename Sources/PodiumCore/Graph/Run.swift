@@ -61,6 +61,8 @@ public final class Run: Sendable {
     public let layout: LayoutSwitch?
     /// The frame rate and the encoders' rate, changed while the run goes on.
     public let tuning: LiveTuning
+    /// Recordings started and stopped while the run goes on; `nil` when nothing is encoded.
+    public let recordings: (any RecordingControl)?
     /// Set once every part was ready and capture began.
     public let started = Atomic<Bool>(false)
 
@@ -92,9 +94,11 @@ public final class Run: Sendable {
     ///   - sounds: the run's sound, if it has any.
     ///   - layout: the layout of two sources, for keys to change.
     ///   - tuning: what may change as the run goes on; by default the counters' rate, in any bounds.
+    ///   - recordings: what starts and stops recordings as the run goes on.
     public init(branches: [Branch], sounds: [SoundBranch] = [], outputs: OutputGroup, hub: StreamHub,
                 counters: RunCounters, limits: Limits, logger: Logger, clock: any PacingClock = MonotonicClock(),
-                layout: LayoutSwitch? = nil, tuning: LiveTuning? = nil) {
+                layout: LayoutSwitch? = nil, tuning: LiveTuning? = nil, recordings: (any RecordingControl)? = nil) {
+        self.recordings = recordings
         self.branches = branches
         self.layout = layout
         self.tuning = tuning ?? LiveTuning(frameRate: FrameRate(counters.targetFPS),
@@ -206,6 +210,7 @@ public final class Run: Sendable {
         }
         for sound in sounds { sound.stage.soundRing.close() }
         await stageThreads.wait()
+        await recordings?.finish()
         outputs.close()
         await outputs.finish(self)
         return failure.withLock { $0 }

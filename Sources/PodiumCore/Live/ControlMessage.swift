@@ -107,7 +107,22 @@ extension Run {
         case .resume: return setPaused(false, by: .control).map { [$0] } ?? []
         case .keyframe: return [requestKeyframe(by: .control)]
         case .set: return try set(request.values ?? [:])
-        case .record: throw .usage("record: this run cannot start or stop recordings yet")
+        case .record: return [try record(request)]
+        }
+    }
+
+    /// `record start FILE`, `record stop`.
+    private func record(_ request: ControlRequest) throws(PodiumError) -> RunChange {
+        guard let recordings else { throw .usage("record: this run encodes nothing to record") }
+        switch (request.record, request.file) {
+        case ("start", .some(let file)):
+            try recordings.start(file)
+            return report(RunChange(setting: "recording", from: "off", to: file, by: .control))
+        case ("stop", nil):
+            let file = try recordings.stop()
+            return report(RunChange(setting: "recording", from: file, to: "off", by: .control))
+        default:
+            throw .usage("record: start FILE or stop")
         }
     }
 

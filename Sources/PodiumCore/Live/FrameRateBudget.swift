@@ -92,7 +92,9 @@ public struct FrameRateBudget: Sendable {
             return (.cpu, "cpu \(sample.cpuCores.fixed(2)) of \(maxCPU.fixed(2)) cores")
         }
         let drops = sample.drops
-        if drops.encoder > 0 { return (.encoder, "the encoder dropped \(drops.encoder) frame\(drops.encoder == 1 ? "" : "s")") }
+        if drops.encoder > 0 {
+            return (.encoder, "the encoder dropped \(drops.encoder) frame\(drops.encoder == 1 ? "" : "s")")
+        }
         let interval = 1000 / Double(rate)
         if let work = Self.work(sample), work > interval * Self.busy {
             let which: Limit = sample.stages.grab.p50 >= work ? .capture : .encoder

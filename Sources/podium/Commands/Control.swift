@@ -16,6 +16,8 @@ extension Podium {
                   set fps=15              the frame rate (within --fps's range)
                   set bitrate=4M          the bit rate (runs with --bitrate)
                   set quality=28          the constant quality, crf (runs without --bitrate)
+                  record start FILE       record the run to FILE (.mkv, .mp4, .ts) from now
+                  record stop             stop that recording, finalized
 
                 Without --pid or --socket, the only Podium running as this user is found by its \
                 socket in $XDG_RUNTIME_DIR/podium (or /tmp/podium-UID). A run has a socket when it \
@@ -28,6 +30,7 @@ extension Podium {
                   podium control status
                   podium control set fps=15
                   podium control --pid 4242 pause
+                  podium control record start part2.mkv
                   podium control --json status
                 """
         )
@@ -41,7 +44,8 @@ extension Podium {
         @Flag(help: "Print the reply as Podium sent it, one JSON object.")
         var json = false
 
-        @Argument(help: ArgumentHelp("status, pause, resume, keyframe, or set SETTING=VALUE", valueName: "command"))
+        @Argument(help: ArgumentHelp("status, pause, resume, keyframe, set SETTING=VALUE, record start FILE or "
+                                     + "record stop", valueName: "command"))
         var words: [String] = []
 
         func validate() throws {
@@ -58,10 +62,24 @@ extension Podium {
             guard let first = words.first else {
                 throw .usage("name a command: status, pause, resume, keyframe or set SETTING=VALUE")
             }
-            guard let command = ControlRequest.Command(rawValue: first), command != .record else {
-                throw .usage("'\(first)' is not a command of podium control: status, pause, resume, keyframe or set")
+            guard let command = ControlRequest.Command(rawValue: first) else {
+                throw .usage("'\(first)' is not a command of podium control: status, pause, resume, keyframe, set "
+                             + "or record")
             }
             let rest = Array(words.dropFirst())
+            if command == .record {
+                switch rest.first {
+                case "start" where rest.count == 2:
+                    // The run's folder is not this one: the file is named in full.
+                    let here = FileManager.default.currentDirectoryPath
+                    let file = rest[1].hasPrefix("/") ? rest[1] : here + "/" + rest[1]
+                    return ControlRequest(command: .record, record: "start", file: file)
+                case "stop" where rest.count == 1:
+                    return ControlRequest(command: .record, record: "stop")
+                default:
+                    throw .usage("record: 'record start FILE' or 'record stop'")
+                }
+            }
             guard command == .set else {
                 guard rest.isEmpty else {
                     throw .usage("'\(first)' takes nothing after it; '\(rest[0])' is one too many")
