@@ -138,9 +138,14 @@ import Testing
         Thread.sleep(forTimeInterval: 0.7)
         #expect(difference(try Tools.grabScreen(screen.display, width: 320, height: 240), first.bgra) == nil, "B keeps the frozen picture")
         try keys.pressKey(keysym: 0x20)
-        try run.waitForStderr(containing: "resumed")
+        try run.waitForStderr(containing: "picture frozen → live, by window")
         Thread.sleep(forTimeInterval: 0.7)
         #expect(difference(try Tools.grabScreen(screen.display, width: 320, height: 240), second.bgra) == nil, "B follows A again")
+        // The terminal's keys, in the window: `+` is on the `=` key; nothing is encoded for `<`.
+        try keys.pressKey(keysym: 0x3D)
+        try run.waitForStderr(containing: "fps 30 → 48, by window")
+        try keys.pressKey(keysym: 0x2C)
+        try run.waitForStderr(containing: "nothing is encoded: no bit rate to change")
         try keys.pressKey(keysym: 0x71)
         let result = try run.wait(timeout: 10)
         #expect(result.status == 0, "\(result.stderr)")
@@ -479,7 +484,7 @@ extension MirrorTests {
         let frozen = try title { $0.contains("paused") }
         #expect(frozen.hasPrefix("Podium · \(source.display) ") && frozen.hasSuffix(" · paused"), "\(frozen)")
         try keys.pressKey(keysym: 0x20)
-        try run.waitForStderr(containing: "resumed")
+        try run.waitForStderr(containing: "picture frozen → live, by window")
         let resumed = try title { !$0.contains("paused") }
         #expect(!resumed.contains("paused"), "\(resumed)")
         #expect(resumed.hasPrefix("Podium · \(source.display) "), "\(resumed)")

@@ -102,7 +102,8 @@ public final class Run: Sendable {
         self.branches = branches
         self.layout = layout
         self.tuning = tuning ?? LiveTuning(frameRate: FrameRate(counters.targetFPS),
-                                           plannedRate: .quality(EncoderRate.defaultQuality))
+                                           plannedRate: counters.renditions.isEmpty ? nil
+                                               : .quality(EncoderRate.defaultQuality))
         self.sounds = sounds
         self.outputs = outputs
         self.hub = hub

@@ -55,15 +55,15 @@ public struct ControlStatus: Codable, Sendable {
     /// The budget chooses the rate (`--fps auto`, `--max-cpu`), and what holds it down now.
     public var auto: Bool
     public var limitedBy: String?
-    /// `6Mbit/s` or `crf 23`: the first encoder's rate now.
-    public var rate: String
+    /// `6Mbit/s` or `crf 23`: the first encoder's rate now; `nil` when nothing is encoded.
+    public var rate: String?
     /// `live` or `frozen`.
     public var picture: String
     public var layout: String?
     /// The last second's statistics, once there is one.
     public var sample: StatsSample?
 
-    public init(pid: Int32, fps: Int, fpsRange: [Int], auto: Bool, limitedBy: String?, rate: String, picture: String,
+    public init(pid: Int32, fps: Int, fpsRange: [Int], auto: Bool, limitedBy: String?, rate: String?, picture: String,
                 layout: String?, sample: StatsSample?) {
         self.pid = pid
         self.fps = fps
@@ -105,7 +105,9 @@ extension Run {
         case .status: return []
         case .pause: return setPaused(true, by: .control).map { [$0] } ?? []
         case .resume: return setPaused(false, by: .control).map { [$0] } ?? []
-        case .keyframe: return [requestKeyframe(by: .control)]
+        case .keyframe:
+            guard let change = requestKeyframe(by: .control) else { throw .usage("keyframe: this run encodes nothing") }
+            return [change]
         case .set: return try set(request.values ?? [:])
         case .record: return [try record(request)]
         }

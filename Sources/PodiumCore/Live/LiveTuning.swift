@@ -14,8 +14,9 @@ public final class LiveTuning: Sendable {
 
     /// The rates the run may take.
     public let bounds: ClosedRange<Int>
-    /// The first encoder's rate control as planned: what a change of bit rate or quality is said in.
-    public let plannedRate: EncoderRate
+    /// The first encoder's rate control as planned: what a change of bit rate or quality is said in;
+    /// `nil` when nothing is encoded (a mirror window alone).
+    public let plannedRate: EncoderRate?
     private let rate: Atomic<Int>
     private let state: Mutex<State>
     private let changes = Atomic<UInt64>(0)
@@ -27,7 +28,7 @@ public final class LiveTuning: Sendable {
         var since: UInt64 = 0
     }
 
-    public init(frameRate: FrameRate, bounds: ClosedRange<Int> = FrameRate.range, plannedRate: EncoderRate) {
+    public init(frameRate: FrameRate, bounds: ClosedRange<Int> = FrameRate.range, plannedRate: EncoderRate?) {
         let start = min(max(frameRate.framesPerSecond, bounds.lowerBound), bounds.upperBound)
         self.bounds = bounds
         self.plannedRate = plannedRate

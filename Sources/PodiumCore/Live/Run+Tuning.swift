@@ -39,7 +39,10 @@ extension Run {
     /// (crf) two higher or lower.
     @discardableResult
     public func stepEncoderRate(_ steps: Int, by origin: ChangeOrigin) -> RunChange? {
-        let planned = tuning.plannedRate
+        guard let planned = tuning.plannedRate else {
+            logger.notice("nothing is encoded: no bit rate to change")
+            return nil
+        }
         guard let change = tuning.changeEncoding({ $0.stepRate(by: steps) }),
               planned.tuned(change.before) != planned.tuned(change.after) else {
             logger.notice("\(planned.tuned(tuning.encoding)) is as far as it goes")
@@ -61,8 +64,9 @@ extension Run {
     ///   far from the plan's.
     func bitrateFactor(for bitrate: Bitrate) throws(PodiumError) -> Double {
         guard case .bitrate(let planned) = tuning.plannedRate else {
-            throw .usage("bitrate=\(bitrate): this run encodes at a constant quality (\(tuning.plannedRate)); "
-                         + "set quality=N instead")
+            throw .usage("bitrate=\(bitrate): " + (tuning.plannedRate.map {
+                "this run encodes at a constant quality (\($0)); set quality=N instead"
+            } ?? "this run encodes nothing"))
         }
         let factor = Double(bitrate.bitsPerSecond) / Double(planned.bitsPerSecond)
         guard LiveTuning.bitrateFactors.contains(factor) else {
@@ -85,8 +89,9 @@ extension Run {
     /// - Throws: a usage error when the run encodes at a bit rate, or `quality` is out of range.
     func qualityShift(for quality: Double) throws(PodiumError) -> Double {
         guard case .quality(let planned) = tuning.plannedRate else {
-            throw .usage("quality=\(quality.plain): this run encodes at a bit rate (\(tuning.plannedRate)); "
-                         + "set bitrate=N instead")
+            throw .usage("quality=\(quality.plain): " + (tuning.plannedRate.map {
+                "this run encodes at a bit rate (\($0)); set bitrate=N instead"
+            } ?? "this run encodes nothing"))
         }
         guard EncoderTuning.qualities.contains(quality) else {
             throw .usage("quality=\(quality.plain): expected a constant quality (crf) from 0 to 51, lower is better")
@@ -96,7 +101,7 @@ extension Run {
 
     private func reportRate(_ change: (before: EncoderTuning, after: EncoderTuning), by origin: ChangeOrigin)
         -> RunChange {
-        let planned = tuning.plannedRate
+        let planned = tuning.plannedRate ?? .quality(EncoderRate.defaultQuality)
         let setting = if case .bitrate = planned { "bitrate" } else { "quality" }
         return report(RunChange(setting: setting, from: "\(planned.tuned(change.before))",
                                 to: "\(planned.tuned(change.after))", by: origin))
@@ -113,8 +118,13 @@ extension Run {
 
     /// Asks every video encoder for a keyframe at its next picture.
     @discardableResult
-    public func requestKeyframe(by origin: ChangeOrigin) -> RunChange {
-        for stream in hub.streams where stream.video != nil { hub.requestKeyframe(stream: stream.id) }
+    public func requestKeyframe(by origin: ChangeOrigin) -> RunChange? {
+        let videos = hub.streams.filter { $0.video != nil }
+        guard !videos.isEmpty else {
+            logger.notice("nothing is encoded: no keyframe to send")
+            return nil
+        }
+        for stream in videos { hub.requestKeyframe(stream: stream.id) }
         return report(RunChange(setting: "keyframe", to: "requested", by: origin))
     }
 

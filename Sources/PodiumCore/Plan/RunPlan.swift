@@ -37,8 +37,8 @@ public struct RunPlan: Sendable {
     }
 
     /// The first encoder's rate control, which changes of bit rate or quality are said in.
-    public var plannedRate: EncoderRate {
-        guard let settings = encoding.encodings.first?.settings else { return .quality(EncoderRate.defaultQuality) }
+    public var plannedRate: EncoderRate? {
+        guard let settings = encoding.encodings.first?.settings else { return nil }
         return settings.bitrate.map(EncoderRate.bitrate) ?? .quality(settings.quality ?? EncoderRate.defaultQuality)
     }
 

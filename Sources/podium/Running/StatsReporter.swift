@@ -74,7 +74,7 @@ final class StatsReporter: Sendable {
         return ControlStatus(
             pid: getpid(), fps: tuning.frameRate.framesPerSecond,
             fpsRange: [tuning.bounds.lowerBound, tuning.bounds.upperBound], auto: sample?.auto ?? false,
-            limitedBy: sample?.limitedBy, rate: "\(tuning.plannedRate.tuned(tuning.encoding))",
+            limitedBy: sample?.limitedBy, rate: tuning.plannedRate.map { "\($0.tuned(tuning.encoding))" },
             picture: run.paused.load(ordering: .relaxed) ? "frozen" : "live",
             layout: run.layout?.layout.description, sample: sample)
     }
