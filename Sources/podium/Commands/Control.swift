@@ -145,8 +145,9 @@ extension Podium {
             let bounded = status.fpsRange.count == 2
                 && status.fpsRange != [FrameRate.range.lowerBound, FrameRate.range.upperBound]
             let range = bounded ? " of \(status.fpsRange[0])-\(status.fpsRange[1])" : ""
-            var parts = ["fps \(status.fps)\(range)" + (auto.isEmpty ? "" : " (\(auto))")] + (status.rate.map { [$0] } ?? [])
-                + ["picture \(status.picture)"]
+            var parts = ["fps \(status.fps)\(range)" + (auto.isEmpty ? "" : " (\(auto))")]
+            if let rate = status.rate { parts.append(rate) }
+            parts.append("picture \(status.picture)")
             if let layout = status.layout { parts.append(layout) }
             let head = "podium \(status.pid): " + parts.joined(separator: ", ")
             guard let sample = status.sample else { return head }
