@@ -84,7 +84,7 @@ import Testing
         #expect(Self.color(before, x: 80, y: 120) == "red")
         #expect(Self.color(before, x: 240, y: 120) == "blue")
         try Painter(display: projector.display).pressKey(keysym: 0x6C)
-        try run.waitForStderr(containing: "layout: over top-right 25%")
+        try run.waitForStderr(containing: "→ over top-right 25%, by window")
         Thread.sleep(forTimeInterval: 0.5)
         let after = try shown()
         #expect(Self.color(after, x: 270, y: 40) == "blue")
