@@ -193,10 +193,14 @@ enum RunSetup {
         TerminalKeys.start(for: run)
         defer { TerminalKeys.restore() }
         let reporting = Task { await reporter.run() }
-        let fps = session.plan.fps
+        // With a budget, the rate is the budget's to lower (and raise again up to it).
+        let fps = session.plan.budget.map { budget in
+            "up to \(session.plan.fps) fps (budget: "
+                + (budget.maxCPU.map { "\($0.plain) cores" } ?? "every frame kept") + ")"
+        } ?? "\(session.plan.fps) fps"
         let cursor = session.plan.capture.drawsCursor ? "" : ", no cursor"
         let failure = await session.execute(beforeOutputs: reporter.open) { start in
-            let sources = start.sources.map { "capturing \($0) at \(fps) fps\(cursor)" } + soundParts(start.sounds)
+            let sources = start.sources.map { "capturing \($0) at \(fps)\(cursor)" } + soundParts(start.sounds)
             let lines = startLines(sources + parts, encoders: start.encoders)
                 + session.servers.flatMap { ViewerLines.describe($0, quiet: !options.showsProgress) }
             lines.forEach { logger.notice("\($0)") }
