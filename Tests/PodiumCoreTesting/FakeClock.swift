@@ -6,9 +6,17 @@ import Synchronization
 public final class FakeClock: PacingClock {
     private let time = Mutex<UInt64>(1_000)
 
-    public init() {}
+    /// Called after each sleep with the time it slept until, on the sleeping thread.
+    private let afterSleep: @Sendable (UInt64) -> Void
+
+    public init(afterSleep: @escaping @Sendable (UInt64) -> Void = { _ in }) {
+        self.afterSleep = afterSleep
+    }
 
     public func now() -> UInt64 { time.withLock { $0 } }
-    public func sleep(until deadline: UInt64) { time.withLock { $0 = max($0, deadline) } }
+    public func sleep(until deadline: UInt64) {
+        time.withLock { $0 = max($0, deadline) }
+        afterSleep(deadline)
+    }
     public func advance(by nanoseconds: UInt64) { time.withLock { $0 += nanoseconds } }
 }

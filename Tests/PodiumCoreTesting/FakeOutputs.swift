@@ -105,10 +105,17 @@ public final class RecordingOutput: RunOutput {
 /// A stage that keeps the frames it takes, for tests of the fan-out and the sources.
 public final class RecordingStage: FrameStage {
     public let slot = LatestSlot<CapturedFrame>()
-    private let frames = Mutex<[(sequence: UInt64, slotTime: UInt64, changedRows: RowBands?)]>([])
+    private let frames = Mutex<[(sequence: UInt64, slotTime: UInt64, changedRows: RowBands?, firstByte: UInt8)]>([])
     private let drops = Atomic<Int>(0)
+    /// Called with each frame taken, on the stage's thread.
+    private let onFrame: @Sendable (CapturedFrame) -> Void
 
-    public init() {}
+    public init(onFrame: @escaping @Sendable (CapturedFrame) -> Void = { _ in }) {
+        self.onFrame = onFrame
+    }
+
+    /// The first byte of each frame taken: what it shows.
+    public var firstBytes: [UInt8] { frames.withLock { $0.map(\.firstByte) } }
 
     public var sequences: [UInt64] { frames.withLock { $0.map(\.sequence) } }
     public var slotTimes: [UInt64] { frames.withLock { $0.map(\.slotTime) } }
@@ -123,7 +130,9 @@ public final class RecordingStage: FrameStage {
 
     public func run(_ worker: Void, in run: Run) {
         while let frame = slot.take() {
-            frames.withLock { $0.append((frame.sequence, frame.slotTime, frame.changedRows)) }
+            let first = frame.buffer.bytes.load(as: UInt8.self)
+            frames.withLock { $0.append((frame.sequence, frame.slotTime, frame.changedRows, first)) }
+            onFrame(frame)
             frame.buffer.release()
         }
     }

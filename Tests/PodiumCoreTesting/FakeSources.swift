@@ -35,6 +35,9 @@ public final class FakeGrabber: FrameGrabber, Sendable {
 
     public var description: String { "a fake screen" }
 
+    /// The first byte of every frame grabbed.
+    public static let screenByte: UInt8 = 0x42
+
     /// The slot time of every frame grabbed.
     public var slotTimes: [UInt64] { grabbed.withLock { $0 } }
 
@@ -44,10 +47,14 @@ public final class FakeGrabber: FrameGrabber, Sendable {
         guard changes || evenIfUnchanged else { return .unchanged }
         guard let buffer = pool.acquire() else { return .busy }
         grabbed.withLock { $0.append(slotTime) }
+        // What the fake screen shows: neither black nor white.
+        buffer.bytes.storeBytes(of: FakeGrabber.screenByte, as: UInt8.self)
         clock.advance(by: cost)
         afterGrab(sequence)
+        // Every row changed (a stage that must redo the whole picture is told so by `nil`).
         return .frame(CapturedFrame(buffer: buffer, size: PixelSize(width: 4, height: 4), bytesPerRow: 16,
-                                    captureTime: time, slotTime: slotTime, sequence: sequence))
+                                    captureTime: time, slotTime: slotTime, sequence: sequence,
+                                    changedRows: RowBands(0..<4)))
     }
 
     /// A paced source over this grabber.

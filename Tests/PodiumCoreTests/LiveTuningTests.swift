@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 @testable import PodiumCore
 import PodiumCoreTesting
@@ -102,6 +103,46 @@ import Testing
         #expect(!after)
         #expect(run.requestKeyframe(by: .key) == nil, "no encoder has opened: nothing to ask")
         #expect(run.takeChanges().map(\.setting) == ["picture", "picture"])
+    }
+
+    @Test func aBlankScreenGrabsNothingSendsItsColourAtTheIdleRateAndComesBackWhole() async {
+        let box = Mutex<Run?>(nil)
+        let stage = RecordingStage()
+        // Blanked after the 6th grab (slot 5); shown again once capture slept past 2.5 s. Capture
+        // waits at each sleep for the stage to take what it was given: every frame is seen.
+        let clock = FakeClock { deadline in
+            while stage.slot.hasPending { usleep(50) }
+            guard let run = box.withLock({ $0 }), run.blankColour != nil, run.origin > 0,
+                  deadline >= run.origin + 2_500_000_000 else { return }
+            run.setBlank(nil, by: .key)
+        }
+        let grabber = FakeGrabber(clock: clock) { sequence in
+            if sequence == 5 { box.withLock { $0 }?.setBlank(.black, by: .key) }
+        }
+        let run = Run(branches: [Run.Branch(source: grabber.source(), stages: [stage])],
+                      outputs: OutputGroup(outputs: []), hub: StreamHub(),
+                      counters: RunCounters(targetFPS: 30, sinkURLs: []), limits: .init(duration: .seconds(4)),
+                      logger: Self.logger, clock: clock)
+        box.withLock { $0 = run }
+        #expect(await run.run() == nil)
+        let grid = FrameGrid(fps: FrameRate(30))
+        // Nothing grabbed from slot 6 (the blank's first) until 2.5 s.
+        let grabs = grabber.slotTimes
+        #expect(Array(grabs.prefix(6)) == (0...5).map { grid.offset(ofSlot: $0) })
+        #expect(grabs[6] >= 2_500_000_000, "\(grabs.prefix(8))")
+        // The stage saw black at slot 6 (whole), then again a second and two seconds later with
+        // nothing changed.
+        let frames = zip(stage.slotTimes, zip(stage.firstBytes, stage.changedRows)).map { ($0, $1.0, $1.1) }
+        let black = frames.filter { $0.1 == 0 }
+        let blankStart = grid.offset(ofSlot: 6)
+        #expect(black.map(\.0) == [0, 1, 2].map { blankStart + $0 * 1_000_000_000 }, "\(frames.map(\.0))")
+        #expect(black.map(\.2) == [nil, RowBands(), RowBands()], "whole first, then nothing changed")
+        // The screen again: the first grab after the blank is whole, the ones after it as grabbed.
+        let after = frames.filter { $0.0 >= grabs[6] }
+        #expect(after.allSatisfy { (frame: (UInt64, UInt8, RowBands?)) in frame.1 == FakeGrabber.screenByte })
+        #expect(after.first?.0 == grabs[6] && after.first?.2 == nil)
+        #expect(after.dropFirst().allSatisfy { (frame: (UInt64, UInt8, RowBands?)) in frame.2 == RowBands(0..<4) })
+        #expect(run.takeChanges().map(\.line) == ["screen shown → black, by key", "screen black → shown, by key"])
     }
 
     // MARK: The budget

@@ -32,6 +32,9 @@ public final class LatestSlot<Element: Sendable>: Sendable {
         }
     }
 
+    /// Whether an element waits to be taken.
+    public var hasPending: Bool { state.withLock { $0.pending != nil } }
+
     /// Waits for an element; `nil` once the slot is closed and empty.
     public func take() -> Element? {
         state.wait(until: { $0.pending != nil || $0.closed }) { state in

@@ -68,6 +68,9 @@ public final class FanOut: Sendable {
     /// The rate capture is paced at now.
     public var frameRate: FrameRate { run.tuning.frameRate }
 
+    /// The colour the presenter blanked the screen with, or `nil` while it shows.
+    public var blank: Blank? { run.blankColour }
+
     /// Whether the presenter froze the picture: nothing is captured or handed out.
     public var isPaused: Bool { run.paused.load(ordering: .relaxed) }
 

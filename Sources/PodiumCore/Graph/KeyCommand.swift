@@ -13,6 +13,8 @@ public enum KeyCommand: Sendable, Equatable {
     case encoderRate(Int)
     /// `k`: a keyframe now, from every encoder.
     case keyframe
+    /// `b` and `w`: every output black, or white, and the screen again (PowerPoint's keys).
+    case blank(Blank)
     /// `l`: the next layout of two sources.
     case cycleLayout
     /// `x`: swap the primary and the secondary.
@@ -34,6 +36,8 @@ public enum KeyCommand: Sendable, Equatable {
         case "<", ",": self = .encoderRate(-1)
         case ">", ".": self = .encoderRate(1)
         case "k": self = .keyframe
+        case "b": self = .blank(.black)
+        case "w": self = .blank(.white)
         case "l": self = .cycleLayout
         case "x": self = .swapSources
         case "[": self = .resize(-1)
@@ -46,7 +50,7 @@ public enum KeyCommand: Sendable, Equatable {
 
     /// The keys, as `?` says them; those of layouts only when there are two sources.
     public static func help(layouts: Bool, window: Bool) -> String {
-        var keys = ["space pause", "+ - frame rate", "< > bit rate", "k keyframe", "q quit"]
+        var keys = ["space pause", "b w blank", "+ - frame rate", "< > bit rate", "k keyframe", "q quit"]
         if layouts { keys += ["l layout", "x swap sources", "[ ] resize"] }
         if window { keys.append("f fullscreen") }
         return "keys: " + keys.joined(separator: ", ")
@@ -71,6 +75,8 @@ extension Run {
             stepEncoderRate(steps, by: origin)
         case .keyframe:
             requestKeyframe(by: origin)
+        case .blank(let colour):
+            setBlank(blankColour == colour ? nil : colour, by: origin)
         case .cycleLayout:
             changeLayout(by: origin) { $0.cycle() }
         case .swapSources:

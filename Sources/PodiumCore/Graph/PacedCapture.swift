@@ -33,8 +33,13 @@ public struct PacedCapture: FrameSource {
         var pacer = FramePacer(grid: FrameGrid(fps: fps), start: fanOut.origin)
         let idleInterval = idleFPS.intervalNanoseconds
         var sequence: UInt64 = 0
-        /// The slot time of the last frame grabbed.
+        /// The slot time of the last frame handed on, and the size of the last one grabbed.
         var lastFrame: UInt64?
+        var lastSize: PixelSize?
+        var blank = BlankPicture(bufferCount: 3 + 2 * fanOut.stages.count)
+        /// The screen was blanked: the next grab is whole, and says nothing of changed rows (the
+        /// stages last saw the blank).
+        var afterBlank = false
         /// The last slot reached: where the run ends on the grid.
         var reached: UInt64?
         while !fanOut.isStopping {
@@ -51,18 +56,38 @@ public struct PacedCapture: FrameSource {
             }
             let slotTime = slot.deadline - fanOut.origin
             reached = slotTime
-            // Nothing is grabbed that nobody would use: frozen, or every stage is waiting.
-            if fanOut.isPaused { continue }
+            // Nothing is grabbed that nobody would use: frozen (a blank goes out even so), or
+            // every stage is waiting.
+            if fanOut.isPaused && fanOut.blank == nil { continue }
             let look = fanOut.look()
             guard look.wantsFrame else { continue }
+            let idle = lastFrame.map { slotTime >= $0 + idleInterval } ?? true
+            if let colour = fanOut.blank {
+                // Nothing is grabbed: the colour goes out when it is new, then at the idle rate.
+                afterBlank = true
+                guard let size = lastSize, blank.shown != colour || look.hasNewReader || idle else {
+                    counters.unchanged.add(1, ordering: .relaxed)
+                    continue
+                }
+                guard var frame = blank.frame(colour, size: size, sequence: sequence, time: clock.now(),
+                                              slotTime: slotTime) else {
+                    counters.noBuffer.add(1, ordering: .relaxed)
+                    continue
+                }
+                frame.interval = pacer.grid.interval
+                lastFrame = slotTime
+                sequence += 1
+                fanOut.deliver(frame, to: look)
+                continue
+            }
+            if afterBlank { blank.ended() }
             let grabStart = clock.now()
             let outcome: CaptureOutcome
             do {
                 // An unchanged picture is grabbed again only at the idle rate, and for a stage
                 // that just started taking frames.
-                let idle = lastFrame.map { slotTime >= $0 + idleInterval } ?? true
                 outcome = try grabber.capture(sequence: sequence, time: grabStart, slotTime: slotTime,
-                                              evenIfUnchanged: look.hasNewReader || idle)
+                                              evenIfUnchanged: look.hasNewReader || idle || afterBlank)
             } catch {
                 fanOut.fail(error)
                 break
@@ -70,6 +95,9 @@ public struct PacedCapture: FrameSource {
             switch outcome {
             case .frame(var frame):
                 frame.interval = pacer.grid.interval
+                if afterBlank { frame.changedRows = nil }
+                afterBlank = false
+                lastSize = frame.size
                 lastFrame = slotTime
                 counters.grab.record(nanoseconds: clock.now() - grabStart)
                 sequence += 1

@@ -57,6 +57,8 @@ public final class Run: Sendable {
     private let frameQuota: FrameQuota?
     /// Set while the presenter froze the picture: nothing is captured.
     public let paused = Atomic<Bool>(false)
+    /// `Blank`'s raw value while the presenter blanked the screen, 0 while it shows.
+    let blanked = Atomic<UInt8>(0)
     /// How two sources share the picture, changed by keys; `nil` with one source.
     public let layout: LayoutSwitch?
     /// The frame rate and the encoders' rate, changed while the run goes on.

@@ -116,6 +116,20 @@ extension Run {
                                 by: origin))
     }
 
+    /// The colour the screen is blanked with, or `nil` while it shows.
+    public var blankColour: Blank? { Blank(rawValue: blanked.load(ordering: .relaxed)) }
+
+    /// Blanks the screen with `colour` (`nil`: shows it again): capture stops, and every output
+    /// gets the colour from the next slot.
+    /// - Returns: the change, or `nil` when it was so already.
+    @discardableResult
+    public func setBlank(_ colour: Blank?, by origin: ChangeOrigin) -> RunChange? {
+        let before = Blank(rawValue: blanked.exchange(colour?.rawValue ?? 0, ordering: .relaxed))
+        guard before != colour else { return nil }
+        return report(RunChange(setting: "screen", from: before.map { "\($0)" } ?? "shown",
+                                to: colour.map { "\($0)" } ?? "shown", by: origin))
+    }
+
     /// Asks every video encoder for a keyframe at its next picture.
     @discardableResult
     public func requestKeyframe(by origin: ChangeOrigin) -> RunChange? {

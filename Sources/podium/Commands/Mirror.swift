@@ -22,7 +22,8 @@ extension Podium {
                 column --split of the width), over (the second in a corner), or one alone.
 
                 Keys, in the window and in the terminal: space freezes the picture (and \
-                resumes), + and - step the frame rate, < and > the bit rate of --to, k sends a \
+                resumes), b and w blank it black or white, + and - step the frame rate, < and > \
+                the bit rate of --to, k sends a \
                 keyframe, l changes the layout, x swaps the sources, [ and ] resize, ? lists \
                 the keys, q or Escape quits; f toggles fullscreen (the window). podium control \
                 does the same from another terminal.

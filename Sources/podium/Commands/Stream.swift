@@ -67,7 +67,8 @@ extension Podium {
                 alone.
 
                 Keys, in the terminal (and a --to window): + and - step the frame rate, < and > \
-                the bit rate (or quality), k sends a keyframe, space pauses, l changes the layout, \
+                the bit rate (or quality), k sends a keyframe, space pauses, b and w blank every \
+                output black or white (again: back), l changes the layout, \
                 x swaps the sources, [ and ] resize, ? lists the keys, q quits. podium control \
                 changes a run from another terminal; --max-cpu or --fps auto let Podium choose the \
                 rate. Every change is one line, and a record in --stats-json.

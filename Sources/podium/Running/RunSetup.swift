@@ -182,6 +182,7 @@ enum RunSetup {
         let reporter = StatsReporter(run: run, jsonPath: options.statsJSON, live: options.showsProgress,
                                      budget: session.plan.budget) {
             () -> String? in
+            if let blank = run.blankColour { return "blank (\(blank))" }
             if run.paused.load(ordering: .relaxed) { return "paused" }
             return run.counters.windowAwaits.map { "waiting for \($0)" }
         }
