@@ -7,7 +7,7 @@ import PodiumCore
 ///
 /// One thread serves it, polling, so a client that connects and says nothing holds up nobody:
 /// at most `maximumClients` at once, a request at most `maximumLine` bytes, a reply that the client
-/// does not read within a second is dropped with the client. A peer of another user is refused
+/// does not take within a second is dropped with the client. A peer of another user is refused
 /// (`SO_PEERCRED`), even if the folder's mode let it in. The socket is removed as the run ends.
 final class ControlSocket: Sendable {
     let path: String
@@ -102,8 +102,6 @@ final class ControlSocket: Sendable {
         guard client >= 0 else { return nil }
         // Not handed to the children Podium starts (`accept4` is out of Glibc's Swift module).
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-        var timeout = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var peer = PeerCredentials()
         var length = socklen_t(MemoryLayout<PeerCredentials>.size)
         let refusal: String? = if getsockopt(client, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0
@@ -124,13 +122,19 @@ final class ControlSocket: Sendable {
         #"{"error":"\#(message)","ok":false,"podium":1}"#
     }
 
-    /// Writes `reply` and a newline; `false` when the client is gone or did not take it in time.
+    /// Writes `reply` and a newline; `false` when the client is gone, or did not take it within a
+    /// second (it is not reading: the thread does not wait on it longer).
     private func send(_ reply: String, to descriptor: Int32) -> Bool {
         let bytes = Array((reply + "\n").utf8)
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes {
-                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                var writable = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                guard poll(&writable, 1, 1_000) > 0 else { return false }
+                continue
             }
             guard count > 0 else { return false }
             sent += count
