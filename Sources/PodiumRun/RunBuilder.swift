@@ -68,9 +68,10 @@ public enum RunBuilder {
         let buffers = 3 + 2 * stages.count + plan.windows.count
         let capture = plan.capture
         let layouts = capture.composition.map { LayoutSwitch($0.layout) }
+        let presenter = PresenterTools(highlight: capture.highlight, zoom: capture.zoom)
         let source = PacedCapture(idleFPS: capture.idleFPS) {
             () throws(PodiumError) -> any FrameGrabber in
-            try grabber(of: capture, layouts: layouts, bufferCount: buffers, logger: logger)
+            try grabber(of: capture, layouts: layouts, bufferCount: buffers, presenter: presenter, logger: logger)
         }
         let run = Run(branches: [Run.Branch(source: source, stages: stages)],
                       sounds: sound.map { [Run.SoundBranch(sources: $0.sources, stage: $0.stage)] } ?? [],
@@ -80,7 +81,8 @@ public enum RunBuilder {
                       recordings: streams.first.map { video in
                           let program = Program(streams: [video] + (sound.map { [$0.stage.stream] } ?? []))
                           return RecordingDesk(hub: hub, program: program, capacity: capacity, logger: logger)
-                      })
+                      },
+                      presenter: presenter)
         return RunSession(run: run, plan: plan, streams: streams, encodeStage: encodeStage,
                           soundStage: sound?.stage, servers: servers, feeds: feeds, logger: logger)
     }
@@ -88,14 +90,17 @@ public enum RunBuilder {
     /// Opens what grabs the run's pictures, on the capture thread: its source's grabber, or two
     /// sources' composed.
     /// - Parameter bufferCount: composed frames that may be in flight at once across every stage.
-    private static func grabber(of capture: CapturePlan, layouts: LayoutSwitch?, bufferCount: Int, logger: Logger)
-        throws(PodiumError) -> any FrameGrabber {
+    /// - Parameter presenter: the highlight and the zoom, drawn by each source's grabber.
+    private static func grabber(of capture: CapturePlan, layouts: LayoutSwitch?, bufferCount: Int,
+                                presenter: PresenterTools, logger: Logger) throws(PodiumError) -> any FrameGrabber {
         guard let composition = capture.composition, let layouts, capture.sources.count > 1 else {
-            return try grabber(of: capture.sources[0], bufferCount: bufferCount, logger: logger)
+            return try grabber(of: capture.sources[0], bufferCount: bufferCount, presenter: presenter, logger: logger)
         }
         // Each source's frames are copied into the composed picture: one kept, one being grabbed, one spare.
         var sources: [any FrameGrabber] = []
-        for source in capture.sources { sources.append(try grabber(of: source, bufferCount: 3, logger: logger)) }
+        for source in capture.sources {
+            sources.append(try grabber(of: source, bufferCount: 3, presenter: presenter, logger: logger))
+        }
         let filter = composition.filter
         return ComposedCapture(sources: sources, sizes: capture.sources.map(\.size), canvas: composition.canvas,
                                layouts: layouts, bufferCount: bufferCount) { crop, output throws(PodiumError) in
@@ -104,11 +109,13 @@ public enum RunBuilder {
     }
 
     /// Opens the grabber of `source`, on the capture thread.
-    private static func grabber(of source: SourcePlan, bufferCount: Int, logger: Logger) throws(PodiumError)
-        -> any FrameGrabber {
+    private static func grabber(of source: SourcePlan, bufferCount: Int, presenter: PresenterTools, logger: Logger)
+        throws(PodiumError) -> any FrameGrabber {
         switch source {
-        case .screen(let screen): try ScreenCapture(plan: screen, bufferCount: bufferCount, logger: logger)
-        case .window(let window): try WindowCapture(plan: window, bufferCount: bufferCount, logger: logger)
+        case .screen(let screen):
+            try ScreenCapture(plan: screen, bufferCount: bufferCount, presenter: presenter, logger: logger)
+        case .window(let window):
+            try WindowCapture(plan: window, bufferCount: bufferCount, presenter: presenter, logger: logger)
         }
     }
 

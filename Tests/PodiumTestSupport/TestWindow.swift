@@ -16,8 +16,11 @@ public final class TestWindow {
     /// - Parameters:
     ///   - rgb: the window's colour, `0xRRGGBB`.
     ///   - title: its title; `instance` and `className` its `WM_CLASS`.
+    ///   - windowType: its `_NET_WM_WINDOW_TYPE`, such as `_NET_WM_WINDOW_TYPE_NOTIFICATION`.
+    ///   - overrideRedirect: placed by itself, unmanaged, as notification pop-ups and menus are.
     public init(display: String, title: String, instance: String = "podium-test", className: String = "PodiumTest",
-                x: Int = 20, y: Int = 20, width: Int = 200, height: Int = 150, rgb: UInt32) throws {
+                x: Int = 20, y: Int = 20, width: Int = 200, height: Int = 150, rgb: UInt32, windowType: String? = nil,
+                overrideRedirect: Bool = false) throws {
         var screenNumber: Int32 = 0
         connection = xcb_connect(display, &screenNumber)
         guard xcb_connection_has_error(connection) == 0 else {
@@ -28,14 +31,19 @@ public final class TestWindow {
         root = screen.root
         self.display = display
         id = xcb_generate_id(connection)
-        let mask = XCB_CW_BACK_PIXEL.rawValue
+        let mask = XCB_CW_BACK_PIXEL.rawValue | XCB_CW_OVERRIDE_REDIRECT.rawValue
         xcb_create_window(connection, UInt8(XCB_COPY_FROM_PARENT), id, root, Int16(x), Int16(y), UInt16(width),
                           UInt16(height), 0, UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), screen.root_visual,
-                          mask, [rgb])
+                          mask, [rgb, overrideRedirect ? 1 : 0])
         // ICCCM's STRING is Latin-1.
         set("WM_NAME", type: "STRING", format: 8, title.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) })
         set("_NET_WM_NAME", type: "UTF8_STRING", format: 8, Array(title.utf8))
         set("WM_CLASS", type: "STRING", format: 8, Array(instance.utf8) + [0] + Array(className.utf8) + [0])
+        if let windowType {
+            set("_NET_WM_WINDOW_TYPE", type: "ATOM", format: 32, withUnsafeBytes(of: atom(windowType).littleEndian) {
+                Array($0)
+            })
+        }
         // USPosition | USSize, then x, y, width, height: where the user wants it.
         let hints: [UInt32] = [3, UInt32(x), UInt32(y), UInt32(width), UInt32(height)] + Array(repeating: 0, count: 13)
         set("WM_NORMAL_HINTS", type: "WM_SIZE_HINTS", format: 32, hints.flatMap { value in

@@ -100,15 +100,27 @@ public enum Tools {
     /// its area filter, each frame once.
     public static func greyFrames(_ path: String, size: (width: Int, height: Int))
         throws -> [(time: Double, pixels: [UInt8])] {
+        try timedFrames(path, size: size, pixelFormat: "gray", bytesPerPixel: 1)
+    }
+
+    /// Every frame of `path` with its time, decoded by ffmpeg to RGB (3 bytes a pixel) at its own
+    /// size, each frame once.
+    public static func rgbFrames(_ path: String, size: (width: Int, height: Int))
+        throws -> [(time: Double, pixels: [UInt8])] {
+        try timedFrames(path, size: size, pixelFormat: "rgb24", bytesPerPixel: 3)
+    }
+
+    private static func timedFrames(_ path: String, size: (width: Int, height: Int), pixelFormat: String,
+                                    bytesPerPixel: Int) throws -> [(time: Double, pixels: [UInt8])] {
         let times = try frameTimes(path)
-        let raw = path + ".grey"
+        let raw = path + "." + pixelFormat
         defer { try? FileManager.default.removeItem(atPath: raw) }
         let decoded = try run("ffmpeg", ["-v", "error", "-y", "-i", path, "-fps_mode", "passthrough",
                                          "-vf", "scale=\(size.width):\(size.height):flags=area",
-                                         "-f", "rawvideo", "-pix_fmt", "gray", raw])
+                                         "-f", "rawvideo", "-pix_fmt", pixelFormat, raw])
         guard decoded.status == 0 else { throw TestFailure("ffmpeg cannot decode \(path): \(decoded.stderr)") }
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
-        let frameBytes = size.width * size.height
+        let frameBytes = size.width * size.height * bytesPerPixel
         guard bytes.count == frameBytes * times.count else {
             throw TestFailure("\(path): \(bytes.count / frameBytes) frames decoded, \(times.count) times")
         }

@@ -75,12 +75,12 @@ import Testing
     }
 
     @Test func cursorBlendsWithPremultipliedAlpha() {
-        #expect(CursorOverlay.over(0x0000_0000, 0xFF12_3456) == 0xFF12_3456, "transparent leaves the frame")
-        #expect(CursorOverlay.over(0xFFFF_FFFF, 0xFF12_3456) == 0xFFFF_FFFF, "opaque replaces it")
+        #expect(PixelBlend.over(0x0000_0000, 0xFF12_3456) == 0xFF12_3456, "transparent leaves the frame")
+        #expect(PixelBlend.over(0xFFFF_FFFF, 0xFF12_3456) == 0xFFFF_FFFF, "opaque replaces it")
         // Half-transparent black over white: each channel 0 + 255 × 127 / 255.
-        #expect(CursorOverlay.over(0x8000_0000, 0xFFFF_FFFF) == 0xFF7F_7F7F)
+        #expect(PixelBlend.over(0x8000_0000, 0xFFFF_FFFF) == 0xFF7F_7F7F)
         // Premultiplied half-white (0x80 in each channel) over black stays 0x80.
-        #expect(CursorOverlay.over(0x8080_8080, 0xFF00_0000) == 0xFF80_8080)
+        #expect(PixelBlend.over(0x8080_8080, 0xFF00_0000) == 0xFF80_8080)
     }
 
     /// With damage tracking: nothing grabbed while nothing changes; after changes, each buffer the

@@ -14,6 +14,7 @@ public struct RGBColor: Hashable, Sendable, CustomStringConvertible {
         "black": .init(red: 0, green: 0, blue: 0), "white": .init(red: 255, green: 255, blue: 255),
         "gray": .init(red: 128, green: 128, blue: 128), "red": .init(red: 255, green: 0, blue: 0),
         "green": .init(red: 0, green: 128, blue: 0), "blue": .init(red: 0, green: 0, blue: 255),
+        "yellow": .init(red: 255, green: 255, blue: 0),
     ]
 
     public init(parsing text: String) throws(OptionParseError) {

@@ -15,6 +15,10 @@ public enum KeyCommand: Sendable, Equatable {
     case keyframe
     /// `b` and `w`: every output black, or white, and the screen again (PowerPoint's keys).
     case blank(Blank)
+    /// `h`: the pointer highlight on or off.
+    case highlight
+    /// `z`: the next zoom around the pointer: 1×, 2×, 4×, then 1× again.
+    case zoom
     /// `l`: the next layout of two sources.
     case cycleLayout
     /// `x`: swap the primary and the secondary.
@@ -38,6 +42,8 @@ public enum KeyCommand: Sendable, Equatable {
         case "k": self = .keyframe
         case "b": self = .blank(.black)
         case "w": self = .blank(.white)
+        case "h": self = .highlight
+        case "z": self = .zoom
         case "l": self = .cycleLayout
         case "x": self = .swapSources
         case "[": self = .resize(-1)
@@ -50,7 +56,8 @@ public enum KeyCommand: Sendable, Equatable {
 
     /// The keys, as `?` says them; those of layouts only when there are two sources.
     public static func help(layouts: Bool, window: Bool) -> String {
-        var keys = ["space pause", "b w blank", "+ - frame rate", "< > bit rate", "k keyframe", "q quit"]
+        var keys = ["space pause", "b w blank", "h highlight", "z zoom", "+ - frame rate", "< > bit rate",
+                    "k keyframe", "q quit"]
         if layouts { keys += ["l layout", "x swap sources", "[ ] resize"] }
         if window { keys.append("f fullscreen") }
         return "keys: " + keys.joined(separator: ", ")
@@ -77,6 +84,10 @@ extension Run {
             requestKeyframe(by: origin)
         case .blank(let colour):
             setBlank(blankColour == colour ? nil : colour, by: origin)
+        case .highlight:
+            toggleHighlight(by: origin)
+        case .zoom:
+            setZoom(PresenterTools.zoom(after: presenter.zoom), by: origin)
         case .cycleLayout:
             changeLayout(by: origin) { $0.cycle() }
         case .swapSources:

@@ -65,6 +65,8 @@ public final class Run: Sendable {
     public let tuning: LiveTuning
     /// Recordings started and stopped while the run goes on; `nil` when nothing is encoded.
     public let recordings: (any RecordingControl)?
+    /// The pointer highlight and the zoom, turned on and off by keys.
+    public let presenter: PresenterTools
     /// Set once every part was ready and capture began.
     public let started = Atomic<Bool>(false)
 
@@ -97,10 +99,13 @@ public final class Run: Sendable {
     ///   - layout: the layout of two sources, for keys to change.
     ///   - tuning: what may change as the run goes on; by default the counters' rate, in any bounds.
     ///   - recordings: what starts and stops recordings as the run goes on.
+    ///   - presenter: the tools on the picture the grabber draws, which keys turn on and off.
     public init(branches: [Branch], sounds: [SoundBranch] = [], outputs: OutputGroup, hub: StreamHub,
                 counters: RunCounters, limits: Limits, logger: Logger, clock: any PacingClock = MonotonicClock(),
-                layout: LayoutSwitch? = nil, tuning: LiveTuning? = nil, recordings: (any RecordingControl)? = nil) {
+                layout: LayoutSwitch? = nil, tuning: LiveTuning? = nil, recordings: (any RecordingControl)? = nil,
+                presenter: PresenterTools = PresenterTools()) {
         self.recordings = recordings
+        self.presenter = presenter
         self.branches = branches
         self.layout = layout
         self.tuning = tuning ?? LiveTuning(frameRate: FrameRate(counters.targetFPS),

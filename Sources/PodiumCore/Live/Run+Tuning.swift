@@ -130,6 +130,22 @@ extension Run {
                                 to: colour.map { "\($0)" } ?? "shown", by: origin))
     }
 
+    /// Turns the pointer highlight on or off.
+    @discardableResult
+    public func toggleHighlight(by origin: ChangeOrigin) -> RunChange {
+        let on = presenter.toggleHighlight()
+        return report(RunChange(setting: "highlight", from: on ? "off" : "on", to: on ? "on" : "off", by: origin))
+    }
+
+    /// Magnifies the picture `factor` times around the pointer (1: the whole area again).
+    /// - Returns: the change, or `nil` when it was so already.
+    @discardableResult
+    public func setZoom(_ factor: Int, by origin: ChangeOrigin) -> RunChange? {
+        let before = presenter.setZoom(factor)
+        guard before != factor else { return nil }
+        return report(RunChange(setting: "zoom", from: "\(before)×", to: "\(factor)×", by: origin))
+    }
+
     /// Asks every video encoder for a keyframe at its next picture.
     @discardableResult
     public func requestKeyframe(by origin: ChangeOrigin) -> RunChange? {

@@ -79,6 +79,10 @@ public struct CapturePlan: Sendable {
     public var composition: Composition?
     /// How often an unchanged picture is still grabbed and sent on.
     public var idleFPS: FrameRate
+    /// `--highlight-pointer`: on from the start with this look; `nil` until `h`.
+    public var highlight: PointerHighlight?
+    /// `--zoom`: the factor at the start.
+    public var zoom = 1
 
     public init(sources: [SourcePlan], composition: Composition? = nil, idleFPS: FrameRate = FrameRate(1)) {
         self.sources = sources
@@ -152,6 +156,10 @@ public struct ScreenPlan: Sendable {
     public var sharedMemory: Bool
     /// Grab only what changed (Damage); `--constant-fps` grabs every slot whole.
     public var tracksDamage: Bool
+    /// The windows painted black in every frame.
+    public var masks = PrivacyMasks()
+    /// `--show-region`: a border around the captured area on the screen, outside it.
+    public var showsRegion = false
 
     public init(display: String, region: PixelRect, monitorName: String? = nil, drawsCursor: Bool = true,
                 sharedMemory: Bool = true, tracksDamage: Bool = true) {

@@ -4,7 +4,7 @@ import PodiumCore
 /// Draws the pointer into captured frames: X leaves the cursor out of screen grabs.
 ///
 /// The cursor's picture is read through XFixes only when the server says it changed; its
-/// position is asked for with each frame, in the same round trip as the grab.
+/// position is asked for with each frame (`PointerWatch`), in the same round trip as the grab.
 /// Not thread-safe: confine to the capture thread.
 public final class CursorOverlay {
     private let connection: XConnection
@@ -30,33 +30,11 @@ public final class CursorOverlay {
         connection.flush()
     }
 
-    /// Where the pointer is, relative to the window asked about (the root: on the screen), and
-    /// whether on this screen at all.
-    struct Position: Equatable {
-        var x: Int
-        var y: Int
-        var onScreen: Bool
-    }
-
-    /// Asks where the pointer is relative to `window` (the root by default); send before the
-    /// grab, collect with `position` after it.
-    func requestPosition(relativeTo window: xcb_window_t? = nil) -> xcb_query_pointer_cookie_t {
-        xcb_query_pointer(connection.raw, window ?? connection.root)
-    }
-
-    /// The answer to `requestPosition`.
-    func position(_ cookie: xcb_query_pointer_cookie_t) -> Position? {
-        try? connection.withReply({ xcb_query_pointer_reply($0, cookie, $1) }) { reply in
-            // Relative to the window asked about; for the root, the same as root_x and root_y.
-            Position(x: Int(reply.pointee.win_x), y: Int(reply.pointee.win_y), onScreen: reply.pointee.same_screen != 0)
-        }
-    }
-
     /// Blends the cursor into `frame`, which shows `region` of the window the position is
     /// relative to.
     /// - Returns: the frame's rows it drew on (they no longer match the screen).
     @discardableResult
-    func draw(into frame: CapturedFrame, region: PixelRect, at pointer: Position?) -> Range<Int>? {
+    func draw(into frame: CapturedFrame, region: PixelRect, at pointer: PointerWatch.Position?) -> Range<Int>? {
         refreshImageIfChanged()
         guard let pointer, pointer.onScreen, !pixels.isEmpty else { return nil }
         // The cursor's picture in the frame's coordinates; only the part inside the frame is drawn.
@@ -69,26 +47,11 @@ public final class CursorOverlay {
                 let line = (frame.buffer.bytes + y * frame.bytesPerRow).assumingMemoryBound(to: UInt32.self)
                 let sourceRow = (y - picture.y) * size.width - picture.x
                 for x in visible.x..<visible.maxX {
-                    line[x] = Self.over(source[sourceRow + x], line[x])
+                    line[x] = PixelBlend.over(source[sourceRow + x], line[x])
                 }
             }
         }
         return visible.y..<visible.maxY
-    }
-
-    /// `source` over `destination`, with `source` premultiplied: each channel `s + d × (255 − α) / 255`.
-    static func over(_ source: UInt32, _ destination: UInt32) -> UInt32 {
-        let alpha = source >> 24
-        if alpha == 0 { return destination }
-        if alpha == 255 { return source }
-        let keep = 255 - alpha
-        var result: UInt32 = 0
-        for shift: UInt32 in [0, 8, 16, 24] {
-            let s = (source >> shift) & 0xFF
-            let d = (destination >> shift) & 0xFF
-            result |= min(255, s + (d * keep + 127) / 255) << shift
-        }
-        return result
     }
 
     /// Re-reads the cursor picture if XFixes reported a change.

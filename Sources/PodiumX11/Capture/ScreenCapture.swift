@@ -22,33 +22,47 @@ public final class ScreenCapture: FrameGrabber {
     private var layoutChanged = false
     /// Why nothing can be captured now (the captured monitor is gone), once said.
     private var missing: String?
+    /// The windows painted black (`--mask-window`, `--mask notifications`); `nil` for none.
+    private let masks: WindowMasks?
+    /// The border drawn around the captured area (`--show-region`).
+    private let border: RegionBorder?
 
     /// - Parameter monitorName: the captured monitor's name, to follow it when the layout changes.
     /// - Parameter drawCursor: `--cursor`; ignored (with a notice) when the server lacks XFixes.
     /// - Parameter tracksDamage: grab only what changed; `false` grabs every frame whole (`--constant-fps`).
     /// - Parameter bufferCount: frames that may be in flight at once across every branch.
+    /// - Parameter presenter: the highlight and the zoom, when the run has them.
+    /// - Parameter masks: the windows to paint black.
+    /// - Parameter showsRegion: `--show-region`: a border around the captured area, outside it.
     public init(connection: XConnection, region: PixelRect, monitorName: String? = nil, allowSharedMemory: Bool, drawCursor: Bool,
-                tracksDamage: Bool = false, bufferCount: Int = 4, logger: Logger) {
+                tracksDamage: Bool = false, bufferCount: Int = 4, presenter: PresenterTools? = nil,
+                masks: PrivacyMasks = PrivacyMasks(), showsRegion: Bool = false, logger: Logger) {
         self.connection = connection
         self.monitorName = monitorName
         self.logger = logger
         verified = VerifiedGrabber(connection: connection,
                                    target: .init(drawable: connection.root, window: connection.root, region: region),
                                    allowSharedMemory: allowSharedMemory, drawCursor: drawCursor,
-                                   tracksDamage: tracksDamage, bufferCount: bufferCount, logger: logger)
+                                   tracksDamage: tracksDamage, bufferCount: bufferCount, presenter: presenter,
+                                   logger: logger)
         layoutEvents = connection.watchLayout()
+        self.masks = masks.isEmpty ? nil : WindowMasks(connection: connection, masks: masks)
+        border = showsRegion ? RegionBorder(connection: connection, around: region) : nil
     }
 
     /// Opens the display of `plan` and captures its region: the run's source, made on the
     /// capture thread.
     /// - Parameter bufferCount: frames that may be in flight at once across every stage.
+    /// - Parameter presenter: the highlight and the zoom, when the run has them.
     /// - Throws: 69 when the display cannot be opened or its pixels read.
-    public convenience init(plan: ScreenPlan, bufferCount: Int, logger: Logger) throws(PodiumError) {
+    public convenience init(plan: ScreenPlan, bufferCount: Int, presenter: PresenterTools? = nil, logger: Logger)
+        throws(PodiumError) {
         let connection = try XConnection(display: plan.display)
         try connection.requireBGRAPixels()
         self.init(connection: connection, region: plan.region, monitorName: plan.monitorName,
                   allowSharedMemory: plan.sharedMemory, drawCursor: plan.drawsCursor, tracksDamage: plan.tracksDamage,
-                  bufferCount: bufferCount, logger: logger)
+                  bufferCount: bufferCount, presenter: presenter, masks: plan.masks, showsRegion: plan.showsRegion,
+                  logger: logger)
     }
 
     /// `1920x1080+0+0 of :1 with MIT-SHM`.
@@ -56,7 +70,8 @@ public final class ScreenCapture: FrameGrabber {
 
     /// What one capture slot gave.
     public var grabber: ScreenGrabber { verified.grabber }
-    public var region: PixelRect { grabber.region }
+    /// The area captured (a zoom grabs a part of it).
+    public var region: PixelRect { verified.target.region }
     public var method: ScreenGrabber.Method { grabber.method }
 
     /// Grabs one frame into a free buffer, when the screen changed or `evenIfUnchanged`.
@@ -76,24 +91,36 @@ public final class ScreenCapture: FrameGrabber {
         if layoutChanged { followLayout() }
         guard missing == nil else { return .waiting }
         do {
-            return try verified.grab(sequence: sequence, time: time, slotTime: slotTime,
-                                     evenIfUnchanged: evenIfUnchanged)
+            if let masks {
+                _ = masks.refresh()
+                verified.masks = masks.areas
+            }
+            let outcome = try verified.grab(sequence: sequence, time: time, slotTime: slotTime,
+                                            evenIfUnchanged: evenIfUnchanged)
+            // A window to mask may have moved or appeared while the frame was grabbed: the notices
+            // that came before the grab's answer say so, and the frame is masked where it is now too.
+            guard let masks, case .frame(var frame) = outcome else { return outcome }
+            handleEvents(queuedOnly: true)
+            if masks.refresh() || masks.areas != verified.masks { verified.cover(masks.areas, in: &frame) }
+            return .frame(frame)
         } catch {
             // A grab that raced a resolution change fails with BadMatch before the notice arrives.
             guard error.code != 0 else { throw error }
-            let before = grabber.region
+            let before = region
             followLayout()
-            if grabber.region != before { return .busy }
+            if region != before { return .busy }
             if missing != nil { return .waiting }
             throw error
         }
     }
 
-    /// Reads what the server reported: cursor changes, damage and layout changes.
-    private func handleEvents() {
-        while let event = xcb_poll_for_event(connection.raw) {
+    /// Reads what the server reported: cursor changes, damage, clicks, windows and layout changes.
+    /// - Parameter queuedOnly: only those already read from the connection (with a reply).
+    private func handleEvents(queuedOnly: Bool = false) {
+        while let event = queuedOnly ? xcb_poll_for_queued_event(connection.raw) : xcb_poll_for_event(connection.raw) {
             let type = event.pointee.response_type & 0x7F
-            verified.handle(eventType: type)
+            verified.handle(event)
+            masks?.handle(event)
             if let base = layoutEvents, type == base + UInt8(XCB_RANDR_SCREEN_CHANGE_NOTIFY) || type == base + UInt8(XCB_RANDR_NOTIFY) {
                 layoutChanged = true
             }
@@ -107,7 +134,7 @@ public final class ScreenCapture: FrameGrabber {
         layoutChanged = false
         let layout = connection.layout()
         let screen = PixelRect(x: 0, y: 0, size: layout.size)
-        var area = grabber.region
+        var area = region
         if let monitorName {
             guard let monitor = layout.monitors.first(where: { $0.name == monitorName }), screen.contains(monitor.rect) else {
                 return wait("monitor \(monitorName) is gone; waiting for it to come back")
@@ -119,9 +146,10 @@ public final class ScreenCapture: FrameGrabber {
             missing = nil
             logger.notice("capturing \(monitorName ?? "the region") again")
         }
-        guard area != grabber.region else { return }
+        guard area != region else { return }
         logger.notice("\(monitorName.map { "monitor \($0)" } ?? "the screen") is now \(area); capturing that")
         verified.retarget(.init(drawable: connection.root, window: connection.root, region: area))
+        border?.surround(area)
     }
 
     private func wait(_ reason: String) {

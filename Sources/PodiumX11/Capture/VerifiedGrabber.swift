@@ -22,15 +22,29 @@ final class VerifiedGrabber {
     }
 
     private(set) var grabber: ScreenGrabber
+    /// What is captured; `grabber` takes a part of it while zoomed.
     private(set) var target: Target
     /// `nil` when every frame is grabbed whole (`--constant-fps`, or a server without Damage).
     private(set) var damage: DamageTracker?
     let cursor: CursorOverlay?
+    /// Where the pointer is, asked at each grab when the cursor or a presenter's tool needs it.
+    let pointer: PointerWatch?
+    /// The highlight and the zoom, as the keys set them now.
+    private let presenter: PresenterTools?
+    /// The highlight's drawing, made when it is first turned on.
+    private var marks: PointerMarks?
+    /// Areas painted black in every frame (`--mask-window`), in the target window's coordinates;
+    /// set by the capture before a grab.
+    var masks: [PixelRect] = [] {
+        didSet { if masks != oldValue { masksMoved = true } }
+    }
+    private var masksMoved = false
     private let tracksDamage: Bool
-    /// Where the cursor was drawn last, to see that it moved.
-    private var lastPointer: CursorOverlay.Position?
-    /// The rows the cursor covered in the last frame handed out.
-    private var lastCursorRows: Range<Int>?
+    /// Where the pointer was last, and whether it was highlighted, to see that the picture must change.
+    private var lastPointer: PointerWatch.Position?
+    private var lastHighlighting = false
+    /// The rows drawn on (masks, highlight, cursor) in the last frame handed out.
+    private var lastDrawnRows = RowBands()
     /// The rows of the last frame handed out, for the next grab to be held against; empty before
     /// the first frame and after a change of target.
     private var handedOut = RowFingerprints()
@@ -42,13 +56,15 @@ final class VerifiedGrabber {
     /// - Parameter drawCursor: `--cursor`; ignored (with a notice) when the server lacks XFixes.
     /// - Parameter tracksDamage: grab only what changed; `false` grabs every frame whole (`--constant-fps`).
     /// - Parameter bufferCount: frames that may be in flight at once across every branch.
+    /// - Parameter presenter: the highlight and the zoom to draw, when the run has them.
     init(connection: XConnection, target: Target, allowSharedMemory: Bool, drawCursor: Bool, tracksDamage: Bool,
-         bufferCount: Int, logger: Logger) {
+         bufferCount: Int, presenter: PresenterTools? = nil, logger: Logger) {
         self.connection = connection
         self.target = target
         self.allowSharedMemory = allowSharedMemory
         self.tracksDamage = tracksDamage
         self.bufferCount = bufferCount
+        self.presenter = presenter
         self.logger = logger
         grabber = ScreenGrabber(connection: connection, drawable: target.drawable, region: target.region,
                                 allowSharedMemory: allowSharedMemory, bufferCount: bufferCount, logger: logger)
@@ -56,6 +72,7 @@ final class VerifiedGrabber {
         if drawCursor && cursor == nil {
             logger.notice("the X server has no XFixes extension; capturing without the cursor")
         }
+        pointer = cursor != nil || presenter != nil ? PointerWatch(connection: connection) : nil
         damage = tracksDamage
             ? DamageTracker(connection: connection, window: target.window, region: target.region,
                             bufferCount: bufferCount) : nil
@@ -72,29 +89,38 @@ final class VerifiedGrabber {
                                 allowSharedMemory: allowSharedMemory, bufferCount: bufferCount, logger: logger)
         // A picture of another size, or of another window, is not compared.
         handedOut.forget()
-        lastCursorRows = nil
+        lastDrawnRows = RowBands()
         damage = tracksDamage
             ? DamageTracker(connection: connection, window: target.window, region: target.region,
                             bufferCount: bufferCount) : nil
     }
 
-    /// Takes an event the server sent, if it is the cursor's or the damage's.
-    func handle(eventType type: UInt8) {
+    /// Takes an event the server sent, if it is the cursor's, the damage's or a click.
+    func handle(_ event: UnsafePointer<xcb_generic_event_t>) {
+        let type = event.pointee.response_type & 0x7F
         if let cursor, type == cursor.cursorNotifyEvent { cursor.stale = true }
         if let damage, type == damage.notifyEvent { damage.isPending = true }
+        pointer?.handle(event)
     }
 
     /// Grabs one frame into a free buffer, when the picture changed or `evenIfUnchanged`.
     /// - Throws: when the grab failed; the buffer went back to the pool and counts as stale.
     func grab(sequence: UInt64, time: UInt64, slotTime: UInt64, evenIfUnchanged: Bool)
         throws(X11RequestError) -> CaptureOutcome {
-        let pointerCookie = cursor?.requestPosition(relativeTo: target.window)
+        let pointerCookie = pointer?.request(relativeTo: target.window)
         var looks = damage == nil || evenIfUnchanged
         // Every damage report is collected here, once a slot, however many came since the last.
         let damaged = damage.map { $0.isPending && !$0.collect().isEmpty } ?? false
         if damaged { looks = true }
-        let pointer = pointerCookie.flatMap { cursor?.position($0) }
-        if pointer != lastPointer || cursor?.stale == true { looks = true }
+        let position = pointerCookie.flatMap { pointer?.position($0) }
+        if position != lastPointer || cursor?.stale == true { looks = true }
+        let highlighting = presenter?.isHighlighting == true
+        if pointer?.takeClick() == true, highlighting { marks?.clicked(at: time) }
+        if highlighting && marks == nil, let presenter { marks = PointerMarks(style: presenter.highlightStyle) }
+        if highlighting != lastHighlighting || (highlighting && marks?.isRippling(at: time) == true) { looks = true }
+        if masksMoved { looks = true }
+        let moved = follow(position)
+        if moved { looks = true }
         guard looks else { return .unchanged }
         guard let buffer = grabber.pool.acquire() else { return .busy }
         let region = grabber.region
@@ -109,24 +135,24 @@ final class VerifiedGrabber {
         }
         var frame = CapturedFrame(buffer: buffer, size: region.size, bytesPerRow: grabber.bytesPerRow,
                                   captureTime: time, slotTime: slotTime, sequence: sequence)
-        var cursorRows: Range<Int>?
-        if let cursor {
-            lastPointer = pointer
-            cursorRows = cursor.draw(into: frame, region: region, at: pointer)
-            // The cursor's rows in this buffer now differ from the picture: grab them again next time.
-            if let cursorRows { damage?.markStale(RowBands(cursorRows), onlyIn: buffer.index) }
-        }
-        let previousCursorRows = lastCursorRows
-        lastCursorRows = cursorRows
+        lastPointer = position
+        lastHighlighting = highlighting
+        masksMoved = false
+        let drawn = draw(into: frame, showing: region, pointer: position, highlighting: highlighting, time: time)
+        // The rows drawn on in this buffer now differ from the picture: grab them again next time.
+        damage?.markStale(drawn, onlyIn: buffer.index)
+        let previousDrawn = lastDrawnRows
+        lastDrawnRows = drawn
         if damage != nil {
-            if handedOut.isEmpty {
+            if handedOut.isEmpty || moved {
+                handedOut.forget()
                 handedOut.remember(buffer, height: region.height, bytesPerRow: grabber.bytesPerRow)
             } else {
-                // Outside the rows just grabbed and the cursor's, this buffer holds the picture as
-                // the last frame handed out showed it.
+                // Outside the rows just grabbed and those drawn on, this buffer holds the picture
+                // as the last frame handed out showed it.
                 var compared = grabbedRows ?? RowBands(0..<region.height)
-                if let previousCursorRows { compared.insert(previousCursorRows) }
-                if let cursorRows { compared.insert(cursorRows) }
+                compared.formUnion(previousDrawn)
+                compared.formUnion(drawn)
                 frame.changedRows = handedOut.rowsChanged(in: buffer, among: compared)
             }
             if frame.changedRows?.isEmpty == true && !evenIfUnchanged {
@@ -135,5 +161,47 @@ final class VerifiedGrabber {
             }
         }
         return .frame(frame)
+    }
+
+    /// Paints `areas` black in `frame`, just grabbed, too: windows to mask that moved or appeared
+    /// while it was grabbed, which the next grab masks by itself.
+    func cover(_ areas: [PixelRect], in frame: inout CapturedFrame) {
+        let rows = PrivacyMasks.paint(areas, into: frame, showing: grabber.region)
+        damage?.markStale(rows, onlyIn: frame.buffer.index)
+        lastDrawnRows.formUnion(rows)
+        frame.changedRows?.formUnion(rows)
+    }
+
+    /// Draws what the picture gets besides the screen, in this order: the masks, the highlight,
+    /// the cursor.
+    /// - Returns: the rows drawn on.
+    private func draw(into frame: CapturedFrame, showing region: PixelRect, pointer: PointerWatch.Position?,
+                      highlighting: Bool, time: UInt64) -> RowBands {
+        var drawn = masks.isEmpty ? RowBands() : PrivacyMasks.paint(masks, into: frame, showing: region)
+        if highlighting, let marks, let pointer, pointer.onScreen,
+           let rows = marks.draw(into: frame, at: (pointer.x - region.x, pointer.y - region.y), time: time) {
+            drawn.insert(rows)
+        }
+        if let cursor, let rows = cursor.draw(into: frame, region: region, at: pointer) { drawn.insert(rows) }
+        return drawn
+    }
+
+    /// Moves the part grabbed to where the zoom wants it: around the pointer, or the whole target.
+    /// - Returns: whether it moved (every row of the next frame is then new).
+    private func follow(_ position: PointerWatch.Position?) -> Bool {
+        let factor = presenter?.zoom ?? 1
+        let area = target.region
+        let centre = position.map { (x: $0.x, y: $0.y) } ?? (x: area.x + area.width / 2, y: area.y + area.height / 2)
+        let view = ZoomView.view(of: area, factor: factor, around: centre)
+        guard view != grabber.region else { return false }
+        if view.size == grabber.region.size {
+            grabber.move(toX: view.x, y: view.y)
+        } else {
+            grabber = ScreenGrabber(connection: connection, drawable: target.drawable, region: view,
+                                    allowSharedMemory: allowSharedMemory, bufferCount: bufferCount, logger: logger)
+        }
+        damage?.watch(view)
+        lastDrawnRows = RowBands()
+        return true
     }
 }

@@ -37,8 +37,10 @@ public final class WindowCapture: FrameGrabber {
     /// Opens the display of `plan` and redirects its window: the run's source, made on the
     /// capture thread.
     /// - Parameter bufferCount: frames that may be in flight at once across every stage.
+    /// - Parameter presenter: the highlight and the zoom, when the run has them.
     /// - Throws: 69 when the display cannot be opened, lacks Composite, or the window is gone.
-    public init(plan: WindowSourcePlan, bufferCount: Int, logger: Logger) throws(PodiumError) {
+    public init(plan: WindowSourcePlan, bufferCount: Int, presenter: PresenterTools? = nil, logger: Logger)
+        throws(PodiumError) {
         connection = try XConnection(display: plan.display)
         try connection.requireBGRAPixels()
         try connection.requireComposite()
@@ -53,7 +55,7 @@ public final class WindowCapture: FrameGrabber {
         window.rect.size = target.region.size
         verified = VerifiedGrabber(connection: connection, target: target, allowSharedMemory: plan.sharedMemory,
                                    drawCursor: plan.drawsCursor, tracksDamage: plan.tracksDamage,
-                                   bufferCount: bufferCount, logger: logger)
+                                   bufferCount: bufferCount, presenter: presenter, logger: logger)
     }
 
     deinit {
@@ -99,7 +101,7 @@ public final class WindowCapture: FrameGrabber {
         while let event = xcb_poll_for_event(connection.raw) {
             defer { free(event) }
             let type = event.pointee.response_type & 0x7F
-            verified.handle(eventType: type)
+            verified.handle(event)
             // Once the window is let go of, nothing more of it is said.
             guard pixmap != nil else { continue }
             switch Int32(type) {

@@ -264,13 +264,13 @@ public final class WindowPresenter {
     /// Whether pictures travel through shared memory.
     public var usesSharedMemory: Bool { canvas?.segment != nil }
 
-    /// The keys Podium answers to, by X keysym.
-    /// Keys by their keysym. A key's first keysym is its unshifted one: `=`, `,`, `.` and `/` stand
-    /// for the `+`, `<`, `>` and `?` they carry shifted.
+    /// The keys Podium answers to, by their X keysym. A key's first keysym is its unshifted one:
+    /// `=`, `,`, `.` and `/` stand for the `+`, `<`, `>` and `?` they carry shifted.
     static let keyNames: [UInt32: String] = [
         0x20: "space", 0x66: "f", 0x71: "q", 0xFF1B: "Escape", 0x6C: "l", 0x78: "x", 0x5B: "[", 0x5D: "]",
         0x3F: "?", 0x2F: "?", 0x2B: "+", 0x3D: "=", 0xFFAB: "+", 0x2D: "-", 0xFFAD: "-", 0x3C: "<", 0x2C: "<",
         0x3E: ">", 0x2E: ">", 0x6B: "k", 0x62: "b", 0x77: "w",
+        0x68: "h", 0x7A: "z",
     ]
 
     /// The events that arrived since the last call; never blocks. Picture-in-picture drags are

@@ -30,7 +30,8 @@ extension SceneKind: ExpressibleByArgument {}
 ///   would take `-1` for a flag and report a missing value, instead of the option's own parser
 ///   naming the value it refuses.
 func preparedArguments(_ arguments: [String]) -> [String] {
-    let defaults = ["--pip": PictureInPicture.Corner.bottomRight.rawValue, "--audio": SoundRequest.desktop.description]
+    let defaults = ["--pip": PictureInPicture.Corner.bottomRight.rawValue, "--audio": SoundRequest.desktop.description,
+                    "--highlight-pointer": "default"]
     func isNegativeNumber(_ word: String) -> Bool {
         word.count > 1 && word.hasPrefix("-") && word.dropFirst().first.map { $0.isNumber || $0 == "." } == true
     }

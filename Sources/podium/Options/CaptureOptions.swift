@@ -39,6 +39,8 @@ struct CaptureSource: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Draw the mouse cursor into the picture.")
     var cursor = true
 
+    @OptionGroup(title: "Presenter's tools") var presenter: PresenterOptions
+
     @Flag(name: .customLong("no-shm"), help: "Grab with plain GetImage instead of MIT-SHM shared memory.")
     var noSharedMemory = false
 
@@ -77,6 +79,13 @@ struct CaptureSource: ParsableArguments {
         }
         if all.count < 2, let flag = layout.firstGiven {
             throw ValidationError("\(flag) lays out two sources: pass --source twice")
+        }
+        if all.contains(where: \.isWindow) {
+            let screenOnly = presenter.showsRegion ? "--show-region" : !presenter.masks.isEmpty ? "--mask" : nil
+            if let screenOnly, all.allSatisfy(\.isWindow) {
+                throw ValidationError("\(screenOnly) works on a captured screen; --window captures one window's "
+                                      + "own pixels, without the others")
+            }
         }
         if exitWhenGone && !all.contains(where: \.isWindow) {
             throw ValidationError("--exit-when-gone needs --window (or --source window:NAME): it ends the run when "

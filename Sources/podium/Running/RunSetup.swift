@@ -97,6 +97,7 @@ enum RunSetup {
         // Without a source named, the one --monitor or --region names (the primary monitor by default).
         let requests = source.allSources.isEmpty ? [nil] : source.allSources.map(Optional.some)
         let (monitor, region) = (source.monitor, source.region)
+        let (masks, showsRegion) = (source.presenter.masks, source.presenter.showsRegion)
         let looked = try await onOwnThread("podium-display") { () throws(PodiumError) in
             try requests.map { request throws(PodiumError) -> (SourcePlan, Monitor?) in
                 var (on, selector, rectangle) = (display, monitor, region)
@@ -113,18 +114,23 @@ enum RunSetup {
                 case .display(let other): on = other
                 case nil: break
                 }
-                let (screen, captured) = try ScreenPlan.look(display: on, monitor: selector, region: rectangle,
+                var (screen, captured) = try ScreenPlan.look(display: on, monitor: selector, region: rectangle,
                                                              drawsCursor: cursor, sharedMemory: sharedMemory,
                                                              tracksDamage: damage)
+                (screen.masks, screen.showsRegion) = (masks, showsRegion)
                 return (.screen(screen), captured)
             }
         }
         let sources = looked.map(\.0)
-        guard sources.count > 1 else { return (CapturePlan(sources[0], idleFPS: idle), looked[0].1) }
-        // As large as the larger source: neither is made smaller than it is by the canvas itself.
-        let canvas = sources.map(\.size).max { $0.area < $1.area } ?? sources[0].size
-        let composition = CapturePlan.Composition(layout: source.layout.chosen, canvas: canvas, filter: filter)
-        return (CapturePlan(sources: sources, composition: composition, idleFPS: idle), nil)
+        var plan = CapturePlan(sources[0], idleFPS: idle)
+        if sources.count > 1 {
+            // As large as the larger source: neither is made smaller than it is by the canvas itself.
+            let canvas = sources.map(\.size).max { $0.area < $1.area } ?? sources[0].size
+            let composition = CapturePlan.Composition(layout: source.layout.chosen, canvas: canvas, filter: filter)
+            plan = CapturePlan(sources: sources, composition: composition, idleFPS: idle)
+        }
+        (plan.highlight, plan.zoom) = (source.presenter.highlight, source.presenter.zoom)
+        return (plan, sources.count > 1 ? nil : looked[0].1)
     }
 
     /// What is captured and where it goes, said as capture starts: one line, or with several
