@@ -228,4 +228,57 @@ import Testing
                                                  (r: 128, g: 128, b: 128), within: 12) }, "no border in the picture")
         }
     }
+
+    /// The frames of `path` (any picture ffmpeg reads) at `width`×`height`, as RGB.
+    static func rgb(of path: String, width: Int, height: Int) throws -> [UInt8] {
+        let raw = path + ".rgb"
+        let converted = try Tools.run("ffmpeg", ["-v", "error", "-y", "-i", path, "-vf", "scale=\(width):\(height)",
+                                                 "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", raw])
+        guard converted.status == 0 else { throw TestFailure("ffmpeg cannot read \(path): \(converted.stderr)") }
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
+    }
+
+    /// Whether any pixel of an RGB picture is strongly red.
+    static func hasRed(_ rgb: [UInt8]) -> Bool {
+        stride(from: 0, to: rgb.count - 2, by: 3).contains { rgb[$0] > 150 && rgb[$0 + 1] < 90 && rgb[$0 + 2] < 90 }
+    }
+
+    /// A masked window on the projector and in the browser viewer: its area black, not a pixel of
+    /// it shown, the window beside it intact.
+    @Test func aMaskedWindowIsBlackOnTheProjectorAndInTheViewer() throws {
+        let source = try XvfbServer(width: 320, height: 240)
+        let projector = try XvfbServer(width: 320, height: 240)
+        _ = try Tools.run("xsetroot", ["-display", source.display, "-solid", "#808080"])
+        let manager = try WindowManager(display: source.display)
+        defer { withExtendedLifetime(manager) {} }
+        let secret = try TestWindow(display: source.display, title: "Passwords", x: 20, y: 40, width: 100, height: 60,
+                                    rgb: 0xFF0000)
+        let notes = try TestWindow(display: source.display, title: "Notes", x: 190, y: 40, width: 100, height: 60,
+                                   rgb: 0x00FF00)
+        for window in [secret, notes] { try window.waitUntilShown() }
+        let port = Tools.freePort()
+        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display",
+                                                     projector.display, "--no-cursor", "--duration", "30s",
+                                                     "--mask-window", "Passwords",
+                                                     "--to", "http://127.0.0.1:\(port)?token=off"])
+        try run.waitForStderr(containing: "showing on")
+        Thread.sleep(forTimeInterval: 1.5)
+        let bgra = try Tools.grabScreen(projector.display, width: 320, height: 240)
+        var shown: [UInt8] = []
+        for index in stride(from: 0, to: bgra.count, by: 4) { shown += [bgra[index + 2], bgra[index + 1], bgra[index]] }
+        let shot = try Tools.temporaryFolder().appendingPathComponent("viewer.png").path
+        let page = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path,
+                                 ["http://127.0.0.1:\(port)/", "--size", "640x480", "--timeout", "30",
+                                  "--until", "window.podium && window.podium.painted >= 10", "--screenshot", shot],
+                                 timeout: 60)
+        let result = try run.interrupt()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(page.status == 0, "\(page.stdout) \(page.stderr)")
+        let viewer = try Self.rgb(of: shot, width: 320, height: 240)
+        for (name, picture) in [("projector", shown), ("viewer", viewer)] {
+            #expect(!Self.hasRed(picture), "no pixel of the masked window on the \(name)")
+            #expect(Self.near(Self.pixel(picture, 70, 75), (r: 0, g: 0, b: 0), within: 20), "black on the \(name)")
+            #expect(Self.near(Self.pixel(picture, 240, 75), (r: 0, g: 255, b: 0)), "notes intact on the \(name)")
+        }
+    }
 }

@@ -21,9 +21,14 @@ extension Podium {
                 Two sources (--source twice) share the picture --layout beside (the first in a \
                 column --split of the width), over (the second in a corner), or one alone.
 
+                Presenter's tools: --highlight-pointer (h) marks the pointer and each click; \
+                --zoom 2 (z: 1, 2, 4) magnifies around the pointer as it moves; --mask-window and \
+                --mask notifications paint windows black before the window or a recording sees \
+                them; --show-region frames the captured area on the presenter's screen.
+
                 Keys, in the window and in the terminal: space freezes the picture (and \
-                resumes), b and w blank it black or white, + and - step the frame rate, < and > \
-                the bit rate of --to, k sends a \
+                resumes), b and w blank it black or white, h highlights the pointer, z zooms, \
+                + and - step the frame rate, < and > the bit rate of --to, k sends a \
                 keyframe, l changes the layout, x swaps the sources, [ and ] resize, ? lists \
                 the keys, q or Escape quits; f toggles fullscreen (the window). podium control \
                 does the same from another terminal.
@@ -35,6 +40,7 @@ extension Podium {
                   podium mirror --pip top-right --pip-size 480x270
                   podium mirror --windowed --background '#202020'
                   podium mirror --to talk.mkv
+                  podium mirror --highlight-pointer --mask notifications --show-region
                   podium mirror --audio --to talk.mkv
                   podium mirror --source monitor:eDP-1 --source monitor:DP-2 --split 0.7
                   podium mirror --source :0 --source :1 --layout over --over bottom-right

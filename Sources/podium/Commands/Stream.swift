@@ -66,10 +66,15 @@ extension Podium {
                 Two sources (--source twice) share the picture --layout beside, over or one \
                 alone.
 
+                Presenter's tools, in every output: --highlight-pointer (h) marks the pointer and \
+                each click; --zoom 2 (z: 1, 2, 4) magnifies around the pointer as it moves; \
+                --mask-window and --mask notifications paint windows black before any output \
+                sees them; --show-region frames the captured area on the screen.
+
                 Keys, in the terminal (and a --to window): + and - step the frame rate, < and > \
                 the bit rate (or quality), k sends a keyframe, space pauses, b and w blank every \
-                output black or white (again: back), l changes the layout, \
-                x swaps the sources, [ and ] resize, ? lists the keys, q quits. podium control \
+                output black or white (again: back), h highlights the pointer, z zooms, l changes \
+                the layout, x swaps the sources, [ and ] resize, ? lists the keys, q quits. podium control \
                 changes a run from another terminal; --max-cpu or --fps auto let Podium choose the \
                 rate. Every change is one line, and a record in --stats-json.
 
@@ -78,6 +83,7 @@ extension Podium {
 
                 Examples:
                   podium stream --to talk.mkv
+                  podium stream --highlight-pointer --mask-window class:KeePassXC --to talk.mkv
                   podium stream --audio --to talk.mkv
                   podium stream --audio mic --audio-codec opus --to talk.mkv
                   podium stream --audio --audio 'mic?gain=-6dB' --to talk.mkv
