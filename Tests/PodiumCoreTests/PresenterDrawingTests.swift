@@ -121,3 +121,34 @@ struct PresenterDrawingTests {
                                                   "zoom 2× → 4×, by key", "zoom 4× → 1×, by key"])
     }
 }
+
+/// The packed blend against the plain formula, for every alpha and channel value on a grid.
+struct PixelBlendTests {
+    @Test func theBlendIsEachChannelRounded() {
+        func plain(_ source: UInt32, _ destination: UInt32) -> UInt32 {
+            let keep = 255 - (source >> 24)
+            var result: UInt32 = 0
+            for shift: UInt32 in [0, 8, 16, 24] {
+                let s = (source >> shift) & 0xFF
+                let d = (destination >> shift) & 0xFF
+                result |= min(255, s + (d * keep + 127) / 255) << shift
+            }
+            return result
+        }
+        var mismatches: [(UInt32, UInt32)] = []
+        for alpha in stride(from: 0 as UInt32, through: 255, by: 3) {
+            for channel in stride(from: 0 as UInt32, through: alpha, by: 7) {
+                let source = alpha << 24 | channel << 16 | (alpha - channel) << 8 | channel / 2
+                for value in stride(from: 0 as UInt32, through: 255, by: 5) {
+                    let destination = 0xFF00_0000 | value << 16 | (255 - value) << 8 | value / 3
+                    if PixelBlend.over(source, destination) != plain(source, destination) {
+                        mismatches.append((source, destination))
+                    }
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count), first \(mismatches.prefix(3))")
+        // Not premultiplied (a channel above alpha): capped at 255, not spilled into the next channel.
+        #expect(PixelBlend.over(0x80FF_FFFF, 0xFFFF_FFFF) == 0xFFFF_FFFF)
+    }
+}

@@ -244,7 +244,8 @@ import Testing
     }
 
     /// A masked window on the projector and in the browser viewer: its area black, not a pixel of
-    /// it shown, the window beside it intact.
+    /// it shown, the window beside it intact. Then `b` in the projector's window: a viewer that
+    /// joins sees the black screen.
     @Test func aMaskedWindowIsBlackOnTheProjectorAndInTheViewer() throws {
         let source = try XvfbServer(width: 320, height: 240)
         let projector = try XvfbServer(width: 320, height: 240)
@@ -267,13 +268,23 @@ import Testing
         var shown: [UInt8] = []
         for index in stride(from: 0, to: bgra.count, by: 4) { shown += [bgra[index + 2], bgra[index + 1], bgra[index]] }
         let shot = try Tools.temporaryFolder().appendingPathComponent("viewer.png").path
-        let page = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path,
-                                 ["http://127.0.0.1:\(port)/", "--size", "640x480", "--timeout", "30",
-                                  "--until", "window.podium && window.podium.painted >= 10", "--screenshot", shot],
-                                 timeout: 60)
+        let browse = { (shot: String) throws -> CommandResult in
+            try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path,
+                          ["http://127.0.0.1:\(port)/", "--size", "640x480", "--timeout", "30",
+                           "--until", "window.podium && window.podium.painted >= 10", "--screenshot", shot],
+                          timeout: 60)
+        }
+        let page = try browse(shot)
+        // b in the projector's window: the viewer gets black pictures, not a gap.
+        try Painter(display: projector.display).pressKey(keysym: 0x62)
+        try run.waitForStderr(containing: "screen shown → black, by window")
+        let blankShot = shot.replacingOccurrences(of: ".png", with: "-blank.png")
+        let blankPage = try browse(blankShot)
         let result = try run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(page.status == 0, "\(page.stdout) \(page.stderr)")
+        #expect(page.status == 0 && blankPage.status == 0, "\(page.stdout) \(page.stderr) \(blankPage.stderr)")
+        let blank = try Self.rgb(of: blankShot, width: 320, height: 240)
+        #expect(blank.allSatisfy { $0 < 24 }, "the viewer shows the black screen")
         let viewer = try Self.rgb(of: shot, width: 320, height: 240)
         for (name, picture) in [("projector", shown), ("viewer", viewer)] {
             #expect(!Self.hasRed(picture), "no pixel of the masked window on the \(name)")

@@ -34,9 +34,14 @@ final class VerifiedGrabber {
     /// The highlight's drawing, made when it is first turned on.
     private var marks: PointerMarks?
     /// Areas painted black in every frame (`--mask-window`), in the target window's coordinates;
-    /// set by the capture before a grab.
+    /// set by the capture before a grab. Every buffer holds them painted: where they were and
+    /// where they are must be grabbed again in each when they move.
     var masks: [PixelRect] = [] {
-        didSet { if masks != oldValue { masksMoved = true } }
+        didSet {
+            guard masks != oldValue else { return }
+            masksMoved = true
+            damage?.markStale(rows(of: oldValue + masks))
+        }
     }
     private var masksMoved = false
     private let tracksDamage: Bool
@@ -138,6 +143,8 @@ final class VerifiedGrabber {
         lastPointer = position
         lastHighlighting = highlighting
         masksMoved = false
+        // The masks need no grab again: painted alike in every frame, they change nothing unless they move.
+        if !masks.isEmpty { _ = PrivacyMasks.paint(masks, into: frame, showing: region) }
         let drawn = draw(into: frame, showing: region, pointer: position, highlighting: highlighting, time: time)
         // The rows drawn on in this buffer now differ from the picture: grab them again next time.
         damage?.markStale(drawn, onlyIn: buffer.index)
@@ -167,17 +174,23 @@ final class VerifiedGrabber {
     /// while it was grabbed, which the next grab masks by itself.
     func cover(_ areas: [PixelRect], in frame: inout CapturedFrame) {
         let rows = PrivacyMasks.paint(areas, into: frame, showing: grabber.region)
-        damage?.markStale(rows, onlyIn: frame.buffer.index)
-        lastDrawnRows.formUnion(rows)
         frame.changedRows?.formUnion(rows)
+        masks = areas
     }
 
-    /// Draws what the picture gets besides the screen, in this order: the masks, the highlight,
-    /// the cursor.
+    /// The rows of the part grabbed that `areas` cover.
+    private func rows(of areas: [PixelRect]) -> RowBands {
+        let region = grabber.region
+        var rows = RowBands()
+        for area in areas { rows.insert((area.y - region.y)..<(area.maxY - region.y)) }
+        return rows.clamped(toHeight: region.height)
+    }
+
+    /// Draws what the picture gets around the pointer: the highlight, then the cursor.
     /// - Returns: the rows drawn on.
     private func draw(into frame: CapturedFrame, showing region: PixelRect, pointer: PointerWatch.Position?,
                       highlighting: Bool, time: UInt64) -> RowBands {
-        var drawn = masks.isEmpty ? RowBands() : PrivacyMasks.paint(masks, into: frame, showing: region)
+        var drawn = RowBands()
         if highlighting, let marks, let pointer, pointer.onScreen,
            let rows = marks.draw(into: frame, at: (pointer.x - region.x, pointer.y - region.y), time: time) {
             drawn.insert(rows)
