@@ -65,23 +65,30 @@ public struct PrivacyMasks: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Paints `rects` black in `frame`, which shows `region` (`rects` are in the same coordinates
-    /// as `region`).
+    /// as `region`): in every row, or only in `rows` of the frame.
     /// - Returns: the frame's rows it painted.
-    public static func paint(_ rects: [PixelRect], into frame: CapturedFrame, showing region: PixelRect) -> RowBands {
+    @discardableResult
+    public static func paint(_ rects: [PixelRect], into frame: CapturedFrame, showing region: PixelRect,
+                             rows: RowBands? = nil) -> RowBands {
         var painted = RowBands()
         let bounds = PixelRect(x: 0, y: 0, width: min(region.width, frame.size.width),
                                height: min(region.height, frame.size.height))
+        let bands = rows ?? RowBands(0..<bounds.height)
         for rect in rects {
             let moved = PixelRect(x: rect.x - region.x, y: rect.y - region.y, size: rect.size)
             guard let visible = moved.intersection(bounds) else { continue }
-            var y = visible.y
-            while y < visible.maxY {
-                // Opaque black: alpha 255, as X leaves it in 24-bit pixels.
-                let line = (frame.buffer.bytes + y * frame.bytesPerRow + visible.x * 4).assumingMemoryBound(to: UInt32.self)
-                line.update(repeating: 0xFF00_0000, count: visible.width)
-                y += 1
+            for index in 0..<bands.count {
+                let band = bands[index].clamped(to: visible.y..<visible.maxY)
+                var y = band.lowerBound
+                while y < band.upperBound {
+                    // Opaque black: alpha 255, as X leaves it in 24-bit pixels.
+                    let line = (frame.buffer.bytes + y * frame.bytesPerRow + visible.x * 4)
+                        .assumingMemoryBound(to: UInt32.self)
+                    line.update(repeating: 0xFF00_0000, count: visible.width)
+                    y += 1
+                }
+                painted.insert(band)
             }
-            painted.insert(visible.y..<visible.maxY)
         }
         return painted
     }

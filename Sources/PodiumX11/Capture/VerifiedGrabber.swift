@@ -143,8 +143,9 @@ final class VerifiedGrabber {
         lastPointer = position
         lastHighlighting = highlighting
         masksMoved = false
-        // The masks need no grab again: painted alike in every frame, they change nothing unless they move.
-        if !masks.isEmpty { _ = PrivacyMasks.paint(masks, into: frame, showing: region) }
+        // The masks need no grab again: painted alike in every frame, they change nothing unless
+        // they move. So the rows of this buffer not grabbed now hold them already.
+        if !masks.isEmpty { PrivacyMasks.paint(masks, into: frame, showing: region, rows: grabbedRows) }
         let drawn = draw(into: frame, showing: region, pointer: position, highlighting: highlighting, time: time)
         // The rows drawn on in this buffer now differ from the picture: grab them again next time.
         damage?.markStale(drawn, onlyIn: buffer.index)
