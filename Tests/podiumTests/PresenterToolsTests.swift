@@ -166,14 +166,18 @@ import Testing
         let output = folder.appendingPathComponent("masked.mkv").path
         let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--fps", "20",
                                                       "--mask-window", "passwords", "--mask", "notifications",
-                                                      "-t", "5s", "--quiet", "--to", output])
+                                                      "-t", "5s", "--to", output])
         Thread.sleep(forTimeInterval: 2)
         // Dragged across in steps, as a hand would.
         for step in 1...10 {
             try Tools.xdotool(server.display, "windowmove", "\(secret.id)", "20", "\(40 + 10 * step)")
             Thread.sleep(forTimeInterval: 0.05)
         }
-        #expect(try run.wait(timeout: 30).status == 0)
+        let result = try run.wait(timeout: 30)
+        #expect(result.status == 0)
+        let said = result.stderr.split(separator: "\n").first { $0.contains("podium: masking ") } ?? ""
+        #expect(said.contains("'Passwords — KeePassXC' (\(secret.hexID))") && said.contains("'New message' ("),
+                "\(result.stderr)")
 
         let frames = try Tools.rgbFrames(output, size: (320, 240))
         #expect(frames.count >= 5)

@@ -45,6 +45,13 @@ public struct PixelRect: Hashable, Sendable, Codable, CustomStringConvertible {
         x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
     }
 
+    /// The smallest rectangle that holds both.
+    public func union(_ other: PixelRect) -> PixelRect {
+        let left = min(x, other.x)
+        let top = min(y, other.y)
+        return PixelRect(x: left, y: top, width: max(maxX, other.maxX) - left, height: max(maxY, other.maxY) - top)
+    }
+
     /// The pixels both rectangles cover; `nil` when they share none. Either may lie partly or
     /// wholly outside the other, or have negative offsets.
     public func intersection(_ other: PixelRect) -> PixelRect? {

@@ -41,6 +41,25 @@ public struct PointerMarks {
         clickTime.map { time >= $0 && time - $0 < Self.rippleDuration } ?? false
     }
 
+    /// Where the disc, and the ring if one spreads, are drawn around `pointer` at `time`.
+    public func bounds(at pointer: (x: Int, y: Int), time: UInt64) -> PixelRect {
+        var reach = style.radius
+        if let clickTime, isRippling(at: time) { reach = max(reach, ringReach(age: time - clickTime)) }
+        return PixelRect(x: pointer.x - reach, y: pointer.y - reach, width: 2 * reach + 1, height: 2 * reach + 1)
+    }
+
+    /// How far from the pointer the ring reaches `age` nanoseconds after the click.
+    private func ringReach(age: UInt64) -> Int {
+        Int(ringRadius(age: age) + Self.ringWidth) + 1
+    }
+
+    /// The ring's radius `age` nanoseconds after the click: from the disc's edge out to twice its
+    /// radius, fast at first.
+    private func ringRadius(age: UInt64) -> Double {
+        let progress = Double(age) / Double(Self.rippleDuration)
+        return Double(style.radius) * (2 - (1 - progress) * (1 - progress))
+    }
+
     /// Draws the disc centred on `pointer` (in the frame's coordinates), and the ring if one spreads.
     /// - Returns: the frame's rows it drew on; `nil` when none (the pointer is far outside).
     public func draw(into frame: CapturedFrame, at pointer: (x: Int, y: Int), time: UInt64) -> Range<Int>? {
@@ -75,10 +94,9 @@ public struct PointerMarks {
     /// fast at first, fading to nothing.
     private func ring(into frame: CapturedFrame, at pointer: (x: Int, y: Int), age: UInt64) -> Range<Int>? {
         let progress = Double(age) / Double(Self.rippleDuration)
-        let eased = 1 - (1 - progress) * (1 - progress)
-        let radius = Double(style.radius) * (1 + eased)
+        let radius = ringRadius(age: age)
         let colour = PixelBlend.premultiplied(style.colour, alpha: UInt32(230 * (1 - progress)))
-        let reach = Int(radius + Self.ringWidth) + 1
+        let reach = ringReach(age: age)
         let box = PixelRect(x: pointer.x - reach, y: pointer.y - reach, width: 2 * reach + 1, height: 2 * reach + 1)
         guard let visible = box.intersection(PixelRect(x: 0, y: 0, size: frame.size)) else { return nil }
         let half = Self.ringWidth / 2

@@ -35,10 +35,7 @@ public final class CursorOverlay {
     /// - Returns: the frame's rows it drew on (they no longer match the screen).
     @discardableResult
     func draw(into frame: CapturedFrame, region: PixelRect, at pointer: PointerWatch.Position?) -> Range<Int>? {
-        refreshImageIfChanged()
-        guard let pointer, pointer.onScreen, !pixels.isEmpty else { return nil }
-        // The cursor's picture in the frame's coordinates; only the part inside the frame is drawn.
-        let picture = PixelRect(x: pointer.x - hotspot.x - region.x, y: pointer.y - hotspot.y - region.y, size: size)
+        guard let picture = bounds(in: region, at: pointer) else { return nil }
         let frameRect = PixelRect(x: 0, y: 0, width: min(region.width, frame.size.width),
                                   height: min(region.height, frame.size.height))
         guard let visible = picture.intersection(frameRect) else { return nil }
@@ -52,6 +49,14 @@ public final class CursorOverlay {
             }
         }
         return visible.y..<visible.maxY
+    }
+
+    /// Where the cursor's picture goes in a frame showing `region`, whole (the frame shows only
+    /// the part inside it); `nil` when there is none to draw. Reads the picture again if it changed.
+    func bounds(in region: PixelRect, at pointer: PointerWatch.Position?) -> PixelRect? {
+        refreshImageIfChanged()
+        guard let pointer, pointer.onScreen, !pixels.isEmpty else { return nil }
+        return PixelRect(x: pointer.x - hotspot.x - region.x, y: pointer.y - hotspot.y - region.y, size: size)
     }
 
     /// Re-reads the cursor picture if XFixes reported a change.

@@ -46,7 +46,7 @@ public final class ScreenCapture: FrameGrabber {
                                    tracksDamage: tracksDamage, bufferCount: bufferCount, presenter: presenter,
                                    logger: logger)
         layoutEvents = connection.watchLayout()
-        self.masks = masks.isEmpty ? nil : WindowMasks(connection: connection, masks: masks)
+        self.masks = masks.isEmpty ? nil : WindowMasks(connection: connection, masks: masks, logger: logger)
         border = showsRegion ? RegionBorder(connection: connection, around: region) : nil
     }
 

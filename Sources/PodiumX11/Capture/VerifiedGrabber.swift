@@ -48,6 +48,9 @@ final class VerifiedGrabber {
     /// Where the pointer was last, and whether it was highlighted, to see that the picture must change.
     private var lastPointer: PointerWatch.Position?
     private var lastHighlighting = false
+    private var lastRippling = false
+    /// The pixels under the cursor and the highlight in each buffer.
+    private var underlays: Underlays
     /// The rows drawn on (masks, highlight, cursor) in the last frame handed out.
     private var lastDrawnRows = RowBands()
     /// The rows of the last frame handed out, for the next grab to be held against; empty before
@@ -73,6 +76,7 @@ final class VerifiedGrabber {
         self.logger = logger
         grabber = ScreenGrabber(connection: connection, drawable: target.drawable, region: target.region,
                                 allowSharedMemory: allowSharedMemory, bufferCount: bufferCount, logger: logger)
+        underlays = Underlays(bufferCount: bufferCount)
         cursor = drawCursor ? CursorOverlay(connection: connection) : nil
         if drawCursor && cursor == nil {
             logger.notice("the X server has no XFixes extension; capturing without the cursor")
@@ -94,6 +98,7 @@ final class VerifiedGrabber {
                                 allowSharedMemory: allowSharedMemory, bufferCount: bufferCount, logger: logger)
         // A picture of another size, or of another window, is not compared.
         handedOut.forget()
+        underlays.forget()
         lastDrawnRows = RowBands()
         damage = tracksDamage
             ? DamageTracker(connection: connection, window: target.window, region: target.region,
@@ -129,6 +134,8 @@ final class VerifiedGrabber {
         guard looks else { return .unchanged }
         guard let buffer = grabber.pool.acquire() else { return .busy }
         let region = grabber.region
+        // What was drawn into this buffer last goes: its rows hold the picture as grabbed then.
+        underlays.restore(into: buffer, size: region.size, bytesPerRow: grabber.bytesPerRow)
         // A buffer from the pool needs only the rows that changed since it was last filled.
         let grabbedRows = damage.map { $0.takeStaleRows(of: buffer.index) }
         do {
@@ -140,15 +147,15 @@ final class VerifiedGrabber {
         }
         var frame = CapturedFrame(buffer: buffer, size: region.size, bytesPerRow: grabber.bytesPerRow,
                                   captureTime: time, slotTime: slotTime, sequence: sequence)
-        lastPointer = position
-        lastHighlighting = highlighting
-        masksMoved = false
         // The masks need no grab again: painted alike in every frame, they change nothing unless
         // they move. So the rows of this buffer not grabbed now hold them already.
         if !masks.isEmpty { PrivacyMasks.paint(masks, into: frame, showing: region, rows: grabbedRows) }
+        // What is drawn around the pointer looks as in the last frame unless one of these changed.
+        let rippling = highlighting && marks?.isRippling(at: time) == true
+        let redrawn = position != lastPointer || highlighting != lastHighlighting || rippling || lastRippling
+            || cursor?.stale == true
+        (lastPointer, lastHighlighting, lastRippling, masksMoved) = (position, highlighting, rippling, false)
         let drawn = draw(into: frame, showing: region, pointer: position, highlighting: highlighting, time: time)
-        // The rows drawn on in this buffer now differ from the picture: grab them again next time.
-        damage?.markStale(drawn, onlyIn: buffer.index)
         let previousDrawn = lastDrawnRows
         lastDrawnRows = drawn
         if damage != nil {
@@ -156,11 +163,13 @@ final class VerifiedGrabber {
                 handedOut.forget()
                 handedOut.remember(buffer, height: region.height, bytesPerRow: grabber.bytesPerRow)
             } else {
-                // Outside the rows just grabbed and those drawn on, this buffer holds the picture
-                // as the last frame handed out showed it.
+                // Outside the rows just grabbed, this buffer holds the picture as the last frame
+                // handed out showed it; so do the rows drawn on, unless the drawing changed.
                 var compared = grabbedRows ?? RowBands(0..<region.height)
-                compared.formUnion(previousDrawn)
-                compared.formUnion(drawn)
+                if redrawn || drawn != previousDrawn {
+                    compared.formUnion(previousDrawn)
+                    compared.formUnion(drawn)
+                }
                 frame.changedRows = handedOut.rowsChanged(in: buffer, among: compared)
             }
             if frame.changedRows?.isEmpty == true && !evenIfUnchanged {
@@ -187,15 +196,25 @@ final class VerifiedGrabber {
         return rows.clamped(toHeight: region.height)
     }
 
-    /// Draws what the picture gets around the pointer: the highlight, then the cursor.
+    /// Draws what the picture gets around the pointer: the highlight, then the cursor; what they
+    /// cover is kept first, to be put back before the buffer is filled again.
     /// - Returns: the rows drawn on.
     private func draw(into frame: CapturedFrame, showing region: PixelRect, pointer: PointerWatch.Position?,
                       highlighting: Bool, time: UInt64) -> RowBands {
-        var drawn = RowBands()
-        if highlighting, let marks, let pointer, pointer.onScreen,
-           let rows = marks.draw(into: frame, at: (pointer.x - region.x, pointer.y - region.y), time: time) {
-            drawn.insert(rows)
+        let cursorBounds = cursor?.bounds(in: region, at: pointer)
+        var marked: (marks: PointerMarks, at: (x: Int, y: Int))?
+        if highlighting, let marks, let pointer, pointer.onScreen {
+            marked = (marks, (pointer.x - region.x, pointer.y - region.y))
         }
+        var covered = cursorBounds
+        if let marked {
+            let bounds = marked.marks.bounds(at: marked.at, time: time)
+            covered = covered.map { $0.union(bounds) } ?? bounds
+        }
+        guard let covered else { return RowBands() }
+        underlays.keep(covered, of: frame)
+        var drawn = RowBands()
+        if let marked, let rows = marked.marks.draw(into: frame, at: marked.at, time: time) { drawn.insert(rows) }
         if let cursor, let rows = cursor.draw(into: frame, region: region, at: pointer) { drawn.insert(rows) }
         return drawn
     }
@@ -213,6 +232,7 @@ final class VerifiedGrabber {
         } else {
             grabber = ScreenGrabber(connection: connection, drawable: target.drawable, region: view,
                                     allowSharedMemory: allowSharedMemory, bufferCount: bufferCount, logger: logger)
+            underlays.forget()
         }
         damage?.watch(view)
         lastDrawnRows = RowBands()

@@ -1,4 +1,5 @@
 import CXCB
+import Logging
 import PodiumCore
 
 /// The areas of the windows `--mask-window` and `--mask notifications` name, kept up to date
@@ -30,10 +31,14 @@ final class WindowMasks {
     private var stale = true
     /// The masked areas, in root coordinates, as they were last worked out.
     private(set) var areas: [PixelRect] = []
+    /// The application windows masked, said once each; `nil` before the first look.
+    private var masked: Set<xcb_window_t>?
+    private let logger: Logger
 
-    init(connection: XConnection, masks: PrivacyMasks) {
+    init(connection: XConnection, masks: PrivacyMasks, logger: Logger) {
         self.connection = connection
         self.masks = masks
+        self.logger = logger
         atoms = WindowAtoms(connection)
         let named = connection.atoms(["_NET_WM_WINDOW_TYPE", "_NET_WM_WINDOW_TYPE_NOTIFICATION"])
         windowType = named[0]
@@ -84,6 +89,7 @@ final class WindowMasks {
         }
         var found: [xcb_window_t: TopLevel] = [:]
         var watched: [xcb_window_t: xcb_window_t] = [:]
+        var maskedNow: [(window: xcb_window_t, title: String)] = []
         for (child, (attributesCookie, geometryCookie)) in zip(children, cookies) {
             let viewable = try? connection.withReply({ xcb_get_window_attributes_reply($0, attributesCookie, $1) }) {
                 $0.pointee.map_state == UInt8(XCB_MAP_STATE_VIEWABLE.rawValue)
@@ -100,23 +106,41 @@ final class WindowMasks {
                 xcb_change_window_attributes(connection.raw, client, XCB_CW_EVENT_MASK.rawValue, [events])
             }
             watched[client] = child
-            found[child] = TopLevel(rect: rect, masked: covers(client))
+            let title = covered(client)
+            found[child] = TopLevel(rect: rect, masked: title != nil)
+            if let title { maskedNow.append((client, title)) }
         }
         connection.flush()
         shown = found
         clients = watched
         gather()
+        say(maskedNow)
     }
 
-    /// Whether the application window `client` is one to mask.
-    private func covers(_ client: xcb_window_t) -> Bool {
+    /// Says which windows are masked: each once, when first masked; that none is, at the start.
+    private func say(_ found: [(window: xcb_window_t, title: String)]) {
+        let before = masked
+        masked = Set(found.map(\.window))
+        let new = found.filter { before?.contains($0.window) != true }
+        guard !new.isEmpty else {
+            if before == nil { logger.notice("no window to mask now (\(masks)); masked as soon as one shows") }
+            return
+        }
+        let named = new.map { "'\($0.title)' (0x\(String($0.window, radix: 16)))" }.joined(separator: ", ")
+        logger.notice("masking \(named)")
+    }
+
+    /// The title of the application window `client` if it is one to mask, else `nil`.
+    private func covered(_ client: xcb_window_t) -> String? {
         let classes = (connection.property(XCB_ATOM_WM_CLASS.rawValue, of: client)?.bytes ?? [])
             .split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         let types = connection.property(windowType, of: client, type: XCB_ATOM_ATOM.rawValue)
             .map(XConnection.cardinals) ?? []
-        return masks.covers(title: connection.title(of: client, atoms: atoms), instance: classes.first ?? "",
-                            className: classes.count > 1 ? classes[1] : "",
-                            isNotification: notification != 0 && types.contains(notification))
+        let title = connection.title(of: client, atoms: atoms)
+        let covers = masks.covers(title: title, instance: classes.first ?? "",
+                                  className: classes.count > 1 ? classes[1] : "",
+                                  isNotification: notification != 0 && types.contains(notification))
+        return covers ? title : nil
     }
 
     private func gather() {
