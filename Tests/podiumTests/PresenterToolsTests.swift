@@ -134,7 +134,9 @@ import Testing
             (36...64).contains { Self.pixel(frame.pixels, 160 + $0, 120).r > 120 }
         }
         let grey = frames.filter { frame in
-            (36...64).allSatisfy { Self.near(Self.pixel(frame.pixels, 160 + $0, 120), (r: 64, g: 64, b: 64), within: 12) }
+            (36...64).allSatisfy {
+                Self.near(Self.pixel(frame.pixels, 160 + $0, 120), (r: 64, g: 64, b: 64), within: 12)
+            }
         }
         #expect(ringed.count >= 5, "a ring in several frames: \(ringed.map(\.time))")
         let ringTimes = ringed.map(\.time)

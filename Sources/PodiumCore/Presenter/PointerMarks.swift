@@ -24,8 +24,8 @@ public struct PointerMarks {
             for x in 0..<side {
                 let coverage = Self.coverage(distance: Self.distance(x - radius, y - radius),
                                              from: 0, to: Double(radius) + 0.5)
-                disc[y * side + x] = PixelBlend.premultiplied(style.colour,
-                                                              alpha: UInt32(Double(PointerHighlight.opacity) * coverage))
+                let alpha = UInt32(Double(PointerHighlight.opacity) * coverage)
+                disc[y * side + x] = PixelBlend.premultiplied(style.colour, alpha: alpha)
             }
         }
         self.disc = disc
@@ -129,6 +129,7 @@ public struct PointerMarks {
     private static func scaled(_ pixel: UInt32, by factor: Double) -> UInt32 {
         guard factor < 1 else { return pixel }
         let scale = UInt32(factor * 256)
-        return ((pixel & 0x00FF_00FF) * scale >> 8) & 0x00FF_00FF | (((pixel >> 8) & 0x00FF_00FF) * scale >> 8 & 0x00FF_00FF) << 8
+        let lanes: UInt32 = 0x00FF_00FF
+        return ((pixel & lanes) * scale >> 8) & lanes | (((pixel >> 8) & lanes) * scale >> 8 & lanes) << 8
     }
 }
