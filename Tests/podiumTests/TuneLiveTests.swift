@@ -42,7 +42,7 @@ import Testing
                 for key in ["-", "-", "<", "k", "?"] { try terminal.send(key) }
                 // A second or so at 20 fps, for the statistics to see it.
                 Thread.sleep(forTimeInterval: 1.5)
-                try terminal.waitFor("podium: keys: space pause, b w blank, + - frame rate")
+                try terminal.waitFor("podium: keys: space pause, b w blank, h highlight, z zoom")
                 try terminal.send("+")
                 try terminal.waitFor("fps 20 → 24, by key")
             } else {

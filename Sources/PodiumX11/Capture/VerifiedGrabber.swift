@@ -127,7 +127,10 @@ final class VerifiedGrabber {
         let highlighting = presenter?.isHighlighting == true
         if pointer?.takeClick() == true, highlighting { marks?.clicked(at: time) }
         if highlighting && marks == nil, let presenter { marks = PointerMarks(style: presenter.highlightStyle) }
-        if highlighting != lastHighlighting || (highlighting && marks?.isRippling(at: time) == true) { looks = true }
+        // A ring that spreads is drawn at every slot, and once more when it is gone.
+        if highlighting != lastHighlighting || lastRippling || (highlighting && marks?.isRippling(at: time) == true) {
+            looks = true
+        }
         if masksMoved { looks = true }
         let moved = follow(position)
         if moved { looks = true }
