@@ -89,16 +89,17 @@ import Testing
             .reduce(0) { $0 + (($1["drops"] as? [String: Int])?["encoder"] ?? 0) }
         #expect(dropped == 0, "\(report)")
         // Busier: down within a few seconds, said by the budget; unless the rate it held left the
-        // busier machine room enough (every frame kept, each within 80 % of its interval), when
-        // it had no reason to.
+        // busier machine room enough, when it had no reason to. Its rule: two seconds in a row of
+        // trouble (a frame dropped, or a frame's work over 80 % of its interval); one alone is noise.
         let busier = changes.filter { ($0["elapsed"] as? Double ?? 0) >= 14 }
         let down = busier.first { Int($0["to"] as? String ?? "") ?? 99 < Int($0["from"] as? String ?? "") ?? 0 }
-        let roomy = samples.filter { ($0["elapsed"] as? Double ?? 0) >= 15 }.allSatisfy { sample in
+        let troubled = samples.filter { ($0["elapsed"] as? Double ?? 0) >= 14 }.map { sample in
             let rate = Double(sample["targetFPS"] as? Int ?? 1)
             let stages = sample["stages"] as? [String: [String: Double]]
             let work = (stages?["encode"]?["p50"] ?? 0) + (stages?["convert"]?["p50"] ?? 0)
-            return ((sample["drops"] as? [String: Int])?["encoder"] ?? 0) == 0 && work <= 800 / rate
+            return ((sample["drops"] as? [String: Int])?["encoder"] ?? 0) > 0 || work > 800 / rate
         }
+        let roomy = !zip(troubled, troubled.dropFirst()).contains { $0 && $1 }
         #expect(down.map { ($0["elapsed"] as? Double ?? 99) <= 21 } ?? roomy, "\(report)")
         #expect(result.stderr.isEmpty || !result.stderr.contains("error"), "\(result.stderr)")
     }
