@@ -84,6 +84,45 @@ import Testing
         #expect(!result.stderr.contains("by key") && !result.stderr.contains("quit from"), "\(result.stderr)")
     }
 
+    /// The video packets of `path`: their times, sizes and whether each is a keyframe.
+    func packets(_ path: String) throws -> [(time: Double, size: Int, isKeyframe: Bool)] {
+        let listed = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                               "packet=pts_time,size,flags", "-of", "csv=p=0", path]).stdout
+        return listed.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: ",")
+            guard fields.count == 3, let time = Double(fields[0]), let size = Int(fields[1]) else { return nil }
+            return (time, size, fields[2].hasPrefix("K"))
+        }
+    }
+
+    /// An encoder that cannot change its bit rate in flight (x265, libvpx, SVT-AV1) hands over to
+    /// one opened at the new rate, with a keyframe: the recording goes on whole, one stream, and
+    /// its bit rate follows.
+    @Test(arguments: ["hevc", "vp9", "av1"])
+    func anEncoderThatCannotRetuneHandsOverWithAKeyframe(codec: String) throws {
+        let scene = try Tools.scene("video", on: server.display)
+        defer { _ = try? scene.interrupt() }
+        let output = path("handover-\(codec).mkv"), stats = path("handover-\(codec).json")
+        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--codec", codec,
+                                                      "-b", "2M", "--control", "--to", output, "--stats-json", stats])
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 3)
+        let lower = try Tools.podium(["control", "--pid", "\(run.pid)", "set", "bitrate=250k"])
+        #expect(lower.stdout == "bitrate 2Mbit/s → 250kbit/s, by control\n", "\(lower)")
+        Thread.sleep(forTimeInterval: 3)
+        let result = try run.interrupt()
+        #expect(result.status == 0 && !result.stderr.contains("warning"), "\(result.stderr)")
+
+        #expect(try decodesCleanly(output))
+        let changed = try #require(try records(stats, kind: "change").first?["elapsed"] as? Double)
+        let packets = try packets(output)
+        let keyframes = packets.filter(\.isKeyframe).map(\.time)
+        #expect(keyframes.contains { abs($0 - changed) < 0.4 },
+                "a keyframe where the new encoder took over, at \(changed) s: \(keyframes)")
+        let before = packets.bitsPerSecond(in: 1..<changed), after = packets.bitsPerSecond(in: changed + 1..<changed + 3)
+        #expect(after < before * 0.4, "the bit rate fell: \(before / 1e6) → \(after / 1e6) Mbit/s")
+    }
+
     @Test func podiumControlChangesARunningRecordingThatPlaysSmoothlyAcrossEveryChange() throws {
         let scene = try Tools.scene("video", on: server.display)
         defer { _ = try? scene.interrupt() }
@@ -153,18 +192,8 @@ import Testing
         #expect(gaps.allSatisfy { $0 > 0 }, "times only go forward")
         let slow = zip(times, gaps).filter { $0.0 > 3 && $0.0 < 4 }.map(\.1)
         #expect(!slow.isEmpty && slow.allSatisfy { abs($0 - 0.1) < 0.002 }, "10 fps: \(slow)")
-        let sizes = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                              "packet=pts_time,size", "-of", "csv=p=0", output]).stdout
-        let packets = sizes.split(separator: "\n").compactMap { line -> (Double, Int)? in
-            let fields = line.split(separator: ",")
-            guard fields.count == 2, let time = Double(fields[0]), let size = Int(fields[1]) else { return nil }
-            return (time, size)
-        }
-        func bits(_ range: Range<Double>) -> Double {
-            let bytes = packets.filter { range.contains($0.0) }.reduce(0) { $0 + $1.1 }
-            return Double(bytes * 8) / (range.upperBound - range.lowerBound)
-        }
-        let before = bits(2.5..<4), after = bits(5.5..<7)
+        let packets = try packets(output)
+        let before = packets.bitsPerSecond(in: 2.5..<4), after = packets.bitsPerSecond(in: 5.5..<7)
         #expect(after < before * 0.5, "the bit rate fell: \(before / 1e6) → \(after / 1e6) Mbit/s")
         // The recording started and stopped while the run went on: whole, from its first frame.
         #expect(try decodesCleanly(part))
@@ -200,5 +229,13 @@ import Testing
         #expect(stranger.status == 69, "\(stranger)")
         #expect(try Tools.podium(["control", "--pid", "\(run.pid)", "status"]).status == 0)
         _ = try run.interrupt()
+    }
+}
+
+extension [(time: Double, size: Int, isKeyframe: Bool)] {
+    /// The bits a second of the packets timed in `range`.
+    func bitsPerSecond(in range: Range<Double>) -> Double {
+        let bytes = filter { range.contains($0.time) }.reduce(0) { $0 + $1.size }
+        return Double(bytes * 8) / (range.upperBound - range.lowerBound)
     }
 }

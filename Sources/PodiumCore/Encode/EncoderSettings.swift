@@ -9,6 +9,16 @@ public struct EncoderSettings: Sendable, Equatable {
     public var bitrate: Bitrate?
     /// `--crf`: the constant quality asked for; `nil` keeps the encoder's own default.
     public var quality: Double?
+    /// Its rate control: a bit rate, or a constant quality (x264's own when neither was given).
+    public var rate: EncoderRate {
+        get { bitrate.map(EncoderRate.bitrate) ?? .quality(quality ?? EncoderRate.defaultQuality) }
+        set {
+            switch newValue {
+            case .bitrate(let value): (bitrate, quality) = (value, nil)
+            case .quality(let value): (bitrate, quality) = (nil, value)
+            }
+        }
+    }
     public var keyframeInterval: Duration
     /// `--preset`; `nil` uses the low-latency default of the encoder.
     public var preset: String?

@@ -38,8 +38,7 @@ public struct RunPlan: Sendable {
 
     /// The first encoder's rate control, which changes of bit rate or quality are said in.
     public var plannedRate: EncoderRate? {
-        guard let settings = encoding.encodings.first?.settings else { return nil }
-        return settings.bitrate.map(EncoderRate.bitrate) ?? .quality(settings.quality ?? EncoderRate.defaultQuality)
+        encoding.encodings.first?.settings.rate
     }
 
     /// The counters of a run of this plan: one per source and window, encoder and output that

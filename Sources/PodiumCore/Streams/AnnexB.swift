@@ -31,6 +31,20 @@ public enum AnnexB {
         return end
     }
 
+    /// The units of an H.264 or HEVC stream's header but its supplemental information (SEI): that
+    /// says how the stream was encoded (x265 writes its options there), not how to decode it.
+    public static func decodingUnits(of header: [UInt8], hevc: Bool) -> [ArraySlice<UInt8>] {
+        var units: [ArraySlice<UInt8>] = []
+        header.withUnsafeBytes { bytes in
+            forEachUnit(in: bytes) { range in
+                guard let first = range.first.map({ header[$0] }) else { return }
+                let isSEI = hevc ? [39, 40].contains((first >> 1) & 0x3F) : h264Type(first) == 6
+                if !isSEI { units.append(header[range]) }
+            }
+        }
+        return units
+    }
+
     /// The H.264 NAL unit type of a unit starting with `header` (7 SPS, 8 PPS, 5 IDR slice, 9 AUD).
     public static func h264Type(_ header: UInt8) -> UInt8 { header & 0x1F }
 

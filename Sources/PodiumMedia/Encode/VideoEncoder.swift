@@ -14,7 +14,10 @@ public import PodiumCore
 public final class VideoEncoder: PictureEncoding {
     /// The libavcodec encoder's name, such as `libx264`.
     public let name: String
-    public let settings: EncoderSettings
+    /// The settings it encodes with now: those it opened with, but for a rate changed since.
+    public private(set) var settings: EncoderSettings
+    /// The rate it opened with, which the run's tuning moves.
+    private let plannedRate: EncoderRate
     /// The pixel format it encodes.
     public let pixelFormatName: String
     /// The speed preset in effect: the user's, or Podium's low-latency default for this encoder.
@@ -26,7 +29,18 @@ public final class VideoEncoder: PictureEncoding {
     /// What this encoder produces, for the outputs it feeds.
     public let stream: StreamDescription
 
-    private let ownedContext: OwnedCodecContext
+    private var ownedContext: OwnedCodecContext
+    /// An encoder opened at the rate the run asks for now, with the same stream parameters, which
+    /// takes over at the next frame with a keyframe (encoders that cannot change their rate in flight).
+    private var successor: Successor?
+    private struct Successor: ~Copyable {
+        let context: OwnedCodecContext
+        let settings: EncoderSettings
+    }
+    /// What opening another context takes.
+    private let codec: UnsafePointer<AVCodec>
+    private let format: AVPixelFormat
+    private let globalHeader: Bool
     private let ownedFrame: OwnedFrame
     private let ownedPacket: OwnedPacket
     var context: UnsafeMutablePointer<AVCodecContext> { ownedContext.pointer }
@@ -62,17 +76,16 @@ public final class VideoEncoder: PictureEncoding {
             throw .unavailable("encoder \(encoder.name) takes none of the pixel formats Podium produces (yuv420p, yuvj420p)")
         }
         pixelFormatName = String(cString: av_get_pix_fmt_name(format))
-        guard let owned = OwnedCodecContext(encoder), let frame = OwnedFrame(), let packet = OwnedPacket(),
-              let borrowed = OwnedFrame() else {
+        plannedRate = settings.rate
+        codec = encoder
+        self.format = format
+        self.globalHeader = globalHeader
+        guard let frame = OwnedFrame(), let packet = OwnedPacket(), let borrowed = OwnedFrame() else {
             throw .software("out of memory opening \(encoder.name)")
         }
-        let context = owned.pointer
+        let owned: OwnedCodecContext
         do {
-            // Quiet: a refusal is reported once, in Podium's words with FFmpeg's reason.
-            try FFmpegLog.quietly { () throws(PodiumError) in
-                try Self.configure(context, encoder: encoder, settings: settings, format: format, globalHeader: globalHeader)
-                try Self.open(context, encoder: encoder)
-            }
+            owned = try Self.openContext(encoder, settings: settings, format: format, globalHeader: globalHeader)
         } catch {
             if let preset = settings.preset,
                Self.opens(encoder, codec: settings.codec, settings: settings, ignoringPreset: true) {
@@ -87,6 +100,7 @@ public final class VideoEncoder: PictureEncoding {
             }
             throw error
         }
+        let context = owned.pointer
         stream = Self.describe(context, id: streamID, settings: settings)
         let picture = frame.pointer
         picture.pointee.format = format.rawValue
@@ -180,11 +194,12 @@ public final class VideoEncoder: PictureEncoding {
     ///   - keyframe: force an intra picture (an output just joined, or the schedule's).
     ///   - emit: receives every packet the encoder has ready.
     public func encode(slotTime: UInt64, keyframe: Bool, emit: (EncodedPacket) -> Void) throws(PodiumError) {
+        let handedOver = try handOver(emit)
         let input = sendsBorrowed ? borrowed : frame
         // The encoder keeps its own reference to a shared picture if it needs one.
         defer { if sendsBorrowed { av_frame_unref(borrowed) } }
         input.pointee.pts = stream.ticks(nanoseconds: slotTime)
-        input.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        input.pointee.pict_type = keyframe || handedOver ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         do {
             try check(avcodec_send_frame(context, input))
             sentFrame = true
@@ -195,22 +210,21 @@ public final class VideoEncoder: PictureEncoding {
     }
 
     /// Takes a new bit rate or quality, and the frame rate, from the next frame on. libx264 takes
-    /// them in flight (libavcodec reconfigures it when the context's rates or its `crf` change);
-    /// other encoders keep the rate they opened with, and follow a new frame rate by their packets'
-    /// times alone.
+    /// them in flight (libavcodec reconfigures it when the context's rates or its `crf` change).
+    /// For another encoder, one opened at the new rate takes over at the next frame, with a
+    /// keyframe, when its stream parameters are the same (the outputs go on with the stream they
+    /// have); its packets' times alone follow a new frame rate.
     ///
     /// Tuned for zero latency, x264 spends a frame's share of the bit rate as if frames came at the
     /// rate it opened with (it does not wait for the next frame to learn a frame's length): at
     /// another rate it is told the bit rate that gives each frame its share at the rate they come.
     public func retune(_ tuning: EncoderTuning) throws(PodiumError) {
-        let rate = settings.bitrate.map(EncoderRate.bitrate) ?? .quality(settings.quality ?? EncoderRate.defaultQuality)
+        let rate = plannedRate.tuned(tuning)
         guard name == "libx264" else {
-            guard rate.tuned(tuning) == rate else {
-                throw .unavailable("\(name) cannot change its rate while it runs: it keeps \(rate)")
-            }
+            try succeed(at: rate)
             return
         }
-        switch rate.tuned(tuning) {
+        switch rate {
         case .bitrate(let bitrate):
             let perFrameShare = Double(settings.framesPerSecond) / Double(max(1, tuning.framesPerSecond))
             let told = Int64((Double(bitrate.bitsPerSecond) * perFrameShare).rounded())
@@ -221,6 +235,46 @@ public final class VideoEncoder: PictureEncoding {
         case .quality(let quality):
             av_opt_set(context.pointee.priv_data, "crf", quality.plain, 0)
         }
+        settings.rate = rate
+    }
+
+    /// Opens the encoder that takes over at `rate`, unless the one encoding (or the one waiting
+    /// to) already has it.
+    /// - Throws: when none opens at that rate, or only with other stream parameters (it goes on as it was).
+    private func succeed(at rate: EncoderRate) throws(PodiumError) {
+        guard rate != (successor?.settings.rate ?? settings.rate) else { return }
+        var next = settings
+        next.rate = rate
+        let refusal = "\(name) cannot change its rate while it runs: it keeps \(settings.rate)"
+        guard let opened = try? Self.openContext(codec, settings: next, format: format, globalHeader: globalHeader)
+        else {
+            throw .unavailable(refusal)
+        }
+        guard decodesAlike(Self.extradata(of: opened.pointer), stream.extradata) else {
+            throw .unavailable("\(refusal) (at \(rate) its stream parameters differ)")
+        }
+        successor = Successor(context: opened, settings: next)
+    }
+
+    /// Lets the successor take over, if one waits: the packets the encoder held are handed out
+    /// first, so the stream goes on in order.
+    /// - Returns: whether it did (its first picture must then be a keyframe).
+    private func handOver(_ emit: (EncodedPacket) -> Void) throws(PodiumError) -> Bool {
+        guard let successor = successor.take() else { return false }
+        try flush(emit: emit)
+        settings = successor.settings
+        ownedContext = successor.context
+        flushed = false
+        sentFrame = false
+        return true
+    }
+
+    /// Whether a decoder set up by one stream header decodes the stream of the other: the same
+    /// bytes, or for H.264 and HEVC the same parameter sets.
+    private func decodesAlike(_ header: [UInt8], _ other: [UInt8]) -> Bool {
+        guard header != other, [.h264, .hevc].contains(settings.codec) else { return header == other }
+        let hevc = settings.codec == .hevc
+        return AnnexB.decodingUnits(of: header, hevc: hevc) == AnnexB.decodingUnits(of: other, hevc: hevc)
     }
 
     /// Sends end-of-stream and hands out the packets the encoder still held.
@@ -253,14 +307,32 @@ public final class VideoEncoder: PictureEncoding {
         _ context: UnsafeMutablePointer<AVCodecContext>, id: Int, settings: EncoderSettings
     ) -> StreamDescription {
         let codec = context.pointee
-        let extradata = codec.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(codec.extradata_size))) }
         let video = StreamDescription.Video(
             codec: settings.codec, size: settings.size, framesPerSecond: settings.framesPerSecond,
             colors: ColorTags(range: codec.color_range == AVCOL_RANGE_JPEG ? .full : .limited))
         return StreamDescription(
-            id: id, video: video, timeScale: Int(timeBase.den), extradata: extradata ?? [],
+            id: id, video: video, timeScale: Int(timeBase.den), extradata: extradata(of: context),
             profile: codec.profile == FF_PROFILE_UNKNOWN ? nil : Int(codec.profile),
             level: codec.level == FF_LEVEL_UNKNOWN ? nil : Int(codec.level), bitrate: settings.bitrate)
+    }
+
+    /// The parameter sets an opened encoder puts in its stream's header (none without a global header).
+    private static func extradata(of context: UnsafeMutablePointer<AVCodecContext>) -> [UInt8] {
+        guard let bytes = context.pointee.extradata else { return [] }
+        return Array(UnsafeBufferPointer(start: bytes, count: Int(context.pointee.extradata_size)))
+    }
+
+    /// A context for `encoder` configured by `settings`, opened.
+    private static func openContext(
+        _ encoder: UnsafePointer<AVCodec>, settings: EncoderSettings, format: AVPixelFormat, globalHeader: Bool
+    ) throws(PodiumError) -> OwnedCodecContext {
+        guard let owned = OwnedCodecContext(encoder) else { throw .software("out of memory opening \(encoder.name)") }
+        // Quiet: a refusal is reported once, in Podium's words with FFmpeg's reason.
+        try FFmpegLog.quietly { () throws(PodiumError) in
+            try configure(owned.pointer, encoder: encoder, settings: settings, format: format, globalHeader: globalHeader)
+            try open(owned.pointer, encoder: encoder)
+        }
+        return owned
     }
 
     /// Whether `encoder` opens here with a small picture; used to list and pick encoders.
@@ -332,8 +404,10 @@ public final class VideoEncoder: PictureEncoding {
         context.pointee.chroma_sample_location = colors.ffmpegChromaLocation
         if let bitrate = settings.bitrate {
             context.pointee.bit_rate = Int64(bitrate.bitsPerSecond)
-            // A one-second buffer keeps the rate steady enough for a network link.
-            context.pointee.rc_max_rate = Int64(bitrate.bitsPerSecond)
+            // A one-second buffer keeps the rate steady enough for a network link. SVT-AV1 takes
+            // a cap equal to the target as constant bit rate, which it refuses with a cap.
+            context.pointee.rc_max_rate = String(cString: encoder.pointee.name) == "libsvtav1"
+                ? 0 : Int64(bitrate.bitsPerSecond)
             context.pointee.rc_buffer_size = Int32(clamping: bitrate.bitsPerSecond)
         }
         if let quality = settings.quality {
