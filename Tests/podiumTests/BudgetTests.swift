@@ -47,8 +47,9 @@ import Testing
         let arguments = ["stream", "--display", server.display, "--quiet", "--to", "udp://127.0.0.1:\(port)"]
 
         // What 60 fps costs here, to set the budget at about half of it.
-        let full = try Tools.start(Tools.podium.path, arguments + ["--fps", "60", "-t", "5s"])
-        let cost = Self.median(Self.follow(full) { _ in }.dropFirst().map(\.cores))
+        // (The first seconds are the start's, and the scene's.)
+        let full = try Tools.start(Tools.podium.path, arguments + ["--fps", "60", "-t", "6s"])
+        let cost = Self.median(Self.follow(full) { _ in }.dropFirst(2).map(\.cores))
         _ = try full.wait()
         let budget = (cost / 2 * 100).rounded() / 100
         try #require(budget >= 0.15, "60 fps costs \(cost) cores here: too little to halve")
@@ -82,9 +83,10 @@ import Testing
         #expect((first["elapsed"] as? Double ?? 99) <= 5 && first["by"] as? String == "budget", "\(report)")
         let settled = rates.first { $0.0 >= 5 }?.1 ?? 60
         #expect(settled < 60 && settled >= 10, "\(report)")
-        // Held from 5 s to 14 s: within the budget (and 10 %), every frame kept.
+        // Held from 5 s to 14 s: near the budget (within 10 % over, 20 % under: the rate is any
+        // whole one, so the budget is not left unused), every frame kept.
         let held = cores.filter { $0.second >= 6 && $0.second < 14 }.map(\.cores)
-        #expect(Self.median(held) <= budget * 1.1, "\(report)")
+        #expect(Self.median(held) <= budget * 1.1 && Self.median(held) >= budget * 0.8, "\(report)")
         let dropped = samples.filter { ($0["elapsed"] as? Double ?? 0) >= 5 && ($0["elapsed"] as? Double ?? 0) < 14 }
             .reduce(0) { $0 + (($1["drops"] as? [String: Int])?["encoder"] ?? 0) }
         #expect(dropped == 0, "\(report)")
