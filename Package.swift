@@ -46,6 +46,8 @@ let package = Package(
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
+        // libwayland-client, with the screencopy and xdg-output protocols' generated code.
+        .target(name: "CWayland", exclude: ["protocols"], linkerSettings: [.linkedLibrary("wayland-client")]),
         .target(
             name: "PodiumCore",
             dependencies: [
@@ -63,6 +65,11 @@ let package = Package(
         ),
         // Sound from the desktop's sound server (PipeWire or PulseAudio), through libpulse.
         .target(name: "PodiumSound", dependencies: ["PodiumCore", "CPulse"]),
+        // Wayland screens: wlroots' screencopy.
+        .target(
+            name: "PodiumWayland",
+            dependencies: ["PodiumCore", "CWayland", .product(name: "Logging", package: "swift-log")]
+        ),
         // The browser viewer: the server, the page, and the sinks that feed each viewer.
         .target(
             name: "PodiumWeb",
@@ -90,14 +97,15 @@ let package = Package(
         .target(
             name: "PodiumRun",
             dependencies: [
-                "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "PodiumSound", "CMalloc",
+                "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "PodiumSound", "PodiumWayland", "CMalloc",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "podium",
             dependencies: [
-                "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "PodiumSound", "PodiumRun", "CQRencode",
+                "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "PodiumSound", "PodiumWayland", "PodiumRun",
+                "CQRencode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

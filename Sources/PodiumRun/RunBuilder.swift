@@ -4,6 +4,7 @@ public import PodiumMedia
 import PodiumSound
 import PodiumWeb
 import PodiumX11
+import PodiumWayland
 
 /// Turns a `RunPlan` into a run of real parts: the X11 screen as the source, a window stage for
 /// each window, the encode stage (libyuv and libavcodec) with an encoder per encoding, a muxer
@@ -116,6 +117,8 @@ public enum RunBuilder {
             try ScreenCapture(plan: screen, bufferCount: bufferCount, presenter: presenter, logger: logger)
         case .window(let window):
             try WindowCapture(plan: window, bufferCount: bufferCount, presenter: presenter, logger: logger)
+        case .wayland(let output):
+            try ScreencopyCapture(plan: output, bufferCount: bufferCount, logger: logger)
         }
     }
 

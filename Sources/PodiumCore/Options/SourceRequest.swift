@@ -9,10 +9,15 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
     case region(PixelRect)
     /// `:N` (or `:N.S`): that display's primary monitor.
     case display(String)
+    /// `wlr`: an output of the Wayland compositor (`$WAYLAND_DISPLAY`) through wlroots'
+    /// screencopy, the one `--monitor` names.
+    case wlr
 
-    /// Reads `window:NAME`, `monitor:NAME`, `WxH+X+Y` or `:N`.
+    /// Reads `window:NAME`, `monitor:NAME`, `WxH+X+Y`, `:N` or `wlr`.
     public init(parsing text: String) throws(OptionParseError) {
-        if text.hasPrefix("window:") {
+        if text == "wlr" {
+            self = .wlr
+        } else if text.hasPrefix("window:") {
             self = .window(try WindowSelector(parsing: String(text.dropFirst("window:".count))))
         } else if text.hasPrefix("monitor:") {
             let name = String(text.dropFirst("monitor:".count))
@@ -27,7 +32,7 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
         } else if text.first?.isNumber == true {
             self = .region(try PixelRect(parsing: text))
         } else {
-            throw OptionParseError("expected window:NAME, monitor:NAME, WxH+X+Y or :N")
+            throw OptionParseError("expected window:NAME, monitor:NAME, WxH+X+Y, :N or wlr")
         }
     }
 
@@ -43,6 +48,7 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
         case .monitor(let selector): "monitor:\(selector)"
         case .region(let rect): rect.description
         case .display(let display): display
+        case .wlr: "wlr"
         }
     }
 }

@@ -107,12 +107,15 @@ public enum SourcePlan: Sendable {
     case screen(ScreenPlan)
     /// One X window's own pixels (`--window`).
     case window(WindowSourcePlan)
+    /// One output of a Wayland compositor (`--source wlr`).
+    case wayland(WaylandScreenPlan)
 
     /// The X display it is on (`:0`).
     public var display: String {
         switch self {
         case .screen(let screen): screen.display
         case .window(let window): window.display
+        case .wayland(let output): output.display
         }
     }
 
@@ -122,6 +125,7 @@ public enum SourcePlan: Sendable {
         switch self {
         case .screen(let screen): screen.region.description
         case .window(let window): "window \(window.window.label)"
+        case .wayland(let output): output.output
         }
     }
 
@@ -130,6 +134,7 @@ public enum SourcePlan: Sendable {
         switch self {
         case .screen(let screen): screen.region.size
         case .window(let window): window.window.rect.size
+        case .wayland(let output): output.size
         }
     }
 
@@ -137,6 +142,7 @@ public enum SourcePlan: Sendable {
         switch self {
         case .screen(let screen): screen.drawsCursor
         case .window(let window): window.drawsCursor
+        case .wayland(let output): output.drawsCursor
         }
     }
 }
@@ -167,6 +173,28 @@ public struct ScreenPlan: Sendable {
         self.monitorName = monitorName
         self.drawsCursor = drawsCursor
         self.sharedMemory = sharedMemory
+        self.tracksDamage = tracksDamage
+    }
+}
+
+/// What a Wayland capture takes: one output of a compositor, by name, and how to copy it.
+public struct WaylandScreenPlan: Sendable {
+    /// The compositor's socket (`wayland-1`, or a path).
+    public var display: String
+    /// The output (`HEADLESS-1`, `DP-1`).
+    public var output: String
+    /// Its size when the run was planned.
+    public var size: PixelSize
+    /// `--cursor`: the compositor draws the pointer in.
+    public var drawsCursor: Bool
+    /// Copy only when the output changed (screencopy's damage); `--constant-fps` copies every slot.
+    public var tracksDamage: Bool
+
+    public init(display: String, output: String, size: PixelSize, drawsCursor: Bool = true, tracksDamage: Bool = true) {
+        self.display = display
+        self.output = output
+        self.size = size
+        self.drawsCursor = drawsCursor
         self.tracksDamage = tracksDamage
     }
 }

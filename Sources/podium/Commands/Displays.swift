@@ -1,37 +1,84 @@
 import ArgumentParser
 import PodiumCore
 import PodiumX11
+import PodiumWayland
+import Foundation
 
 extension Podium {
     /// `podium displays`: the screen and its monitors.
     struct Displays: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the screen and its RandR monitors; the primary one is marked.",
+            abstract: "List the X screen and its RandR monitors (the primary one marked), and a Wayland compositor's "
+                + "outputs.",
             usage: "podium displays [--display <:N>] [--json]",
             discussion: """
                 Examples:
                   podium displays
                   podium displays --display :1 --json
+                  podium displays --display wayland-1
                 """
         )
 
         @OptionGroup var listing: ListingOptions
 
         func run() async throws {
-            let display = listing.display
+            // --display :N or $DISPLAY is an X server; --display wayland-N or $WAYLAND_DISPLAY a compositor.
+            let environment = ProcessInfo.processInfo.environment
+            let given = listing.display
+            let x11 = given.map { $0.hasPrefix(":") } ?? (environment["DISPLAY"] != nil)
+            let wayland = given.map { $0.hasPrefix(":") ? nil : $0 } ?? environment["WAYLAND_DISPLAY"]
             // A connect may block: on a thread of its own.
-            let layout = try await onOwnThread("podium-display") { () throws(PodiumError) in
-                try XConnection(display: display).layout()
+            let layout = x11 || wayland == nil ? try await onOwnThread("podium-display") { () throws(PodiumError) in
+                try XConnection(display: given).layout()
+            } : nil
+            let outputs = try await wayland.asyncMap { name in
+                try await onOwnThread("podium-wayland") { () throws(PodiumError) in
+                    let connection = try WaylandDisplay(name: name)
+                    return (connection.name, connection.monitors)
+                }
             }
             if listing.json {
-                try listing.printJSON(layout)
+                switch (layout, outputs) {
+                case (let layout?, nil): try listing.printJSON(layout)
+                case (nil, let outputs?): try listing.printJSON(WaylandListing(display: outputs.0, outputs: outputs.1))
+                default: try listing.printJSON(BothListings(x11: layout, wayland: outputs.map(WaylandListing.init)))
+                }
                 return
             }
-            print("display \(layout.display) screen \(layout.screen): \(layout.size), \(layout.depth)-bit")
-            if layout.monitors.isEmpty { print("  no RandR monitors: the whole screen is captured") }
-            for monitor in layout.monitors {
-                print("  \(monitor.index)  \(monitor.name)  \(monitor.rect)\(monitor.isPrimary ? "  primary" : "")")
+            if let layout {
+                print("display \(layout.display) screen \(layout.screen): \(layout.size), \(layout.depth)-bit")
+                if layout.monitors.isEmpty { print("  no RandR monitors: the whole screen is captured") }
+                for monitor in layout.monitors {
+                    print("  \(monitor.index)  \(monitor.name)  \(monitor.rect)\(monitor.isPrimary ? "  primary" : "")")
+                }
+            }
+            if let (name, monitors) = outputs {
+                print("wayland display \(name): \(monitors.count) output\(monitors.count == 1 ? "" : "s") "
+                      + "(--source wlr --monitor NAME)")
+                for (index, monitor) in monitors.enumerated() {
+                    print("  \(index)  \(monitor.name)  \(monitor.rect)  \(monitor.description)")
+                }
             }
         }
+    }
+
+    /// A compositor's outputs, for `--json`.
+    struct WaylandListing: Encodable {
+        var display: String
+        var outputs: [WaylandMonitor]
+    }
+
+    /// An X server's screen and a compositor's outputs, both found, for `--json`.
+    struct BothListings: Encodable {
+        var x11: DisplayLayout?
+        var wayland: WaylandListing?
+    }
+}
+
+extension Optional {
+    /// The value made into another by an async step, or `nil`.
+    func asyncMap<Other>(_ transform: (Wrapped) async throws -> Other) async rethrows -> Other? {
+        guard let self else { return nil }
+        return try await transform(self)
     }
 }

@@ -4,7 +4,8 @@ import PodiumCore
 
 /// What to capture, and how: everything about capture but its rate, which `bench` sweeps.
 struct CaptureSource: ParsableArguments {
-    @Option(help: ArgumentHelp("The X display to capture (default: $DISPLAY).", valueName: ":N"))
+    @Option(help: ArgumentHelp("The X display to capture (default: $DISPLAY); with --source wlr, the Wayland "
+                               + "display (default: $WAYLAND_DISPLAY).", valueName: ":N|wayland-N"))
     var display: String?
 
     @Option(help: ArgumentHelp("The monitor to capture: primary, a RandR name or an index from 'podium displays' "
@@ -27,10 +28,12 @@ struct CaptureSource: ParsableArguments {
     var exitWhenGone = false
 
     @Option(name: .customLong("source"),
-            help: ArgumentHelp("A source: a window of --display, a monitor of it, a rectangle of its screen, or "
-                               + "another display's primary monitor. Twice for two, composed by --layout (the "
-                               + "first is the primary; --window counts as one).",
-                               valueName: "window:NAME|monitor:NAME|WxH+X+Y|:N"),
+            help: ArgumentHelp("A source: a window of --display, a monitor of it, a rectangle of its screen, "
+                               + "another display's primary monitor, or wlr: an output of the Wayland compositor "
+                               + "($WAYLAND_DISPLAY, or --display wayland-N) by wlroots' screencopy, the one "
+                               + "--monitor names. Twice for two, composed by --layout (the first is the primary; "
+                               + "--window counts as one).",
+                               valueName: "window:NAME|monitor:NAME|WxH+X+Y|:N|wlr"),
             transform: parsed(SourceRequest.init(parsing:)))
     var sources: [SourceRequest] = []
 
@@ -70,6 +73,10 @@ struct CaptureSource: ParsableArguments {
             throw ValidationError("--monitor and --region cannot be combined: --region is in screen coordinates")
         }
         let all = allSources
+        if all.contains(.wlr) {
+            try validateWayland(all)
+            return
+        }
         if all.count > 2 {
             throw ValidationError("--source can be given twice at most (--source '\(all[2])' is a third)")
         }
@@ -90,6 +97,22 @@ struct CaptureSource: ParsableArguments {
         if exitWhenGone && !all.contains(where: \.isWindow) {
             throw ValidationError("--exit-when-gone needs --window (or --source window:NAME): it ends the run when "
                                   + "that window closes")
+        }
+    }
+
+    /// `--source wlr` takes one output, whole, named by `--monitor`; the presenter's tools are
+    /// drawn by the X11 grabbers alone for now.
+    private func validateWayland(_ all: [SourceRequest]) throws {
+        if all.count > 1 {
+            throw ValidationError("--source wlr captures one Wayland output: pass it alone (with --monitor NAME)")
+        }
+        if let region {
+            throw ValidationError("--region '\(region)' is taken on X11 screens; --source wlr captures a whole output")
+        }
+        let presenting = [(presenter.highlight != nil, "--highlight-pointer"), (presenter.zoom > 1, "--zoom"),
+                          (!presenter.masks.isEmpty, "--mask"), (presenter.showsRegion, "--show-region")]
+        if let (_, flag) = presenting.first(where: \.0) {
+            throw ValidationError("\(flag) works on X11 screens for now, not with --source wlr")
         }
     }
 

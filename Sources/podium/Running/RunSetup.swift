@@ -4,6 +4,7 @@ import PodiumCore
 import PodiumMedia
 import PodiumWeb
 import PodiumX11
+import PodiumWayland
 import PodiumRun
 import ServiceLifecycle
 import Synchronization
@@ -112,7 +113,16 @@ enum RunSetup {
                 case .monitor(let chosen): selector = chosen
                 case .region(let chosen): rectangle = chosen
                 case .display(let other): on = other
-                case nil: break
+                case .wlr:
+                    return (.wayland(try WaylandScreenPlan.look(display: display, monitor: selector, drawsCursor: cursor,
+                                                                tracksDamage: damage)), nil)
+                case nil:
+                    // A Wayland session without X: its compositor's outputs.
+                    let environment = ProcessInfo.processInfo.environment
+                    if display == nil, environment["DISPLAY"] == nil, let wayland = environment["WAYLAND_DISPLAY"] {
+                        return (.wayland(try WaylandScreenPlan.look(display: wayland, monitor: selector,
+                                                                    drawsCursor: cursor, tracksDamage: damage)), nil)
+                    }
                 }
                 var (screen, captured) = try ScreenPlan.look(display: on, monitor: selector, region: rectangle,
                                                              drawsCursor: cursor, sharedMemory: sharedMemory,

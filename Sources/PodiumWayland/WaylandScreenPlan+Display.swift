@@ -1,0 +1,30 @@
+public import PodiumCore
+
+extension WaylandScreenPlan {
+    /// Connects to the compositor and finds the output `monitor` names: the first by default
+    /// (Wayland has no primary output), a name, or an index in `podium displays`' list.
+    /// - Parameter display: the compositor's socket; `$WAYLAND_DISPLAY` when `nil`.
+    /// - Throws: 69 when there is no compositor there, it cannot copy outputs, or has no such output.
+    public static func look(display: String?, monitor: MonitorSelector?, drawsCursor: Bool, tracksDamage: Bool)
+        throws(PodiumError) -> WaylandScreenPlan {
+        let connection = try WaylandDisplay(name: display)
+        guard connection.screencopy != nil else {
+            throw .unavailable("the Wayland compositor at '\(connection.name)' has no screencopy "
+                               + "(zwlr_screencopy_manager_v1, which wlroots desktops such as sway offer)")
+        }
+        let monitors = connection.monitors
+        let names = monitors.map(\.name).joined(separator: ", ")
+        let chosen: WaylandMonitor?
+        switch monitor ?? .primary {
+        case .primary: chosen = monitors.first
+        case .name(let name): chosen = monitors.first { $0.name == name }
+        case .index(let index): chosen = monitors.indices.contains(index) ? monitors[index] : nil
+        }
+        guard let chosen else {
+            throw .unavailable("--monitor '\(monitor ?? .primary)': the Wayland display '\(connection.name)' has "
+                               + (monitors.isEmpty ? "no outputs" : "the outputs \(names)"))
+        }
+        return WaylandScreenPlan(display: connection.name, output: chosen.name, size: chosen.rect.size,
+                                 drawsCursor: drawsCursor, tracksDamage: tracksDamage)
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// Wayland screens through wlroots' screencopy (`--source wlr`), against a real headless sway:
+/// its outputs listed, known colours back through the encoders, a still screen that costs
+/// nothing, a new resolution followed, and a compositor that goes away ending the run cleanly.
+@Suite(.serialized) struct WaylandTests {
+    let sway: SwayServer
+    let folder: URL
+
+    init() throws {
+        sway = try SwayServer(width: 1280, height: 720)
+        folder = try Tools.temporaryFolder()
+    }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    /// The mean colour of each decoded frame's centre, with the frame's time.
+    func centreColours(_ path: String) throws -> [(time: Double, rgb: [Int])] {
+        try Tools.rgbFrames(path, size: (width: 64, height: 36)).map { frame in
+            let centre = (18 * 64 + 32) * 3
+            return (frame.time, (0..<3).map { Int(frame.pixels[centre + $0]) })
+        }
+    }
+
+    @Test func displaysListsTheOutputsByNameAtTheirPlaces() throws {
+        try sway.swaymsg("create_output")
+        try sway.swaymsg("output HEADLESS-2 mode 800x600")
+        let listed = try Tools.podium(["displays", "--display", sway.display])
+        #expect(listed.status == 0, "\(listed)")
+        #expect(listed.stdout.contains("wayland display \(sway.display): 2 outputs"), "\(listed.stdout)")
+        #expect(listed.stdout.contains("  0  HEADLESS-1  1280x720+0+0"), "\(listed.stdout)")
+        #expect(listed.stdout.contains("  1  HEADLESS-2  800x600+1280+0"), "\(listed.stdout)")
+        let json = try Tools.podium(["displays", "--display", sway.display, "--json"])
+        let decoded = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let outputs = decoded?["outputs"] as? [[String: Any]]
+        #expect(outputs?.compactMap { $0["name"] as? String } == ["HEADLESS-1", "HEADLESS-2"], "\(json.stdout)")
+
+        // The second output, by name: its own size and colour.
+        try sway.paint("#00ff00", output: "HEADLESS-2")
+        let recording = path("second.mkv")
+        let run = try Tools.podium(["stream", "--source", "wlr", "--display", sway.display, "--monitor", "HEADLESS-2",
+                                    "--to", recording, "-t", "2s"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("capturing HEADLESS-2 of \(sway.display) with screencopy"), "\(run.stderr)")
+        let probed = try Tools.probe(recording)
+        #expect(probed.width == 800 && probed.height == 600)
+        let colours = try centreColours(recording)
+        #expect(!colours.isEmpty && colours.allSatisfy { abs($0.rgb[0]) < 8 && $0.rgb[1] > 245 && $0.rgb[2] < 8 },
+                "\(colours)")
+    }
+
+    @Test func knownColoursComeBackAndAStillScreenCostsNothing() throws {
+        try sway.paint("#336699")
+        let recording = path("colours.mkv"), stats = path("colours.json")
+        let run = try Tools.start(Tools.podium.path, ["stream", "--source", "wlr", "--display", sway.display,
+                                                      "--to", recording, "-t", "6s", "--stats-json", stats])
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 3)
+        try sway.paint("#ff0000")
+        let result = try run.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+
+        // The colours, within what 4:2:0 and x264 make of them; the change in the next frames.
+        let colours = try centreColours(recording)
+        let before = colours.filter { $0.time < 2.5 }, after = colours.filter { $0.time > 4 }
+        #expect(!before.isEmpty && before.allSatisfy { zip($0.rgb, [0x33, 0x66, 0x99]).allSatisfy { abs($0 - $1) < 6 } },
+                "\(before)")
+        #expect(!after.isEmpty && after.allSatisfy { zip($0.rgb, [255, 0, 0]).allSatisfy { abs($0 - $1) < 6 } },
+                "\(after)")
+        // Still for 6 s but for one change: the first frame, the change, and the idle repeats
+        // (one a second), not 180 frames.
+        #expect(colours.count <= 12, "\(colours.count) frames of a still screen")
+        let samples = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["kind"] as? String == "interval" }
+        let cpu = samples.dropFirst().compactMap { $0["cpuCores"] as? Double }.sorted()
+        #expect(!cpu.isEmpty && cpu[cpu.count / 2] < 0.05, "a still screen costs next to nothing: \(cpu)")
+    }
+
+    @Test func aNewResolutionIsFollowedWithoutARestart() throws {
+        try sway.paint("#0000ff")
+        let recording = path("resized.mkv")
+        let run = try Tools.start(Tools.podium.path, ["stream", "--source", "wlr", "--display", sway.display,
+                                                      "--to", recording, "-t", "5s"])
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 2)
+        try sway.swaymsg("output HEADLESS-1 mode 800x600")
+        try sway.paint("#ffff00")
+        let result = try run.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("HEADLESS-1 is now 800x600 (was 1280x720); capturing that"), "\(result.stderr)")
+        // The recording keeps its size; the new picture is fitted into it (its centre yellow).
+        #expect(try Tools.probe(recording).width == 1280)
+        let last = try #require(try centreColours(recording).last)
+        #expect(last.rgb[0] > 245 && last.rgb[1] > 245 && last.rgb[2] < 10, "\(last)")
+    }
+
+    @Test func aCompositorThatGoesAwayEndsTheRunWithItsRecordingWhole() throws {
+        let recording = path("lost.mkv")
+        let run = try Tools.start(Tools.podium.path, ["stream", "--source", "wlr", "--display", sway.display,
+                                                      "--to", recording])
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 2)
+        sway.stop()
+        let result = try run.wait(timeout: 20)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("lost the Wayland display '\(sway.display)'"), "\(result.stderr)")
+        let decoded = try Tools.run("ffmpeg", ["-v", "error", "-i", recording, "-f", "null", "-"])
+        #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded)")
+    }
+
+    @Test func badRequestsAreRefusedBeforeAnythingOpens() throws {
+        let output = path("never.mkv")
+        let region = try Tools.podium(["stream", "--source", "wlr", "--region", "100x100+0+0", "--to", output])
+        #expect(region.status == 64 && region.stderr.contains("--region '100x100+0+0'"), "\(region)")
+        let zoom = try Tools.podium(["stream", "--source", "wlr", "--zoom", "2", "--to", output])
+        #expect(zoom.status == 64 && zoom.stderr.contains("--zoom"), "\(zoom)")
+        let missing = try Tools.podium(["stream", "--source", "wlr", "--display", sway.display, "--monitor", "DP-9",
+                                        "--to", output])
+        #expect(missing.status == 69 && missing.stderr.contains("HEADLESS-1"), "the outputs it has: \(missing)")
+        let nobody = try Tools.podium(["stream", "--source", "wlr", "--display", path("no-such-socket"),
+                                       "--to", output])
+        #expect(nobody.status == 69 && nobody.stderr.contains("cannot connect to the Wayland display"), "\(nobody)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}
