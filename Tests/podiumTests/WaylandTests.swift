@@ -37,6 +37,12 @@ import Testing
         let outputs = decoded?["outputs"] as? [[String: Any]]
         #expect(outputs?.compactMap { $0["name"] as? String } == ["HEADLESS-1", "HEADLESS-2"], "\(json.stdout)")
 
+        // A Wayland session without X: its compositor, chosen by itself.
+        let automatic = try Tools.podium(["stream", "--to", path("auto.mkv"), "-t", "1s"],
+                                         environment: ["DISPLAY": "", "WAYLAND_DISPLAY": sway.display])
+        #expect(automatic.status == 0 && automatic.stderr.contains("capturing HEADLESS-1 of \(sway.display) with "
+                                                                     + "screencopy"), "\(automatic.stderr)")
+
         // The second output, by name: its own size and colour.
         try sway.paint("#00ff00", output: "HEADLESS-2")
         let recording = path("second.mkv")

@@ -25,8 +25,9 @@ extension Podium {
             // --display :N or $DISPLAY is an X server; --display wayland-N or $WAYLAND_DISPLAY a compositor.
             let environment = ProcessInfo.processInfo.environment
             let given = listing.display
-            let x11 = given.map { $0.hasPrefix(":") } ?? (environment["DISPLAY"] != nil)
-            let wayland = given.map { $0.hasPrefix(":") ? nil : $0 } ?? environment["WAYLAND_DISPLAY"]
+            let x11 = given.map { $0.hasPrefix(":") } ?? !environment["DISPLAY", default: ""].isEmpty
+            let wayland = given.map { $0.hasPrefix(":") ? nil : $0 }
+                ?? environment["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
             // A connect may block: on a thread of its own.
             let layout = x11 || wayland == nil ? try await onOwnThread("podium-display") { () throws(PodiumError) in
                 try XConnection(display: given).layout()

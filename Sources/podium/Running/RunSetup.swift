@@ -119,7 +119,8 @@ enum RunSetup {
                 case nil:
                     // A Wayland session without X: its compositor's outputs.
                     let environment = ProcessInfo.processInfo.environment
-                    if display == nil, environment["DISPLAY"] == nil, let wayland = environment["WAYLAND_DISPLAY"] {
+                    if display == nil, environment["DISPLAY", default: ""].isEmpty,
+                       let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty {
                         return (.wayland(try WaylandScreenPlan.look(display: wayland, monitor: selector,
                                                                     drawsCursor: cursor, tracksDamage: damage)), nil)
                     }
