@@ -115,6 +115,7 @@ public final class VideoEncoder: PictureEncoding {
     }
 
     deinit {
+        discardSuccessor()
         // The context, picture and packet are freed by their owners after this.
         if !flushed { Self.endStream(context, sendingBlankFrame: !sentFrame) }
     }
@@ -243,6 +244,8 @@ public final class VideoEncoder: PictureEncoding {
     /// - Throws: when none opens at that rate, or only with other stream parameters (it goes on as it was).
     private func succeed(at rate: EncoderRate) throws(PodiumError) {
         guard rate != (successor?.settings.rate ?? settings.rate) else { return }
+        discardSuccessor()
+        guard rate != settings.rate else { return }
         var next = settings
         next.rate = rate
         let refusal = "\(name) cannot change its rate while it runs: it keeps \(settings.rate)"
@@ -254,6 +257,11 @@ public final class VideoEncoder: PictureEncoding {
             throw .unavailable("\(refusal) (at \(rate) its stream parameters differ)")
         }
         successor = Successor(context: opened, settings: next)
+    }
+
+    /// Drops the encoder that was to take over, ended as an encoder must be before it is freed.
+    private func discardSuccessor() {
+        if let pending = successor.take() { Self.endStream(pending.context.pointer, sendingBlankFrame: true) }
     }
 
     /// Lets the successor take over, if one waits: the packets the encoder held are handed out
