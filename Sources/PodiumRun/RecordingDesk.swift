@@ -46,6 +46,9 @@ public final class RecordingDesk: RecordingControl {
             throw .usage("\(flag): this run's encoder keeps its parameters in the stream (for its network "
                          + "outputs); record to a .ts file")
         }
+        if FileStatus(path: path) != nil {
+            throw .cannotCreate("\(flag): the file exists (a recording never replaces one); name a new file")
+        }
         try OutputCheck.creatable(path, flag: "record start", overwrite: false)
         let output = MuxerOutput(url: url, program: program, flushInterval: .seconds(1),
                                  counters: SinkCounters(url: path), capacity: capacity, logger: logger)

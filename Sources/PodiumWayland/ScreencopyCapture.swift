@@ -54,6 +54,8 @@ public final class ScreencopyCapture: FrameGrabber {
         // One held as the latest, one being copied into, the others in flight.
         self.bufferCount = max(3, bufferCount + 1)
         self.logger = logger
+        // The first picture is asked for now, so that it is there when capture starts.
+        try ask()
     }
 
     /// Opens the compositor of `plan` and captures its output: the run's source, made on the

@@ -26,6 +26,10 @@ public final class WaylandDisplay {
     /// - Throws: 69 when there is no compositor there.
     public init(name: String? = nil) throws(PodiumError) {
         let given = name ?? Environment.waylandDisplay ?? "wayland-0"
+        guard given.hasPrefix("/") || Environment.runtimeFolder != nil else {
+            throw .unavailable("the Wayland display '\(given)' is a socket in $XDG_RUNTIME_DIR, which is not set; "
+                               + "pass its path")
+        }
         guard let display = wl_display_connect(given) else {
             throw .unavailable("cannot connect to the Wayland display '\(given)': \(String(cString: strerror(errno)))")
         }
@@ -97,6 +101,9 @@ public final class WaylandDisplay {
         guard wl_display_roundtrip(raw) >= 0 else { throw lost() }
     }
 
+    /// Whether the compositor copies its outputs for clients (wlroots' screencopy, with shared memory).
+    public var canCopyOutputs: Bool { screencopy != nil && sharedMemory != nil }
+
     /// Sends what is queued now.
     func flush() {
         _ = wl_display_flush(raw)
@@ -127,8 +134,8 @@ public final class WaylandDisplay {
     /// The outputs as monitors, for `podium displays` and `--monitor`: named, placed in the
     /// compositor's layout (logical coordinates), at their pixel size.
     public var monitors: [WaylandMonitor] {
-        outputs.map { output in
-            WaylandMonitor(name: output.name, description: output.summary,
+        outputs.enumerated().map { index, output in
+            WaylandMonitor(index: index, name: output.name, description: output.summary,
                            rect: PixelRect(x: output.position.x, y: output.position.y, size: output.size))
         }
     }
@@ -141,6 +148,8 @@ public final class WaylandDisplay {
 
 /// An output as `podium displays` lists it.
 public struct WaylandMonitor: Sendable, Equatable, Codable {
+    /// Its place in the compositor's list, which `--monitor` takes too.
+    public var index: Int
     /// `HEADLESS-1`, `DP-1`.
     public var name: String
     /// The compositor's words for it (`Dell Inc. DELL U2415 (DP-1)`).
@@ -153,5 +162,10 @@ enum Environment {
     /// `$WAYLAND_DISPLAY`, if set: a socket's name in `$XDG_RUNTIME_DIR`, or its path.
     static var waylandDisplay: String? {
         getenv("WAYLAND_DISPLAY").map { String(cString: $0) }
+    }
+
+    /// `$XDG_RUNTIME_DIR`, where compositors' sockets are, if set.
+    static var runtimeFolder: String? {
+        getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
     }
 }

@@ -18,7 +18,7 @@ extension WaylandScreenPlan {
         switch monitor ?? .primary {
         case .primary: chosen = monitors.first
         case .name(let name): chosen = monitors.first { $0.name == name }
-        case .index(let index): chosen = monitors.indices.contains(index) ? monitors[index] : nil
+        case .index(let index): chosen = monitors.first { $0.index == index }
         }
         guard let chosen else {
             throw .unavailable("--monitor '\(monitor ?? .primary)': the Wayland display '\(connection.name)' has "

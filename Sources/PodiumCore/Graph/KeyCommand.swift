@@ -55,9 +55,10 @@ public enum KeyCommand: Sendable, Equatable {
     }
 
     /// The keys, as `?` says them; those of layouts only when there are two sources.
-    public static func help(layouts: Bool, window: Bool) -> String {
-        var keys = ["space pause", "b w blank", "h highlight", "z zoom", "+ - frame rate", "< > bit rate",
-                    "k keyframe", "q quit"]
+    /// - Parameter quality: `<` and `>` step the constant quality (a run without `--bitrate`).
+    public static func help(layouts: Bool, window: Bool, quality: Bool = false) -> String {
+        var keys = ["space pause", "b w blank", "h highlight", "z zoom", "+ - frame rate",
+                    quality ? "< > quality" : "< > bit rate", "k keyframe", "q quit"]
         if layouts { keys += ["l layout", "x swap sources", "[ ] resize"] }
         if window { keys.append("f fullscreen") }
         return "keys: " + keys.joined(separator: ", ")
@@ -95,7 +96,8 @@ extension Run {
         case .resize(let steps):
             changeLayout(by: origin) { $0.resize(by: steps) }
         case .help:
-            logger.notice("\(KeyCommand.help(layouts: layout != nil, window: window))")
+            let quality = if case .quality = tuning.plannedRate { true } else { false }
+            logger.notice("\(KeyCommand.help(layouts: layout != nil, window: window, quality: quality))")
         case .fullscreen:
             break
         }

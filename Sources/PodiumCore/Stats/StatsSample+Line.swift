@@ -110,7 +110,7 @@ extension StatsSample {
         if let secondsAtRates, secondsAtRates.count > 1 {
             // `at 60 fps 12 s, 48 fps 30 s`, the highest rate first.
             let rates = secondsAtRates.compactMap { rate, seconds in Int(rate).map { ($0, seconds) } }
-                .sorted { $0.0 > $1.0 }.map { "\($0.0) fps \($0.1.fixed(0)) s" }
+                .filter { $0.1 >= 0.5 }.sorted { $0.0 > $1.0 }.map { "\($0.0) fps \($0.1.fixed(0)) s" }
             parts.append(LinePart("at " + rates.joined(separator: ", "), rank: 4))
         }
         for sink in sinks {

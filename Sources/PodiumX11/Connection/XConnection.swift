@@ -64,6 +64,18 @@ public final class XConnection {
         return data.pointee.present != 0
     }
 
+    /// Whether the server is XWayland: the X server of a Wayland desktop, whose screen shows only
+    /// the X windows, not the desktop (it alone offers the XWAYLAND extension).
+    ///
+    /// The corresponding C function is `xcb_query_extension`.
+    public var isXWayland: Bool {
+        let name = "XWAYLAND"
+        let cookie = xcb_query_extension(raw, UInt16(name.utf8.count), name)
+        guard let reply = xcb_query_extension_reply(raw, cookie, nil) else { return false }
+        defer { free(reply) }
+        return reply.pointee.present != 0
+    }
+
     /// The first event number of an extension, to recognise its events.
     func firstEvent(of id: OpaquePointer) -> UInt8 {
         xcb_get_extension_data(raw, id)?.pointee.first_event ?? 0

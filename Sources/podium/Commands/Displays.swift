@@ -56,8 +56,8 @@ extension Podium {
             if let (name, monitors) = outputs {
                 print("wayland display \(name): \(monitors.count) output\(monitors.count == 1 ? "" : "s") "
                       + "(--source wlr --monitor NAME)")
-                for (index, monitor) in monitors.enumerated() {
-                    print("  \(index)  \(monitor.name)  \(monitor.rect)  \(monitor.description)")
+                for monitor in monitors {
+                    print("  \(monitor.index)  \(monitor.name)  \(monitor.rect)  \(monitor.description)")
                 }
             }
         }

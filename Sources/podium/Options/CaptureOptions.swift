@@ -109,6 +109,12 @@ struct CaptureSource: ParsableArguments {
         if let region {
             throw ValidationError("--region '\(region)' is taken on X11 screens; --source wlr captures a whole output")
         }
+        if noSharedMemory {
+            throw ValidationError("--no-shm is for X servers; the Wayland compositor always copies into shared memory")
+        }
+        if let flag = layout.firstGiven {
+            throw ValidationError("\(flag) lays out two sources; --source wlr captures one output")
+        }
         let presenting = [(presenter.highlight != nil, "--highlight-pointer"), (presenter.zoom > 1, "--zoom"),
                           (!presenter.masks.isEmpty, "--mask"), (presenter.showsRegion, "--show-region")]
         if let (_, flag) = presenting.first(where: \.0) {

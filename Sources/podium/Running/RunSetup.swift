@@ -117,10 +117,9 @@ enum RunSetup {
                     return (.wayland(try WaylandScreenPlan.look(display: display, monitor: selector, drawsCursor: cursor,
                                                                 tracksDamage: damage)), nil)
                 case nil:
-                    // A Wayland session without X: its compositor's outputs.
-                    let environment = ProcessInfo.processInfo.environment
-                    if display == nil, environment["DISPLAY", default: ""].isEmpty,
-                       let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty {
+                    // A Wayland session (without X, or whose X is XWayland, which shows only X
+                    // windows): its compositor's outputs.
+                    if display == nil, let wayland = try waylandSession() {
                         return (.wayland(try WaylandScreenPlan.look(display: wayland, monitor: selector,
                                                                     drawsCursor: cursor, tracksDamage: damage)), nil)
                     }
@@ -142,6 +141,22 @@ enum RunSetup {
         }
         (plan.highlight, plan.zoom) = (source.presenter.highlight, source.presenter.zoom)
         return (plan, sources.count > 1 ? nil : looked[0].1)
+    }
+
+    /// The Wayland compositor to capture when no source is named: `$WAYLAND_DISPLAY` when there is
+    /// no `$DISPLAY`, or when that is XWayland and the compositor can copy its outputs; `nil`
+    /// for X11.
+    private static func waylandSession() throws(PodiumError) -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        guard let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty else { return nil }
+        guard !environment["DISPLAY", default: ""].isEmpty else { return wayland }
+        guard (try? XConnection(display: nil))?.isXWayland == true else { return nil }
+        guard (try? WaylandDisplay(name: wayland))?.canCopyOutputs == true else {
+            Console.say("$DISPLAY is XWayland, which shows only X windows, and this compositor cannot copy its "
+                        + "outputs (no wlroots screencopy): capturing X11")
+            return nil
+        }
+        return wayland
     }
 
     /// What is captured and where it goes, said as capture starts: one line, or with several
@@ -212,8 +227,9 @@ enum RunSetup {
         defer { TerminalKeys.restore() }
         let reporting = Task { await reporter.run() }
         // With a budget, the rate is the budget's to lower (and raise again up to it).
+        let bounds = session.plan.frameRates
         let fps = session.plan.budget.map { budget in
-            "up to \(session.plan.fps) fps (budget: "
+            "\(session.plan.fps) fps, the budget's to choose within \(bounds.lowerBound)-\(bounds.upperBound) ("
                 + (budget.maxCPU.map { "\($0.plain) cores" } ?? "every frame kept") + ")"
         } ?? "\(session.plan.fps) fps"
         let cursor = session.plan.capture.drawsCursor ? "" : ", no cursor"
