@@ -43,10 +43,21 @@ enum ControlAddress {
     /// The Podium runs of this user that have a control socket, by process id: those whose process
     /// is gone are left out.
     static func running() -> [Int32] {
+        sockets().filter(isAlive).sorted()
+    }
+
+    /// Removes the sockets left by runs that could not remove their own (killed with SIGKILL).
+    static func removeLeftovers() {
+        for pid in sockets() where !isAlive(pid) { unlink(path(pid: pid)) }
+    }
+
+    /// The process ids of the sockets in the folder.
+    private static func sockets() -> [Int32] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.compactMap { name -> Int32? in
-            guard name.hasSuffix(".sock"), let pid = Int32(name.dropLast(5)) else { return nil }
-            return kill(pid, 0) == 0 || errno == EPERM ? pid : nil
-        }.sorted()
+        return names.compactMap { name in name.hasSuffix(".sock") ? Int32(name.dropLast(5)) : nil }
+    }
+
+    private static func isAlive(_ pid: Int32) -> Bool {
+        kill(pid, 0) == 0 || errno == EPERM
     }
 }

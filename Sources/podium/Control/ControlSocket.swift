@@ -32,7 +32,8 @@ final class ControlSocket: Sendable {
         guard var address = ControlAddress.socketAddress(path) else {
             throw .cannotCreate("--control: the socket path \(path) is longer than a socket path can be")
         }
-        // A socket left by a process of the same id that is gone.
+        // Sockets left by runs that were killed, this process's id among them.
+        ControlAddress.removeLeftovers()
         unlink(path)
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .cannotCreate("--control: cannot make a socket: \(Self.reason())") }
