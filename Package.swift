@@ -48,6 +48,12 @@ let package = Package(
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         // libwayland-client, with the screencopy and xdg-output protocols' generated code.
         .target(name: "CWayland", exclude: ["protocols"], linkerSettings: [.linkedLibrary("wayland-client")]),
+        // libpipewire: a video stream read on PipeWire's thread (its parameters are built with C macros).
+        .target(
+            name: "CPipeWire",
+            cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2", "-D_REENTRANT"])],
+            linkerSettings: [.linkedLibrary("pipewire-0.3")]
+        ),
         .target(
             name: "PodiumCore",
             dependencies: [
@@ -65,10 +71,10 @@ let package = Package(
         ),
         // Sound from the desktop's sound server (PipeWire or PulseAudio), through libpulse.
         .target(name: "PodiumSound", dependencies: ["PodiumCore", "CPulse"]),
-        // Wayland screens: wlroots' screencopy.
+        // Wayland screens: wlroots' screencopy, and PipeWire video streams (the ScreenCast portal's).
         .target(
             name: "PodiumWayland",
-            dependencies: ["PodiumCore", "CWayland", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["PodiumCore", "CWayland", "CPipeWire", .product(name: "Logging", package: "swift-log")]
         ),
         // The browser viewer: the server, the page, and the sinks that feed each viewer.
         .target(

@@ -119,6 +119,8 @@ public enum RunBuilder {
             try WindowCapture(plan: window, bufferCount: bufferCount, presenter: presenter, logger: logger)
         case .wayland(let output):
             try ScreencopyCapture(plan: output, bufferCount: bufferCount, logger: logger)
+        case .pipewire(let stream):
+            try PipeWireCapture(node: stream.node, named: stream.name, bufferCount: bufferCount)
         }
     }
 

@@ -45,6 +45,21 @@ public enum Tools {
         return try start(podium.path, arguments, environment: environment).wait(timeout: timeout)
     }
 
+    /// Streams from a source into `recording` with `arguments`, takes the source away with
+    /// `lose` 2 s into capture, and waits for the run to end.
+    /// - Returns: how the run ended, and whether ffmpeg decodes the recording without a word.
+    public static func streamLosingTheSource(_ arguments: [String], recording: String,
+                                             environment: [String: String] = [:], lose: () -> Void)
+        throws -> (result: CommandResult, decodes: Bool) {
+        let run = try start(podium.path, ["stream"] + arguments + ["--to", recording], environment: environment)
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 2)
+        lose()
+        let result = try run.wait(timeout: 20)
+        let decoded = try Tools.run("ffmpeg", ["-v", "error", "-i", recording, "-f", "null", "-"])
+        return (result, decoded.status == 0 && decoded.stderr.isEmpty)
+    }
+
     /// Runs a program from PATH to the end.
     public static func run(_ program: String, _ arguments: [String], timeout: TimeInterval = 60) throws -> CommandResult {
         try start(program, arguments).wait(timeout: timeout)

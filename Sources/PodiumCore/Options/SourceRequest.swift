@@ -12,11 +12,18 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
     /// `wlr`: an output of the Wayland compositor (`$WAYLAND_DISPLAY`) through wlroots'
     /// screencopy, the one `--monitor` names.
     case wlr
+    /// `pipewire:NODE`: a PipeWire video node (a camera, another program's stream).
+    case pipewire(UInt32)
 
     /// Reads `window:NAME`, `monitor:NAME`, `WxH+X+Y`, `:N` or `wlr`.
     public init(parsing text: String) throws(OptionParseError) {
         if text == "wlr" {
             self = .wlr
+        } else if text.hasPrefix("pipewire:") {
+            guard let node = UInt32(text.dropFirst("pipewire:".count)) else {
+                throw OptionParseError("pipewire: needs a node id, as 'pw-cli ls Node' lists them")
+            }
+            self = .pipewire(node)
         } else if text.hasPrefix("window:") {
             self = .window(try WindowSelector(parsing: String(text.dropFirst("window:".count))))
         } else if text.hasPrefix("monitor:") {
@@ -32,7 +39,16 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
         } else if text.first?.isNumber == true {
             self = .region(try PixelRect(parsing: text))
         } else {
-            throw OptionParseError("expected window:NAME, monitor:NAME, WxH+X+Y, :N or wlr")
+            throw OptionParseError("expected window:NAME, monitor:NAME, WxH+X+Y, :N, wlr or pipewire:NODE")
+        }
+    }
+
+    /// Whether it is captured alone, whole (a Wayland output, a PipeWire stream): no second
+    /// source, no region, none of the presenter's tools yet.
+    public var isAlone: Bool {
+        switch self {
+        case .wlr, .pipewire: true
+        default: false
         }
     }
 
@@ -49,6 +65,7 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
         case .region(let rect): rect.description
         case .display(let display): display
         case .wlr: "wlr"
+        case .pipewire(let node): "pipewire:\(node)"
         }
     }
 }

@@ -109,6 +109,8 @@ public enum SourcePlan: Sendable {
     case window(WindowSourcePlan)
     /// One output of a Wayland compositor (`--source wlr`).
     case wayland(WaylandScreenPlan)
+    /// A PipeWire video stream (`--source pipewire:NODE`).
+    case pipewire(PipeWirePlan)
 
     /// The X display it is on (`:0`).
     public var display: String {
@@ -116,6 +118,7 @@ public enum SourcePlan: Sendable {
         case .screen(let screen): screen.display
         case .window(let window): window.display
         case .wayland(let output): output.display
+        case .pipewire: "PipeWire"
         }
     }
 
@@ -126,6 +129,7 @@ public enum SourcePlan: Sendable {
         case .screen(let screen): screen.region.description
         case .window(let window): "window \(window.window.label)"
         case .wayland(let output): output.output
+        case .pipewire(let stream): stream.name
         }
     }
 
@@ -135,6 +139,7 @@ public enum SourcePlan: Sendable {
         case .screen(let screen): screen.region.size
         case .window(let window): window.window.rect.size
         case .wayland(let output): output.size
+        case .pipewire(let stream): stream.size
         }
     }
 
@@ -143,6 +148,7 @@ public enum SourcePlan: Sendable {
         case .screen(let screen): screen.drawsCursor
         case .window(let window): window.drawsCursor
         case .wayland(let output): output.drawsCursor
+        case .pipewire: true
         }
     }
 }
@@ -197,6 +203,22 @@ public struct WaylandScreenPlan: Sendable {
         self.drawsCursor = drawsCursor
         self.tracksDamage = tracksDamage
     }
+}
+
+/// What a PipeWire capture takes: a video node, and the size its first frame had.
+public struct PipeWirePlan: Sendable {
+    /// The node's id (`pw-cli ls Node`, or the portal's stream).
+    public var node: UInt32
+    /// Its pictures' size when the run was planned.
+    public var size: PixelSize
+
+    public init(node: UInt32, size: PixelSize) {
+        self.node = node
+        self.size = size
+    }
+
+    /// `PipeWire node 42`.
+    public var name: String { "PipeWire node \(node)" }
 }
 
 /// What an X11 window capture takes: the window found when the run was planned, what to look

@@ -31,9 +31,9 @@ struct CaptureSource: ParsableArguments {
             help: ArgumentHelp("A source: a window of --display, a monitor of it, a rectangle of its screen, "
                                + "another display's primary monitor, or wlr: an output of the Wayland compositor "
                                + "($WAYLAND_DISPLAY, or --display wayland-N) by wlroots' screencopy, the one "
-                               + "--monitor names. Twice for two, composed by --layout (the first is the primary; "
-                               + "--window counts as one).",
-                               valueName: "window:NAME|monitor:NAME|WxH+X+Y|:N|wlr"),
+                               + "--monitor names, or a PipeWire video node by its id. Twice for two, composed by "
+                               + "--layout (the first is the primary; --window counts as one).",
+                               valueName: "window:NAME|monitor:NAME|WxH+X+Y|:N|wlr|pipewire:NODE"),
             transform: parsed(SourceRequest.init(parsing:)))
     var sources: [SourceRequest] = []
 
@@ -73,8 +73,8 @@ struct CaptureSource: ParsableArguments {
             throw ValidationError("--monitor and --region cannot be combined: --region is in screen coordinates")
         }
         let all = allSources
-        if all.contains(.wlr) {
-            try validateWayland(all)
+        if let alone = all.first(where: \.isAlone) {
+            try validate(alone: alone, among: all)
             return
         }
         if all.count > 2 {
@@ -100,25 +100,29 @@ struct CaptureSource: ParsableArguments {
         }
     }
 
-    /// `--source wlr` takes one output, whole, named by `--monitor`; the presenter's tools are
-    /// drawn by the X11 grabbers alone for now.
-    private func validateWayland(_ all: [SourceRequest]) throws {
+    /// `--source wlr` (one output, whole, named by `--monitor`) and `--source pipewire:NODE` are
+    /// captured alone; the presenter's tools are drawn by the X11 grabbers alone for now.
+    private func validate(alone source: SourceRequest, among all: [SourceRequest]) throws {
+        let given = "--source \(source)"
         if all.count > 1 {
-            throw ValidationError("--source wlr captures one Wayland output: pass it alone (with --monitor NAME)")
+            throw ValidationError("\(given) is captured alone: pass no other source")
         }
         if let region {
-            throw ValidationError("--region '\(region)' is taken on X11 screens; --source wlr captures a whole output")
+            throw ValidationError("--region '\(region)' is taken on X11 screens; \(given) captures a whole picture")
+        }
+        if case .pipewire = source, let monitor {
+            throw ValidationError("--monitor '\(monitor)' names an X11 monitor or a Wayland output, not with \(given)")
         }
         if noSharedMemory {
-            throw ValidationError("--no-shm is for X servers; the Wayland compositor always copies into shared memory")
+            throw ValidationError("--no-shm is for X servers, not with \(given)")
         }
         if let flag = layout.firstGiven {
-            throw ValidationError("\(flag) lays out two sources; --source wlr captures one output")
+            throw ValidationError("\(flag) lays out two sources; \(given) is captured alone")
         }
         let presenting = [(presenter.highlight != nil, "--highlight-pointer"), (presenter.zoom > 1, "--zoom"),
                           (!presenter.masks.isEmpty, "--mask"), (presenter.showsRegion, "--show-region")]
         if let (_, flag) = presenting.first(where: \.0) {
-            throw ValidationError("\(flag) works on X11 screens for now, not with --source wlr")
+            throw ValidationError("\(flag) works on X11 screens for now, not with \(given)")
         }
     }
 

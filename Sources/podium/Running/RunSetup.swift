@@ -113,6 +113,8 @@ enum RunSetup {
                 case .monitor(let chosen): selector = chosen
                 case .region(let chosen): rectangle = chosen
                 case .display(let other): on = other
+                case .pipewire(let node):
+                    return (.pipewire(try PipeWirePlan.look(node: node)), nil)
                 case .wlr:
                     return (.wayland(try WaylandScreenPlan.look(display: display, monitor: selector, drawsCursor: cursor,
                                                                 tracksDamage: damage)), nil)

@@ -1,0 +1,223 @@
+// A video stream read from one PipeWire node (see cpipewire.h).
+//
+// libpipewire runs its own loop thread; every call into it from another thread holds the loop's
+// lock. The stream asks for 32-bit BGRx or BGRA pictures of any size and rate, in buffers
+// PipeWire maps for us (memfd or plain memory), with the damage metadata when the producer
+// gives it.
+#include "cpipewire.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pipewire/pipewire.h>
+#include <spa/buffer/meta.h>
+#include <spa/param/video/format-utils.h>
+#include <spa/utils/result.h>
+
+// The changed rectangles a frame may carry; more are taken as the whole picture.
+#define CPW_MAX_REGIONS 16
+
+struct cpw_capture {
+    struct pw_thread_loop *loop;
+    struct pw_context *context;
+    struct pw_core *core;
+    struct spa_hook core_listener;
+    struct pw_stream *stream;
+    struct spa_hook stream_listener;
+    struct spa_video_info_raw info;
+    int has_format;
+    cpw_frame_handler on_frame;
+    cpw_state_handler on_state;
+    void *handler_context;
+    // Set as it closes: the stream's own end is not reported.
+    int closing;
+};
+
+static void on_process(void *data) {
+    struct cpw_capture *capture = data;
+    struct pw_buffer *buffer = pw_stream_dequeue_buffer(capture->stream);
+    if (buffer == NULL) return;
+    struct spa_buffer *spa = buffer->buffer;
+    struct spa_data *plane = &spa->datas[0];
+    uint32_t format = capture->info.format == SPA_VIDEO_FORMAT_BGRA ? CPW_FORMAT_BGRA : CPW_FORMAT_BGRX;
+    uint32_t width = capture->info.size.width, height = capture->info.size.height;
+    struct spa_meta_header *header = spa_buffer_find_meta_data(spa, SPA_META_Header, sizeof(*header));
+    int corrupted = (header != NULL && (header->flags & SPA_META_HEADER_FLAG_CORRUPTED))
+        || (plane->chunk->flags & SPA_CHUNK_FLAG_CORRUPTED);
+    // Some producers leave the stride out: rows are then packed.
+    uint32_t stride = plane->chunk->stride > 0 ? (uint32_t)plane->chunk->stride : width * 4;
+    int whole = plane->data != NULL && capture->has_format && !corrupted
+        && plane->chunk->offset + (uint64_t)stride * height <= plane->maxsize && stride >= width * 4;
+    if (whole) {
+        cpw_region regions[CPW_MAX_REGIONS];
+        uint32_t count = 0;
+        int described = 0;
+        struct spa_meta *damage = spa_buffer_find_meta(spa, SPA_META_VideoDamage);
+        if (damage != NULL) {
+            struct spa_meta_region *region;
+            described = 1;
+            spa_meta_for_each(region, damage) {
+                if (!spa_meta_region_is_valid(region)) break;
+                if (count == CPW_MAX_REGIONS) { described = 0; break; }
+                regions[count++] = (cpw_region){ region->region.position.x, region->region.position.y,
+                                                 region->region.size.width, region->region.size.height };
+            }
+        }
+        const uint8_t *pixels = (const uint8_t *)plane->data + plane->chunk->offset;
+        capture->on_frame(capture->handler_context, pixels, width, height, stride, format,
+                          described ? regions : NULL, count);
+    }
+    pw_stream_queue_buffer(capture->stream, buffer);
+}
+
+static void on_param_changed(void *data, uint32_t id, const struct spa_pod *param) {
+    struct cpw_capture *capture = data;
+    if (param == NULL || id != SPA_PARAM_Format) return;
+    uint32_t media_type, media_subtype;
+    if (spa_format_parse(param, &media_type, &media_subtype) < 0 || media_type != SPA_MEDIA_TYPE_video
+        || media_subtype != SPA_MEDIA_SUBTYPE_raw) return;
+    memset(&capture->info, 0, sizeof capture->info);
+    if (spa_format_video_raw_parse(param, &capture->info) < 0) return;
+    capture->has_format = 1;
+
+    // The buffers and metadata taken: mapped memory, a header, and what changed.
+    uint8_t room[1024];
+    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(room, sizeof room);
+    const struct spa_pod *params[3];
+    uint32_t stride = capture->info.size.width * 4;
+    params[0] = spa_pod_builder_add_object(&builder,
+        SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
+        SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(4, 2, 16),
+        SPA_PARAM_BUFFERS_blocks, SPA_POD_Int(1),
+        SPA_PARAM_BUFFERS_size, SPA_POD_Int(stride * capture->info.size.height),
+        SPA_PARAM_BUFFERS_stride, SPA_POD_Int(stride),
+        SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int((1 << SPA_DATA_MemFd) | (1 << SPA_DATA_MemPtr)));
+    params[1] = spa_pod_builder_add_object(&builder,
+        SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
+        SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Header),
+        SPA_PARAM_META_size, SPA_POD_Int(sizeof(struct spa_meta_header)));
+    params[2] = spa_pod_builder_add_object(&builder,
+        SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
+        SPA_PARAM_META_type, SPA_POD_Id(SPA_META_VideoDamage),
+        SPA_PARAM_META_size, SPA_POD_CHOICE_RANGE_Int(sizeof(struct spa_meta_region) * CPW_MAX_REGIONS,
+                                                      sizeof(struct spa_meta_region),
+                                                      sizeof(struct spa_meta_region) * CPW_MAX_REGIONS));
+    pw_stream_update_params(capture->stream, params, 3);
+}
+
+static void on_state_changed(void *data, enum pw_stream_state old, enum pw_stream_state state, const char *error) {
+    (void)old;
+    struct cpw_capture *capture = data;
+    if (capture->closing) return;
+    switch (state) {
+    case PW_STREAM_STATE_STREAMING: capture->on_state(capture->handler_context, CPW_STATE_STREAMING, NULL); break;
+    case PW_STREAM_STATE_PAUSED: capture->on_state(capture->handler_context, CPW_STATE_PAUSED, NULL); break;
+    case PW_STREAM_STATE_CONNECTING: capture->on_state(capture->handler_context, CPW_STATE_CONNECTING, NULL); break;
+    case PW_STREAM_STATE_ERROR:
+    case PW_STREAM_STATE_UNCONNECTED:
+        capture->on_state(capture->handler_context, CPW_STATE_ENDED, error ? error : "the stream was disconnected");
+        break;
+    }
+}
+
+static const struct pw_stream_events stream_events = {
+    PW_VERSION_STREAM_EVENTS,
+    .state_changed = on_state_changed,
+    .param_changed = on_param_changed,
+    .process = on_process,
+};
+
+static void on_core_error(void *data, uint32_t id, int seq, int res, const char *message) {
+    (void)seq;
+    struct cpw_capture *capture = data;
+    if (capture->closing) return;
+    // The daemon gone (a broken pipe), or the node refused: the stream cannot go on.
+    if (id == PW_ID_CORE || res == -EPIPE) {
+        char said[256];
+        snprintf(said, sizeof said, "%s (%s)", message ? message : "PipeWire failed", spa_strerror(res));
+        capture->on_state(capture->handler_context, CPW_STATE_ENDED, said);
+    }
+}
+
+static const struct pw_core_events core_events = { PW_VERSION_CORE_EVENTS, .error = on_core_error };
+
+static void fail(char *error, size_t size, const char *what) {
+    snprintf(error, size, "%s: %s", what, strerror(errno));
+}
+
+// Fills `error` with what failed, and closes what was opened (its loop locked): NULL.
+static cpw_capture *abandon(cpw_capture *capture, char *error, size_t size, const char *what) {
+    fail(error, size, what);
+    pw_thread_loop_unlock(capture->loop);
+    cpw_capture_close(capture);
+    return NULL;
+}
+
+cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame, cpw_state_handler on_state,
+                              void *context, char *error, size_t error_size) {
+    pw_init(NULL, NULL);
+    struct cpw_capture *capture = calloc(1, sizeof *capture);
+    if (capture == NULL) { fail(error, error_size, "out of memory"); return NULL; }
+    capture->on_frame = on_frame;
+    capture->on_state = on_state;
+    capture->handler_context = context;
+    capture->loop = pw_thread_loop_new("podium-pipewire", NULL);
+    if (capture->loop == NULL) { fail(error, error_size, "cannot make PipeWire's loop"); free(capture); return NULL; }
+    capture->context = pw_context_new(pw_thread_loop_get_loop(capture->loop), NULL, 0);
+    if (capture->context == NULL || pw_thread_loop_start(capture->loop) < 0) {
+        fail(error, error_size, "cannot start PipeWire's loop");
+        if (capture->context) pw_context_destroy(capture->context);
+        pw_thread_loop_destroy(capture->loop);
+        free(capture);
+        return NULL;
+    }
+    pw_thread_loop_lock(capture->loop);
+    capture->core = fd >= 0 ? pw_context_connect_fd(capture->context, fd, NULL, 0)
+                            : pw_context_connect(capture->context, NULL, 0);
+    if (capture->core == NULL) return abandon(capture, error, error_size, "cannot connect to PipeWire");
+    pw_core_add_listener(capture->core, &capture->core_listener, &core_events, capture);
+    capture->stream = pw_stream_new(capture->core, "podium",
+        pw_properties_new(PW_KEY_MEDIA_TYPE, "Video", PW_KEY_MEDIA_CATEGORY, "Capture", PW_KEY_MEDIA_ROLE, "Screen",
+                          NULL));
+    if (capture->stream == NULL) return abandon(capture, error, error_size, "cannot make a PipeWire stream");
+    pw_stream_add_listener(capture->stream, &capture->stream_listener, &stream_events, capture);
+    uint8_t room[1024];
+    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(room, sizeof room);
+    const struct spa_pod *format = spa_pod_builder_add_object(&builder,
+        SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat,
+        SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
+        SPA_FORMAT_mediaSubtype, SPA_POD_Id(SPA_MEDIA_SUBTYPE_raw),
+        SPA_FORMAT_VIDEO_format, SPA_POD_CHOICE_ENUM_Id(3, SPA_VIDEO_FORMAT_BGRx, SPA_VIDEO_FORMAT_BGRx,
+                                                        SPA_VIDEO_FORMAT_BGRA),
+        SPA_FORMAT_VIDEO_size, SPA_POD_CHOICE_RANGE_Rectangle(&SPA_RECTANGLE(1920, 1080), &SPA_RECTANGLE(1, 1),
+                                                              &SPA_RECTANGLE(8192, 8192)),
+        SPA_FORMAT_VIDEO_framerate, SPA_POD_CHOICE_RANGE_Fraction(&SPA_FRACTION(0, 1), &SPA_FRACTION(0, 1),
+                                                                  &SPA_FRACTION(1000, 1)));
+    int connected = pw_stream_connect(capture->stream, PW_DIRECTION_INPUT, node,
+                                      PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS, &format, 1);
+    pw_thread_loop_unlock(capture->loop);
+    if (connected < 0) {
+        snprintf(error, error_size, "cannot connect to PipeWire node %u: %s", node, spa_strerror(connected));
+        cpw_capture_close(capture);
+        return NULL;
+    }
+    return capture;
+}
+
+void cpw_capture_close(cpw_capture *capture) {
+    if (capture == NULL) return;
+    pw_thread_loop_lock(capture->loop);
+    capture->closing = 1;
+    if (capture->stream) {
+        pw_stream_disconnect(capture->stream);
+        pw_stream_destroy(capture->stream);
+    }
+    if (capture->core) pw_core_disconnect(capture->core);
+    pw_thread_loop_unlock(capture->loop);
+    pw_thread_loop_stop(capture->loop);
+    pw_context_destroy(capture->context);
+    pw_thread_loop_destroy(capture->loop);
+    free(capture);
+}

@@ -1,0 +1,44 @@
+// A video stream read from one PipeWire node, on PipeWire's own thread: what Podium needs of
+// libpipewire, whose format and buffer parameters are built with C macros Swift cannot call.
+#ifndef PODIUM_CPIPEWIRE_H
+#define PODIUM_CPIPEWIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// The pixel layouts Podium takes: four bytes a pixel, blue first (as X11 and wl_shm give them).
+enum { CPW_FORMAT_BGRX = 1, CPW_FORMAT_BGRA = 2 };
+
+// What the stream says of itself, as it goes.
+enum {
+    CPW_STATE_CONNECTING = 0, // waiting for the node and the session manager to link it
+    CPW_STATE_STREAMING = 1,  // frames come
+    CPW_STATE_PAUSED = 2,     // the producer stopped sending (it may be gone)
+    CPW_STATE_ENDED = 3,      // the stream or PipeWire itself failed or went away: `error` says why
+};
+
+// A rectangle of a frame that changed since the one before.
+typedef struct {
+    int32_t x, y;
+    uint32_t width, height;
+} cpw_region;
+
+// A frame: `pixels` are valid only during the call (the buffer goes back to PipeWire after it).
+// `regions` is NULL when the producer says nothing of what changed (all of it may have).
+typedef void (*cpw_frame_handler)(void *context, const uint8_t *pixels, uint32_t width, uint32_t height,
+                                  uint32_t stride, uint32_t format, const cpw_region *regions,
+                                  uint32_t region_count);
+typedef void (*cpw_state_handler)(void *context, int state, const char *error);
+
+typedef struct cpw_capture cpw_capture;
+
+// Connects to PipeWire (through `fd`, as the ScreenCast portal hands it out, or the user's
+// daemon when `fd` is -1; PipeWire owns `fd` from then) and reads node `node` as video. The
+// handlers are called on PipeWire's thread. Returns NULL with `error` filled when it cannot.
+cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame, cpw_state_handler on_state,
+                              void *context, char *error, size_t error_size);
+
+// Stops the stream and PipeWire's thread; no handler is called after it returns.
+void cpw_capture_close(cpw_capture *capture);
+
+#endif

@@ -1,0 +1,219 @@
+import CPipeWire
+public import PodiumCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Takes frames of a PipeWire video stream: the ScreenCast portal's, or any video node.
+///
+/// PipeWire's own thread delivers frames as the producer makes them. Each is copied at once into
+/// a frame buffer (PipeWire's buffer goes back to the producer), and the newest waits for the
+/// next slot of the run's grid, which hands it on with the rows that changed since the frame
+/// before (from the stream's damage metadata, or all of them). So capture stays paced to
+/// `--fps`: never faster, skipping rather than bursting. A slot with no new frame is unchanged;
+/// one that must send a frame all the same sends the last one again.
+///
+/// Made on the capture thread and used there, but for the inbox PipeWire's thread fills.
+public final class PipeWireCapture: FrameGrabber {
+    private let stream: OpaquePointer
+    private let inbox: PipeWireInbox
+    /// The last frame handed on, held to hand on again when one is asked for and nothing changed.
+    private var latest: CapturedFrame?
+    public let description: String
+
+    /// Connects to PipeWire (through `remote`, the portal's descriptor, or the user's daemon)
+    /// and reads node `node`.
+    /// - Parameter bufferCount: frames that may be in flight at once across every stage.
+    /// - Throws: 69 when PipeWire cannot be reached.
+    public init(node: UInt32, remote: Int32? = nil, named name: String, bufferCount: Int,
+                clock: any PacingClock = MonotonicClock()) throws(PodiumError) {
+        let inbox = PipeWireInbox(bufferCount: max(3, bufferCount + 1), clock: clock)
+        let context = Unmanaged.passRetained(inbox).toOpaque()
+        var error = [CChar](repeating: 0, count: 256)
+        let opened = cpw_capture_open(remote ?? -1, node, { context, pixels, width, height, stride, format, regions,
+                                                             count in
+            guard let context, let pixels else { return }
+            Unmanaged<PipeWireInbox>.fromOpaque(context).takeUnretainedValue()
+                .receive(pixels, size: PixelSize(width: Int(width), height: Int(height)), bytesPerRow: Int(stride),
+                         regions: regions.map { UnsafeBufferPointer(start: $0, count: Int(count)) })
+        }, { context, state, error in
+            guard let context else { return }
+            Unmanaged<PipeWireInbox>.fromOpaque(context).takeUnretainedValue()
+                .stateChanged(state, error: error.map { String(cString: $0) })
+        }, context, &error, error.count)
+        guard let opened else {
+            Unmanaged<PipeWireInbox>.fromOpaque(context).release()
+            throw .unavailable("PipeWire: \(String(decoding: error.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))")
+        }
+        stream = opened
+        self.inbox = inbox
+        description = name
+    }
+
+    deinit {
+        // No handler runs after this: the inbox can go.
+        cpw_capture_close(stream)
+        Unmanaged.passUnretained(inbox).release()
+        inbox.drain()
+        latest?.buffer.release()
+    }
+
+    /// The size of the first frame, waiting for it at most `timeout` seconds; `nil` when none came.
+    public func firstSize(within timeout: Double) -> PixelSize? {
+        inbox.firstSize(within: timeout)
+    }
+
+    public func capture(sequence: UInt64, time: UInt64, slotTime: UInt64, evenIfUnchanged: Bool)
+        throws(PodiumError) -> CaptureOutcome {
+        if let ended = inbox.ended {
+            throw .unavailable("the PipeWire stream \(description) ended: \(ended)")
+        }
+        guard let arrived = inbox.take() else {
+            guard evenIfUnchanged, var frame = latest else { return .unchanged }
+            frame.sequence = sequence
+            frame.slotTime = slotTime
+            frame.changedRows = RowBands()
+            return .frame(frame)
+        }
+        let frame = CapturedFrame(buffer: arrived.buffer, size: arrived.size, bytesPerRow: arrived.bytesPerRow,
+                                  captureTime: arrived.time, slotTime: slotTime, sequence: sequence,
+                                  changedRows: latest?.size == arrived.size ? arrived.rows : nil)
+        frame.buffer.share(with: 1)
+        latest?.buffer.release()
+        latest = frame
+        return .frame(frame)
+    }
+}
+
+/// Where PipeWire's thread leaves frames for the capture thread: the newest one, in a buffer of
+/// its own. Thread-safe.
+final class PipeWireInbox: Sendable {
+    /// A frame copied out of PipeWire's buffer.
+    struct Arrived: Sendable {
+        var buffer: FrameBuffer
+        var size: PixelSize
+        var bytesPerRow: Int
+        /// When it came, on the run's clock.
+        var time: UInt64
+        /// The rows that changed since the frame taken before; `nil` for all of them.
+        var rows: RowBands?
+    }
+
+    private struct State: Sendable {
+        var pool: FrameBufferPool?
+        var poolSize = PixelSize(width: 0, height: 0)
+        var newest: Arrived?
+        var firstSize: PixelSize?
+        var ended: String?
+    }
+
+    private let bufferCount: Int
+    private let clock: any PacingClock
+    private let state = Mutex(State())
+
+    init(bufferCount: Int, clock: any PacingClock) {
+        self.bufferCount = bufferCount
+        self.clock = clock
+    }
+
+    /// Why the stream ended, once it did.
+    var ended: String? { state.withLock { $0.ended } }
+
+    /// On PipeWire's thread: copies a frame into a free buffer and makes it the newest.
+    func receive(_ pixels: UnsafePointer<UInt8>, size: PixelSize, bytesPerRow: Int,
+                 regions: UnsafeBufferPointer<cpw_region>?) {
+        let rowBytes = size.width * 4
+        let pool = state.withLock { state -> FrameBufferPool in
+            state.firstSize = state.firstSize ?? size
+            if let pool = state.pool, state.poolSize == size { return pool }
+            // A new size: buffers of it (the old ones go as the stages release them).
+            let made = FrameBufferPool((0..<bufferCount).map { index in
+                let storage = HeapStorage(capacity: rowBytes * size.height)
+                return FrameBuffer(bytes: storage.bytes, capacity: rowBytes * size.height, index: index,
+                                   storage: storage)
+            })
+            (state.pool, state.poolSize) = (made, size)
+            return made
+        }
+        // Every buffer in use downstream: this frame is dropped, as a slow stage's would be.
+        guard let buffer = pool.acquire() else { return }
+        if bytesPerRow == rowBytes {
+            buffer.bytes.copyMemory(from: pixels, byteCount: rowBytes * size.height)
+        } else {
+            for row in 0..<size.height {
+                (buffer.bytes + row * rowBytes).copyMemory(from: pixels + row * bytesPerRow, byteCount: rowBytes)
+            }
+        }
+        var rows: RowBands? = nil
+        if let regions {
+            var bands = RowBands()
+            for region in regions {
+                let top = min(max(0, Int(region.y)), size.height)
+                bands.insert(top..<min(top + Int(region.height), size.height))
+            }
+            rows = bands
+        }
+        var arrived = Arrived(buffer: buffer, size: size, bytesPerRow: rowBytes, time: clock.now(), rows: rows)
+        let replaced = state.withLock { state -> FrameBuffer? in
+            guard let older = state.newest else {
+                state.newest = arrived
+                return nil
+            }
+            // What changed since the frame taken before: both frames' changes (all rows when either
+            // does not say, or the size changed).
+            if var union = older.rows, let rows, older.size == size {
+                union.formUnion(rows)
+                arrived.rows = union
+            } else {
+                arrived.rows = nil
+            }
+            state.newest = arrived
+            return older.buffer
+        }
+        replaced?.share(with: 0)
+    }
+
+    /// On PipeWire's thread: the stream's state; an end is kept for the capture thread to say.
+    func stateChanged(_ code: Int32, error: String?) {
+        guard code == Int32(CPW_STATE_ENDED) else { return }
+        state.withLock { $0.ended = $0.ended ?? error ?? "it ended" }
+    }
+
+    /// The newest frame, taken: `nil` when none came since the last.
+    func take() -> Arrived? {
+        state.withLock { state in
+            defer { state.newest = nil }
+            return state.newest
+        }
+    }
+
+    /// The size of the first frame, waiting for it at most `timeout` seconds.
+    func firstSize(within timeout: Double) -> PixelSize? {
+        let deadline = clock.now() + UInt64(timeout * 1e9)
+        while clock.now() < deadline {
+            if let size = state.withLock({ $0.firstSize }) { return size }
+            if ended != nil { return nil }
+            clock.sleep(until: clock.now() + 10_000_000)
+        }
+        return nil
+    }
+
+    /// Gives back a frame that was never taken.
+    func drain() {
+        take()?.buffer.share(with: 0)
+    }
+}
+
+extension PipeWirePlan {
+    /// Reads node `node` until its first frame, for the size of its pictures.
+    /// - Throws: 69 when PipeWire cannot be reached, or the node sends no picture within 5 s.
+    public static func look(node: UInt32) throws(PodiumError) -> PipeWirePlan {
+        let probe = try PipeWireCapture(node: node, named: "PipeWire node \(node)", bufferCount: 1)
+        guard let size = probe.firstSize(within: 5) else {
+            throw .unavailable("PipeWire node \(node) sent no picture within 5 s (is it a video source? "
+                               + "'pw-cli ls Node' lists them)")
+        }
+        return PipeWirePlan(node: node, size: size)
+    }
+}

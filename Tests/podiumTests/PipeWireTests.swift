@@ -1,0 +1,79 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// A PipeWire video stream as the source (`--source pipewire:NODE`), the leg of the ScreenCast
+/// portal that reads the pictures: a real PipeWire with WirePlumber (the tests' sound server),
+/// and GStreamer's `pipewiresink` providing a video node of a known colour.
+@Suite(.serialized) struct PipeWireTests {
+    let server: SoundServer
+    let folder: URL
+
+    init() throws {
+        server = try SoundServer()
+        folder = try Tools.temporaryFolder()
+    }
+
+    /// What a client of this PipeWire needs.
+    var environment: [String: String] { ["XDG_RUNTIME_DIR": server.folder.path] }
+
+    /// Starts a video node of one colour (`0xRRGGBB`) and returns it with its id.
+    func provide(colour: String, name: String) throws -> (producer: RunningCommand, node: Int) {
+        let producer = try Tools.start("gst-launch-1.0", [
+            "-q", "videotestsrc", "pattern=solid-color", "foreground-color=0xff\(colour)", "is-live=true", "!",
+            "video/x-raw,format=BGRx,width=640,height=360,framerate=30/1", "!", "pipewiresink", "mode=provide",
+            "stream-properties=props,media.class=Video/Source,node.name=\(name)",
+        ], environment: environment)
+        for _ in 0..<100 {
+            let dump = try Tools.start("pw-dump", [], environment: environment).wait(timeout: 10)
+            let objects = (try? JSONSerialization.jsonObject(with: Data(dump.stdout.utf8))) as? [[String: Any]] ?? []
+            let node = objects.first { object in
+                let props = (object["info"] as? [String: Any])?["props"] as? [String: Any]
+                return object["type"] as? String == "PipeWire:Interface:Node" && props?["node.name"] as? String == name
+            }
+            if let id = node?["id"] as? Int { return (producer, id) }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        _ = try? producer.interrupt(timeout: 5)
+        throw TestFailure("GStreamer's node \(name) did not appear")
+    }
+
+    @Test func aVideoNodeIsCapturedAtItsSizeInItsColours() throws {
+        let (producer, node) = try provide(colour: "336699", name: "podium-test-blue")
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let recording = folder.appendingPathComponent("node.mkv").path
+        let run = try Tools.podium(["stream", "--source", "pipewire:\(node)", "--to", recording, "-t", "3s"],
+                                   environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("capturing PipeWire node \(node) at 30 fps"), "\(run.stderr)")
+        let probed = try Tools.probe(recording)
+        #expect(probed.width == 640 && probed.height == 360, "\(probed)")
+        let frames = try Tools.rgbFrames(recording, size: (width: 32, height: 18))
+        #expect(frames.count >= 10, "\(frames.count) frames")
+        let centre = (9 * 32 + 16) * 3
+        #expect(frames.allSatisfy { frame in
+            zip((0..<3).map { Int(frame.pixels[centre + $0]) }, [0x33, 0x66, 0x99]).allSatisfy { abs($0 - $1) < 6 }
+        }, "every frame the node's colour")
+    }
+
+    @Test func pipeWireGoingAwayEndsTheRunWithItsRecordingWhole() throws {
+        let (producer, node) = try provide(colour: "ff0000", name: "podium-test-red")
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let (result, decodes) = try Tools.streamLosingTheSource(
+            ["--source", "pipewire:\(node)"], recording: folder.appendingPathComponent("lost.mkv").path,
+            environment: environment) { server.stop() }
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("the PipeWire stream PipeWire node \(node) ended"), "\(result.stderr)")
+        #expect(decodes)
+    }
+
+    @Test func aNodeThatIsNotThereOrNotANumberIsRefused() throws {
+        let output = folder.appendingPathComponent("never.mkv").path
+        let word = try Tools.podium(["stream", "--source", "pipewire:camera", "--to", output], environment: environment)
+        #expect(word.status == 64 && word.stderr.contains("pipewire:camera"), "\(word)")
+        let nobody = try Tools.podium(["stream", "--source", "pipewire:99999", "--to", output],
+                                      environment: environment)
+        #expect(nobody.status == 69 && nobody.stderr.contains("PipeWire node 99999 sent no picture"), "\(nobody)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}
