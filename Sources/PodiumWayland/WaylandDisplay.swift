@@ -128,7 +128,8 @@ public final class WaylandDisplay {
 
     private func lost() -> PodiumError {
         let code = wl_display_get_error(raw)
-        return .unavailable("lost the Wayland display '\(name)': \(String(cString: strerror(code == 0 ? errno : code)))")
+        let reason = String(cString: strerror(code == 0 ? errno : code))
+        return .unavailable("lost the Wayland display '\(name)': \(reason)")
     }
 
     /// The outputs as monitors, for `podium displays` and `--monitor`: named, placed in the

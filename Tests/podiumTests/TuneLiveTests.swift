@@ -119,7 +119,8 @@ import Testing
         let keyframes = packets.filter(\.isKeyframe).map(\.time)
         #expect(keyframes.contains { abs($0 - changed) < 0.4 },
                 "a keyframe where the new encoder took over, at \(changed) s: \(keyframes)")
-        let before = packets.bitsPerSecond(in: 1..<changed), after = packets.bitsPerSecond(in: changed + 1..<changed + 3)
+        let before = packets.bitsPerSecond(in: 1..<changed)
+        let after = packets.bitsPerSecond(in: changed + 1..<changed + 3)
         #expect(after < before * 0.4, "the bit rate fell: \(before / 1e6) → \(after / 1e6) Mbit/s")
     }
 

@@ -71,10 +71,9 @@ import Testing
         // The colours, within what 4:2:0 and x264 make of them; the change in the next frames.
         let colours = try centreColours(recording)
         let before = colours.filter { $0.time < 2.5 }, after = colours.filter { $0.time > 4 }
-        #expect(!before.isEmpty && before.allSatisfy { zip($0.rgb, [0x33, 0x66, 0x99]).allSatisfy { abs($0 - $1) < 6 } },
-                "\(before)")
-        #expect(!after.isEmpty && after.allSatisfy { zip($0.rgb, [255, 0, 0]).allSatisfy { abs($0 - $1) < 6 } },
-                "\(after)")
+        let close = { (rgb: [Int], expected: [Int]) in zip(rgb, expected).allSatisfy { abs($0 - $1) < 6 } }
+        #expect(!before.isEmpty && before.allSatisfy { close($0.rgb, [0x33, 0x66, 0x99]) }, "\(before)")
+        #expect(!after.isEmpty && after.allSatisfy { close($0.rgb, [255, 0, 0]) }, "\(after)")
         // Still for 6 s but for one change: the first frame, the change, and the idle repeats
         // (one a second), not 180 frames.
         #expect(colours.count <= 12, "\(colours.count) frames of a still screen")

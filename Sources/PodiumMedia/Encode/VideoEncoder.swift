@@ -337,7 +337,8 @@ public final class VideoEncoder: PictureEncoding {
         guard let owned = OwnedCodecContext(encoder) else { throw .software("out of memory opening \(encoder.name)") }
         // Quiet: a refusal is reported once, in Podium's words with FFmpeg's reason.
         try FFmpegLog.quietly { () throws(PodiumError) in
-            try configure(owned.pointer, encoder: encoder, settings: settings, format: format, globalHeader: globalHeader)
+            try configure(owned.pointer, encoder: encoder, settings: settings, format: format,
+                          globalHeader: globalHeader)
             try open(owned.pointer, encoder: encoder)
         }
         return owned

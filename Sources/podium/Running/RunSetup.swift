@@ -116,8 +116,8 @@ enum RunSetup {
                 case .pipewire(let node):
                     return (.pipewire(try PipeWirePlan.look(node: node)), nil)
                 case .wlr:
-                    return (.wayland(try WaylandScreenPlan.look(display: display, monitor: selector, drawsCursor: cursor,
-                                                                tracksDamage: damage)), nil)
+                    return (.wayland(try WaylandScreenPlan.look(display: display, monitor: selector,
+                                                                drawsCursor: cursor, tracksDamage: damage)), nil)
                 case nil:
                     // A Wayland session (without X, or whose X is XWayland, which shows only X
                     // windows): its compositor's outputs.
