@@ -1,4 +1,5 @@
 import CPipeWire
+public import Logging
 public import PodiumCore
 import Synchronization
 #if canImport(Glibc)
@@ -21,13 +22,16 @@ public final class PipeWireCapture: FrameGrabber {
     /// The last frame handed on, held to hand on again when one is asked for and nothing changed.
     private var latest: CapturedFrame?
     public let description: String
+    private let logger: Logger
+    /// The producer stopped sending (said once), until it sends again.
+    private var paused = false
 
     /// Connects to PipeWire (through `remote`, the portal's descriptor, or the user's daemon)
     /// and reads node `node`.
     /// - Parameter bufferCount: frames that may be in flight at once across every stage.
     /// - Throws: 69 when PipeWire cannot be reached.
     public init(node: UInt32, remote: Int32? = nil, named name: String, bufferCount: Int,
-                clock: any PacingClock = MonotonicClock()) throws(PodiumError) {
+                clock: any PacingClock = MonotonicClock(), logger: Logger) throws(PodiumError) {
         let inbox = PipeWireInbox(bufferCount: max(3, bufferCount + 1), clock: clock)
         let context = Unmanaged.passRetained(inbox).toOpaque()
         var error = [CChar](repeating: 0, count: 256)
@@ -49,6 +53,7 @@ public final class PipeWireCapture: FrameGrabber {
         stream = opened
         self.inbox = inbox
         description = name
+        self.logger = logger
     }
 
     deinit {
@@ -69,7 +74,15 @@ public final class PipeWireCapture: FrameGrabber {
         if let ended = inbox.ended {
             throw .unavailable("the PipeWire stream \(description) ended: \(ended)")
         }
+        // A producer that stopped (or went) leaves the stream paused: the last picture is held.
+        if inbox.isPaused != paused {
+            paused.toggle()
+            let said = paused ? "\(description) paused: its producer stopped sending; waiting for it"
+                : "capturing \(description) again"
+            logger.notice("\(said)")
+        }
         guard let arrived = inbox.take() else {
+            if paused { return .waiting }
             guard evenIfUnchanged, var frame = latest else { return .unchanged }
             frame.sequence = sequence
             frame.slotTime = slotTime
@@ -106,6 +119,9 @@ final class PipeWireInbox: Sendable {
         var newest: Arrived?
         var firstSize: PixelSize?
         var ended: String?
+        /// Streaming once, then paused.
+        var streamed = false
+        var paused = false
     }
 
     private let bufferCount: Int
@@ -174,10 +190,19 @@ final class PipeWireInbox: Sendable {
         replaced?.share(with: 0)
     }
 
+    /// Whether the stream, once streaming, is paused now.
+    var isPaused: Bool { state.withLock { $0.paused } }
+
     /// On PipeWire's thread: the stream's state; an end is kept for the capture thread to say.
     func stateChanged(_ code: Int32, error: String?) {
-        guard code == Int32(CPW_STATE_ENDED) else { return }
-        state.withLock { $0.ended = $0.ended ?? error ?? "it ended" }
+        state.withLock { state in
+            switch code {
+            case Int32(CPW_STATE_ENDED): state.ended = state.ended ?? error ?? "it ended"
+            case Int32(CPW_STATE_STREAMING): (state.streamed, state.paused) = (true, false)
+            case Int32(CPW_STATE_PAUSED): state.paused = state.streamed
+            default: break
+            }
+        }
     }
 
     /// The newest frame, taken: `nil` when none came since the last.
@@ -209,7 +234,8 @@ extension PipeWirePlan {
     /// Reads node `node` until its first frame, for the size of its pictures.
     /// - Throws: 69 when PipeWire cannot be reached, or the node sends no picture within 5 s.
     public static func look(node: UInt32) throws(PodiumError) -> PipeWirePlan {
-        let probe = try PipeWireCapture(node: node, named: "PipeWire node \(node)", bufferCount: 1)
+        let probe = try PipeWireCapture(node: node, named: "PipeWire node \(node)", bufferCount: 1,
+                                        logger: Logger(label: "podium-probe") { _ in SwiftLogNoOpLogHandler() })
         guard let size = probe.firstSize(within: 5) else {
             throw .unavailable("PipeWire node \(node) sent no picture within 5 s (is it a video source? "
                                + "'pw-cli ls Node' lists them)")

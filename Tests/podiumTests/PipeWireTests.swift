@@ -56,6 +56,25 @@ import Testing
         }, "every frame the node's colour")
     }
 
+    @Test func aProducerThatStopsIsWaitedForAndTheRecordingGoesOn() throws {
+        let (producer, node) = try provide(colour: "00ff00", name: "podium-test-green")
+        let recording = folder.appendingPathComponent("waited.mkv").path
+        let run = try Tools.start(Tools.podium.path, ["stream", "--source", "pipewire:\(node)", "--to", recording],
+                                  environment: environment)
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 1.5)
+        _ = try producer.interrupt(timeout: 5)
+        try run.waitForStderr(containing: "PipeWire node \(node) paused: its producer stopped sending", timeout: 10)
+        Thread.sleep(forTimeInterval: 1.5)
+        let result = try run.interrupt()
+        #expect(result.status == 0, "\(result.stderr)")
+        // The last picture held to the end: the recording lasts the run.
+        let probed = try Tools.probe(recording)
+        #expect((probed.duration ?? 0) > 2.5, "\(probed)")
+        let decoded = try Tools.run("ffmpeg", ["-v", "error", "-i", recording, "-f", "null", "-"])
+        #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded)")
+    }
+
     @Test func pipeWireGoingAwayEndsTheRunWithItsRecordingWhole() throws {
         let (producer, node) = try provide(colour: "ff0000", name: "podium-test-red")
         defer { _ = try? producer.interrupt(timeout: 5) }
