@@ -54,6 +54,8 @@ let package = Package(
             cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2", "-D_REENTRANT"])],
             linkerSettings: [.linkedLibrary("pipewire-0.3")]
         ),
+        // sd-bus (libsystemd): the desktop's ScreenCast portal (its messages are read with variadic calls).
+        .target(name: "CPortal", linkerSettings: [.linkedLibrary("systemd")]),
         .target(
             name: "PodiumCore",
             dependencies: [
@@ -74,7 +76,9 @@ let package = Package(
         // Wayland screens: wlroots' screencopy, and PipeWire video streams (the ScreenCast portal's).
         .target(
             name: "PodiumWayland",
-            dependencies: ["PodiumCore", "CWayland", "CPipeWire", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "PodiumCore", "CWayland", "CPipeWire", "CPortal", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The browser viewer: the server, the page, and the sinks that feed each viewer.
         .target(

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pipewire/pipewire.h>
 #include <spa/buffer/meta.h>
@@ -159,14 +160,24 @@ cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame,
                               void *context, char *error, size_t error_size) {
     pw_init(NULL, NULL);
     struct cpw_capture *capture = calloc(1, sizeof *capture);
-    if (capture == NULL) { fail(error, error_size, "out of memory"); return NULL; }
+    if (capture == NULL) {
+        if (fd >= 0) close(fd);
+        fail(error, error_size, "out of memory");
+        return NULL;
+    }
     capture->on_frame = on_frame;
     capture->on_state = on_state;
     capture->handler_context = context;
     capture->loop = pw_thread_loop_new("podium-pipewire", NULL);
-    if (capture->loop == NULL) { fail(error, error_size, "cannot make PipeWire's loop"); free(capture); return NULL; }
+    if (capture->loop == NULL) {
+        if (fd >= 0) close(fd);
+        fail(error, error_size, "cannot make PipeWire's loop");
+        free(capture);
+        return NULL;
+    }
     capture->context = pw_context_new(pw_thread_loop_get_loop(capture->loop), NULL, 0);
     if (capture->context == NULL || pw_thread_loop_start(capture->loop) < 0) {
+        if (fd >= 0) close(fd);
         fail(error, error_size, "cannot start PipeWire's loop");
         if (capture->context) pw_context_destroy(capture->context);
         pw_thread_loop_destroy(capture->loop);

@@ -120,7 +120,7 @@ public enum RunBuilder {
         case .wayland(let output):
             try ScreencopyCapture(plan: output, bufferCount: bufferCount, logger: logger)
         case .pipewire(let stream):
-            try PipeWireCapture(node: stream.node, named: stream.name, bufferCount: bufferCount, logger: logger)
+            try PipeWireCapture(plan: stream, bufferCount: bufferCount, logger: logger)
         }
     }
 

@@ -19,6 +19,8 @@ import Glibc
 public final class PipeWireCapture: FrameGrabber {
     private let stream: OpaquePointer
     private let inbox: PipeWireInbox
+    /// The portal's session, which says when the desktop stops sharing.
+    private let remote: (any PipeWireRemote)?
     /// The last frame handed on, held to hand on again when one is asked for and nothing changed.
     private var latest: CapturedFrame?
     public let description: String
@@ -26,16 +28,17 @@ public final class PipeWireCapture: FrameGrabber {
     /// The producer stopped sending (said once), until it sends again.
     private var paused = false
 
-    /// Connects to PipeWire (through `remote`, the portal's descriptor, or the user's daemon)
-    /// and reads node `node`.
+    /// Connects to PipeWire (through the plan's remote, the portal's session, or the user's
+    /// daemon) and reads the plan's node.
     /// - Parameter bufferCount: frames that may be in flight at once across every stage.
     /// - Throws: 69 when PipeWire cannot be reached.
-    public init(node: UInt32, remote: Int32? = nil, named name: String, bufferCount: Int,
-                clock: any PacingClock = MonotonicClock(), logger: Logger) throws(PodiumError) {
+    public init(plan: PipeWirePlan, bufferCount: Int, clock: any PacingClock = MonotonicClock(),
+                logger: Logger) throws(PodiumError) {
+        let descriptor = try plan.remote?.connect() ?? -1
         let inbox = PipeWireInbox(bufferCount: max(3, bufferCount + 1), clock: clock)
         let context = Unmanaged.passRetained(inbox).toOpaque()
         var error = [CChar](repeating: 0, count: 256)
-        let opened = cpw_capture_open(remote ?? -1, node, { context, pixels, width, height, stride, format, regions,
+        let opened = cpw_capture_open(descriptor, plan.node, { context, pixels, width, height, stride, format, regions,
                                                              count in
             guard let context, let pixels else { return }
             Unmanaged<PipeWireInbox>.fromOpaque(context).takeUnretainedValue()
@@ -52,7 +55,8 @@ public final class PipeWireCapture: FrameGrabber {
         }
         stream = opened
         self.inbox = inbox
-        description = name
+        remote = plan.remote
+        description = plan.name
         self.logger = logger
     }
 
@@ -71,6 +75,9 @@ public final class PipeWireCapture: FrameGrabber {
 
     public func capture(sequence: UInt64, time: UInt64, slotTime: UInt64, evenIfUnchanged: Bool)
         throws(PodiumError) -> CaptureOutcome {
+        if let ended = remote?.ended {
+            throw .unavailable(ended)
+        }
         if let ended = inbox.ended {
             throw .unavailable("the PipeWire stream \(description) ended: \(ended)")
         }
@@ -232,14 +239,20 @@ final class PipeWireInbox: Sendable {
 
 extension PipeWirePlan {
     /// Reads node `node` until its first frame, for the size of its pictures.
+    /// - Parameters:
+    ///   - name: what it shows, for headings (`PipeWire node 42` by default).
+    ///   - remote: where the connection to PipeWire comes from (the portal's session).
     /// - Throws: 69 when PipeWire cannot be reached, or the node sends no picture within 5 s.
-    public static func look(node: UInt32) throws(PodiumError) -> PipeWirePlan {
-        let probe = try PipeWireCapture(node: node, named: "PipeWire node \(node)", bufferCount: 1,
+    public static func look(node: UInt32, name: String? = nil, remote: (any PipeWireRemote)? = nil)
+        throws(PodiumError) -> PipeWirePlan {
+        var plan = PipeWirePlan(node: node, size: PixelSize(width: 0, height: 0), name: name, remote: remote)
+        let probe = try PipeWireCapture(plan: plan, bufferCount: 1,
                                         logger: Logger(label: "podium-probe") { _ in SwiftLogNoOpLogHandler() })
         guard let size = probe.firstSize(within: 5) else {
-            throw .unavailable("PipeWire node \(node) sent no picture within 5 s (is it a video source? "
-                               + "'pw-cli ls Node' lists them)")
+            throw .unavailable("\(plan.name) sent no picture within 5 s"
+                               + (remote == nil ? " (is it a video source? 'pw-cli ls Node' lists them)" : ""))
         }
-        return PipeWirePlan(node: node, size: size)
+        plan.size = size
+        return plan
     }
 }

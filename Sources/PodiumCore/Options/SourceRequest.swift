@@ -14,11 +14,15 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
     case wlr
     /// `pipewire:NODE`: a PipeWire video node (a camera, another program's stream).
     case pipewire(UInt32)
+    /// `portal`: the monitor or window the user shares through the desktop's ScreenCast portal.
+    case portal
 
-    /// Reads `window:NAME`, `monitor:NAME`, `WxH+X+Y`, `:N` or `wlr`.
+    /// Reads `window:NAME`, `monitor:NAME`, `WxH+X+Y`, `:N`, `wlr`, `portal` or `pipewire:NODE`.
     public init(parsing text: String) throws(OptionParseError) {
         if text == "wlr" {
             self = .wlr
+        } else if text == "portal" {
+            self = .portal
         } else if text.hasPrefix("pipewire:") {
             guard let node = UInt32(text.dropFirst("pipewire:".count)) else {
                 throw OptionParseError("pipewire: needs a node id, as 'pw-cli ls Node' lists them")
@@ -39,7 +43,7 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
         } else if text.first?.isNumber == true {
             self = .region(try PixelRect(parsing: text))
         } else {
-            throw OptionParseError("expected window:NAME, monitor:NAME, WxH+X+Y, :N, wlr or pipewire:NODE")
+            throw OptionParseError("expected window:NAME, monitor:NAME, WxH+X+Y, :N, wlr, portal or pipewire:NODE")
         }
     }
 
@@ -47,7 +51,7 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
     /// source, no region, none of the presenter's tools yet.
     public var isAlone: Bool {
         switch self {
-        case .wlr, .pipewire: true
+        case .wlr, .portal, .pipewire: true
         default: false
         }
     }
@@ -65,6 +69,7 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
         case .region(let rect): rect.description
         case .display(let display): display
         case .wlr: "wlr"
+        case .portal: "portal"
         case .pipewire(let node): "pipewire:\(node)"
         }
     }

@@ -211,14 +211,27 @@ public struct PipeWirePlan: Sendable {
     public var node: UInt32
     /// Its pictures' size when the run was planned.
     public var size: PixelSize
+    /// What it shows, for headings: `PipeWire node 42`, `the monitor shared through the portal`.
+    public var name: String
+    /// Where connections to PipeWire come from: the portal's session, or the user's own daemon
+    /// when `nil`.
+    public var remote: (any PipeWireRemote)?
 
-    public init(node: UInt32, size: PixelSize) {
+    public init(node: UInt32, size: PixelSize, name: String? = nil, remote: (any PipeWireRemote)? = nil) {
         self.node = node
         self.size = size
+        self.name = name ?? "PipeWire node \(node)"
+        self.remote = remote
     }
+}
 
-    /// `PipeWire node 42`.
-    public var name: String { "PipeWire node \(node)" }
+/// A PipeWire reached through someone else's door: the ScreenCast portal's session, which hands
+/// out connections to the stream the user shared, and ends when the desktop stops sharing.
+public protocol PipeWireRemote: AnyObject, Sendable {
+    /// A new connection to PipeWire (a descriptor the caller owns); throws 69 when none can be had.
+    func connect() throws(PodiumError) -> Int32
+    /// Why the sharing ended, once the desktop ended it; `nil` while it goes on.
+    var ended: String? { get }
 }
 
 /// What an X11 window capture takes: the window found when the run was planned, what to look

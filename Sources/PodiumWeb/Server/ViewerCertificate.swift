@@ -38,11 +38,11 @@ struct ViewerCertificate {
     /// The self-signed certificate kept in `folder`, made now if it is not there.
     /// - Throws: 73 when the folder cannot be made or written.
     init(selfSignedIn folder: String) throws(PodiumError) {
-        let certificatePath = folder + "/viewer-certificate.pem"
-        let keyPath = folder + "/viewer-key.pem"
+        let (certificateFile, keyFile) = ("viewer-certificate.pem", "viewer-key.pem")
+        let (certificatePath, keyPath) = (folder + "/" + certificateFile, folder + "/" + keyFile)
         let files = FileManager.default
         if !files.fileExists(atPath: certificatePath) || !files.fileExists(atPath: keyPath) {
-            try Self.make(certificate: certificatePath, key: keyPath, in: folder)
+            try Self.make(certificate: certificateFile, key: keyFile, in: folder)
         }
         do {
             try self.init(certificate: certificatePath, key: keyPath)
@@ -51,15 +51,8 @@ struct ViewerCertificate {
         }
     }
 
-    /// `$XDG_CONFIG_HOME/podium`, or `~/.config/podium`.
-    static var defaultFolder: String {
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
-        return base + "/podium"
-    }
-
-    /// A P-256 key and a certificate for localhost and loopback, valid for two years.
+    /// A P-256 key and a certificate for localhost and loopback, valid for two years, in files
+    /// `certificate` and `key` of `folder`.
     private static func make(certificate: String, key: String, in folder: String) throws(PodiumError) {
         let privateKey = P256.Signing.PrivateKey()
         let pem: String
@@ -85,24 +78,13 @@ struct ViewerCertificate {
             throw .software("could not make a certificate for https:// (\(error))")
         }
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
             // The key first, readable by its owner only, then the certificate that needs it.
-            try Self.write(privateKey.pemRepresentation + "\n", to: key, permissions: 0o600)
-            try Self.write(pem + "\n", to: certificate, permissions: 0o644)
+            try ConfigFolder.write(privateKey.pemRepresentation + "\n", to: key, in: folder, permissions: 0o600)
+            try ConfigFolder.write(pem + "\n", to: certificate, in: folder, permissions: 0o644)
         } catch {
             throw .cannotCreate("cannot keep the https:// certificate in \(folder) (\(Self.reason(error))); "
                               + "pass ?cert=FILE&key=FILE")
         }
-    }
-
-    private static func write(_ text: String, to path: String, permissions: Int) throws {
-        let temporary = path + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8),
-                                             attributes: [.posixPermissions: permissions]) else {
-            throw CocoaError(.fileWriteNoPermission)
-        }
-        guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 
     private static func fingerprint(_ der: [UInt8]) -> String {

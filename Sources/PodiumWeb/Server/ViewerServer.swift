@@ -67,7 +67,7 @@ public final class ViewerServer: Service, Sendable {
             let certificate = if let path = options.certificate {
                 try ViewerCertificate(certificate: path, key: options.privateKey ?? path)
             } else {
-                try ViewerCertificate(selfSignedIn: ViewerCertificate.defaultFolder)
+                try ViewerCertificate(selfSignedIn: ConfigFolder.path)
             }
             tls = TLSConfiguration.makeServerConfiguration(
                 certificateChain: certificate.chain.map { .certificate($0) }, privateKey: .privateKey(certificate.key))

@@ -29,13 +29,18 @@ struct CaptureSource: ParsableArguments {
 
     @Option(name: .customLong("source"),
             help: ArgumentHelp("A source: a window of --display, a monitor of it, a rectangle of its screen, "
-                               + "another display's primary monitor, or wlr: an output of the Wayland compositor "
-                               + "($WAYLAND_DISPLAY, or --display wayland-N) by wlroots' screencopy, the one "
-                               + "--monitor names, or a PipeWire video node by its id. Twice for two, composed by "
-                               + "--layout (the first is the primary; --window counts as one).",
-                               valueName: "window:NAME|monitor:NAME|WxH+X+Y|:N|wlr|pipewire:NODE"),
+                               + "another display's primary monitor; on Wayland, portal: the monitor or window "
+                               + "the user shares in the desktop's dialog (asked once, then remembered), or wlr: "
+                               + "an output of a wlroots compositor ($WAYLAND_DISPLAY, or --display wayland-N), "
+                               + "the one --monitor names; or a PipeWire video node by its id. Twice for two, "
+                               + "composed by --layout (the first is the primary; --window counts as one).",
+                               valueName: "window:NAME|monitor:NAME|WxH+X+Y|:N|portal|wlr|pipewire:NODE"),
             transform: parsed(SourceRequest.init(parsing:)))
     var sources: [SourceRequest] = []
+
+    @Flag(name: .customLong("forget-choice"),
+          help: "Forget the monitor or window the desktop's portal shared last time, and ask again.")
+    var forgetChoice = false
 
     @OptionGroup(title: "Layout (two sources)") var layout: LayoutOptions
 
@@ -94,14 +99,18 @@ struct CaptureSource: ParsableArguments {
                                       + "own pixels, without the others")
             }
         }
+        if forgetChoice && !(all.isEmpty || all.contains(.portal)) {
+            throw ValidationError("--forget-choice drops the desktop portal's remembered choice: only with "
+                                  + "--source portal")
+        }
         if exitWhenGone && !all.contains(where: \.isWindow) {
             throw ValidationError("--exit-when-gone needs --window (or --source window:NAME): it ends the run when "
                                   + "that window closes")
         }
     }
 
-    /// `--source wlr` (one output, whole, named by `--monitor`) and `--source pipewire:NODE` are
-    /// captured alone; the presenter's tools are drawn by the X11 grabbers alone for now.
+    /// `--source wlr` (one output, whole, named by `--monitor`), `--source portal` (what the
+    /// user shares) and `--source pipewire:NODE` are captured alone; the presenter's tools are drawn by the X11 grabbers alone for now.
     private func validate(alone source: SourceRequest, among all: [SourceRequest]) throws {
         let given = "--source \(source)"
         if all.count > 1 {
@@ -110,7 +119,7 @@ struct CaptureSource: ParsableArguments {
         if let region {
             throw ValidationError("--region '\(region)' is taken on X11 screens; \(given) captures a whole picture")
         }
-        if case .pipewire = source, let monitor {
+        if source != .wlr, let monitor {
             throw ValidationError("--monitor '\(monitor)' names an X11 monitor or a Wayland output, not with \(given)")
         }
         if noSharedMemory {

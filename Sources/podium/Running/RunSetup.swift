@@ -99,6 +99,7 @@ enum RunSetup {
         let requests = source.allSources.isEmpty ? [nil] : source.allSources.map(Optional.some)
         let (monitor, region) = (source.monitor, source.region)
         let (masks, showsRegion) = (source.presenter.masks, source.presenter.showsRegion)
+        let forgetChoice = source.forgetChoice
         let looked = try await onOwnThread("podium-display") { () throws(PodiumError) in
             try requests.map { request throws(PodiumError) -> (SourcePlan, Monitor?) in
                 var (on, selector, rectangle) = (display, monitor, region)
@@ -115,6 +116,8 @@ enum RunSetup {
                 case .display(let other): on = other
                 case .pipewire(let node):
                     return (.pipewire(try PipeWirePlan.look(node: node)), nil)
+                case .portal:
+                    return (.pipewire(try portalPlan(drawsCursor: cursor, forgetChoice: forgetChoice)), nil)
                 case .wlr:
                     return (.wayland(try WaylandScreenPlan.look(display: display, monitor: selector,
                                                                 drawsCursor: cursor, tracksDamage: damage)), nil)
@@ -143,6 +146,27 @@ enum RunSetup {
         }
         (plan.highlight, plan.zoom) = (source.presenter.highlight, source.presenter.zoom)
         return (plan, sources.count > 1 ? nil : looked[0].1)
+    }
+
+    /// What the user shares through the desktop's ScreenCast portal: asked in its dialog, or the
+    /// choice kept from the last run (which the portal hands back as a new token to keep).
+    /// - Throws: 77 when the user cancels; 69 when there is no portal or it fails; 130 on Ctrl-C
+    ///   while the dialog waits.
+    private static func portalPlan(drawsCursor: Bool, forgetChoice: Bool) throws(PodiumError) -> PipeWirePlan {
+        if forgetChoice { PortalChoice.forget() }
+        let remembered = PortalChoice.remembered()
+        if remembered == nil { Console.say("asking the desktop what to share: choose in its dialog") }
+        let portal: ScreenCastPortal
+        do {
+            portal = try ScreenCastPortal(drawsCursor: drawsCursor, restoreToken: remembered) {
+                SignalTrap.stopRequested
+            }
+        } catch where SignalTrap.stopRequested {
+            throw PodiumError(PodiumError.ExitCode(rawValue: 130), "stopped while the desktop asked what to share")
+        }
+        if let token = portal.shared.restoreToken, let problem = PortalChoice.keep(token) { Console.say(problem) }
+        return try PipeWirePlan.look(node: portal.shared.node, name: "the \(portal.shared.kind) shared by the portal",
+                                    remote: portal)
     }
 
     /// The Wayland compositor to capture when no source is named: `$WAYLAND_DISPLAY` when there is

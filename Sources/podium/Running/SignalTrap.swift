@@ -72,6 +72,9 @@ enum SignalTrap {
         if stopsCleanly { announceStop(pending) } else { _exit(128 + pending) }
     }
 
+    /// Whether a stop was asked for (for waits that come before the run, such as the desktop's dialog).
+    static var stopRequested: Bool { state.withLock { $0.requested != nil } }
+
     /// Runs `handler` on the first stop request, or now when one came already (while starting).
     static func onStop(_ handler: @escaping @Sendable () -> Void) {
         let already = state.withLock { state in

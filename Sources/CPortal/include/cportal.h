@@ -1,0 +1,54 @@
+// The desktop's ScreenCast portal (org.freedesktop.portal.ScreenCast) over the session bus, with
+// sd-bus: what Podium needs of it, in C because sd-bus reads and writes messages with variadic
+// calls Swift cannot make.
+#ifndef PODIUM_CPORTAL_H
+#define PODIUM_CPORTAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// How an exchange ended.
+enum {
+    CPORTAL_OK = 0,
+    CPORTAL_CANCELLED = 1,   // the user closed the desktop's dialog without choosing
+    CPORTAL_FAILED = 2,      // the portal or the desktop refused or failed: `error` says how
+    CPORTAL_UNAVAILABLE = 3, // no session bus, no portal, or a portal without ScreenCast
+    CPORTAL_INTERRUPTED = 4, // `interrupted` said to stop waiting
+};
+
+// What may be shared (the portal's source types).
+enum { CPORTAL_MONITOR = 1, CPORTAL_WINDOW = 2 };
+
+// The stream the desktop opened for the choice, and what to keep for next time.
+typedef struct {
+    uint32_t node;        // the PipeWire node to read
+    int32_t width, height; // its size, when the portal says (0 otherwise)
+    uint32_t source_type; // CPORTAL_MONITOR or CPORTAL_WINDOW (0 when not said)
+    int fd;               // a connection to PipeWire for the stream, owned by the caller
+    char restore_token[512]; // hand it back to a later run to skip the dialog ("" when none)
+} cportal_stream;
+
+typedef struct cportal cportal;
+
+// Asked now and then while waiting on the desktop (the user may take their time in its dialog):
+// nonzero ends the wait with CPORTAL_INTERRUPTED.
+typedef int (*cportal_interrupted)(void *context);
+
+// Opens a session: CreateSession, SelectSources (offering `types`, the cursor drawn into the
+// picture or not, the choice kept until revoked, and `restore_token` when not NULL), Start and
+// OpenPipeWireRemote. On CPORTAL_OK `*session` is set and `stream` filled; otherwise `error` says why.
+int cportal_open(uint32_t types, int draws_cursor, const char *restore_token, cportal_interrupted interrupted,
+                 void *context, cportal **session, cportal_stream *stream, char *error, size_t error_size);
+
+// A new connection to PipeWire for the session's stream (a descriptor the caller owns), or -1
+// with `error` set.
+int cportal_connect(cportal *session, char *error, size_t error_size);
+
+// Waits up to `timeout_us` for the portal to say something; returns nonzero once the desktop has
+// closed the session (the user stopped sharing) or the bus went away.
+int cportal_wait(cportal *session, uint64_t timeout_us);
+
+// Closes the session (the desktop stops the stream) and the bus connection.
+void cportal_close(cportal *session);
+
+#endif

@@ -1,0 +1,43 @@
+public import Foundation
+import Synchronization
+
+/// The desktop's ScreenCast portal for one test: `Scripts/mock-portal` on a session bus of its
+/// own, sharing a PipeWire node, answering as asked. Stopped when released.
+public final class MockPortal: Sendable {
+    public let folder: URL
+    private let process: RunningCommand
+
+    /// - Parameters:
+    ///   - node: the PipeWire node it shares.
+    ///   - pipewire: the runtime folder of the PipeWire it connects Podium to.
+    ///   - answer: `ok`, `cancel`, `fail` or `never` (the dialog stays open).
+    ///   - absent: a session bus without the portal.
+    public init(node: Int = 0, pipewire: URL? = nil, answer: String = "ok", absent: Bool = false) throws {
+        folder = try Tools.temporaryFolder().appendingPathComponent("portal")
+        let script = Tools.repository.appendingPathComponent("Scripts/mock-portal").path
+        var arguments = ["--dir", folder.path, "--node", "\(node)", "--answer", answer]
+        arguments += (pipewire.map { ["--pipewire", $0.appendingPathComponent("pipewire-0").path] } ?? [])
+        arguments += absent ? ["--absent"] : []
+        process = try Tools.start(script, arguments)
+        try process.waitForStderr(containing: "mock-portal: ready", timeout: 20)
+    }
+
+    deinit { _ = try? process.interrupt(timeout: 10) }
+
+    /// Stops sharing, as the user would in the desktop's own indicator.
+    public func stopSharing() {
+        process.signal(SIGUSR1)
+    }
+
+    /// What a client needs in its environment to reach this portal.
+    public var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(folder.path)/bus"] }
+
+    /// The requests it took, in order: `request` names each (`CreateSession`, `SelectSources`,
+    /// `Start`, `OpenPipeWireRemote`, `Session.Close`, `Session.Closed`), `options` are the client's.
+    public func requests() -> [[String: Any]] {
+        let text = (try? String(contentsOf: folder.appendingPathComponent("requests.jsonl"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+}

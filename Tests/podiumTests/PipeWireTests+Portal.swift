@@ -1,0 +1,112 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// `--source portal`: the ScreenCast portal's D-Bus exchange against `Scripts/mock-portal` (the
+/// real portal needs a GPU here), which shares a real PipeWire node GStreamer provides; the
+/// pictures then come through the same real PipeWire as `--source pipewire:NODE`'s.
+extension PipeWireTests {
+    /// The environment of a run that reaches `portal`, keeping its choice in `config`.
+    func environment(_ portal: MockPortal, config: URL) -> [String: String] {
+        environment.merging(portal.environment) { $1 }.merging(["XDG_CONFIG_HOME": config.path]) { $1 }
+    }
+
+    /// The options of the last SelectSources the portal took.
+    func selected(_ portal: MockPortal) -> [String: Any] {
+        portal.requests().last { $0["request"] as? String == "SelectSources" }?["options"] as? [String: Any] ?? [:]
+    }
+
+    /// A portal sharing a new node of `colour`, as a desktop makes one for each session (and as
+    /// GStreamer's provider takes a few seconds to serve again after a consumer leaves).
+    func share(colour: String) throws -> (producer: RunningCommand, portal: MockPortal) {
+        let (producer, node) = try provide(colour: colour, name: "podium-test-shared-\(UUID().uuidString.prefix(8))")
+        return (producer, try MockPortal(node: node, pipewire: server.folder))
+    }
+
+    @Test func thePortalSharesAScreenAndTheChoiceIsRememberedUntilForgotten() throws {
+        let config = folder.appendingPathComponent("config")
+        let recording = folder.appendingPathComponent("shared.mkv").path
+        let (producer, portal) = try share(colour: "336699")
+        let first = try Tools.podium(["stream", "--source", "portal", "--to", recording, "-t", "2s"],
+                                     environment: environment(portal, config: config))
+        _ = try? producer.interrupt(timeout: 5)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("asking the desktop what to share: choose in its dialog"), "\(first.stderr)")
+        #expect(first.stderr.contains("capturing the monitor shared by the portal at 30 fps"), "\(first.stderr)")
+        #expect(portal.requests().map { $0["request"] as? String ?? "" }.prefix(4)
+                == ["CreateSession", "SelectSources", "Start", "OpenPipeWireRemote"])
+        var options = selected(portal)
+        #expect(options["persist_mode"] as? Int == 2 && options["cursor_mode"] as? Int == 2, "\(options)")
+        #expect(options["restore_token"] == nil, "nothing to restore the first time")
+        let (frames, coloured) = try framesAndColoured(recording, red: 0x33, green: 0x66, blue: 0x99)
+        #expect(frames >= 20 && frames == coloured, "\(coloured) of \(frames) frames the shared node's colour")
+
+        // The choice is kept for its owner's eyes only, and never said.
+        let kept = config.appendingPathComponent("podium/portal-choice")
+        let token = try String(contentsOf: kept, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let mode = try FileManager.default.attributesOfItem(atPath: kept.path)[.posixPermissions] as? Int
+        #expect(token.hasPrefix("mock-choice-") && mode == 0o600, "\(token) \(String(mode ?? 0, radix: 8))")
+        #expect(!first.stderr.contains(token) && !first.stdout.contains(token))
+
+        // The next run hands it back: no dialog; the portal's new token is kept in its place.
+        let (again, portalAgain) = try share(colour: "336699")
+        let second = try Tools.podium(["stream", "--source", "portal", "--to", recording, "--overwrite", "-t", "1s"],
+                                      environment: environment(portalAgain, config: config))
+        _ = try? again.interrupt(timeout: 5)
+        #expect(second.status == 0 && !second.stderr.contains("asking"), "\(second.stderr)")
+        #expect(selected(portalAgain)["restore_token"] as? String == token)
+        let renewed = try String(contentsOf: kept, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(renewed != token && renewed.hasPrefix("mock-choice-"))
+
+        // --forget-choice asks again; --no-cursor asks for the pointer hidden.
+        let (last, lastPortal) = try share(colour: "336699")
+        defer { _ = try? last.interrupt(timeout: 5) }
+        let third = try Tools.podium(["stream", "--source", "portal", "--forget-choice", "--no-cursor", "--to",
+                                      recording, "--overwrite", "-t", "1s"],
+                                     environment: environment(lastPortal, config: config))
+        #expect(third.status == 0 && third.stderr.contains("asking the desktop"), "\(third.stderr)")
+        options = selected(lastPortal)
+        #expect(options["restore_token"] == nil && options["cursor_mode"] as? Int == 1, "\(options)")
+    }
+
+    /// A cancelled dialog, a portal that refuses, a bus without a portal: one line each, the
+    /// right code, and nothing created.
+    @Test(arguments: [("cancel", false, 77, "the desktop's dialog was cancelled: nothing was shared"),
+                      ("fail", false, 69, "the desktop portal refused Start"),
+                      ("ok", true, 69, "no desktop portal on the session bus")])
+    func aPortalThatSharesNothingEndsTheRunBeforeAnythingIsCreated(answer: String, absent: Bool, status: Int32,
+                                                                  said: String) throws {
+        let portal = try MockPortal(answer: answer, absent: absent)
+        let output = folder.appendingPathComponent("never-\(answer)-\(absent).mkv").path
+        let run = try Tools.podium(["stream", "--source", "portal", "--to", output],
+                                   environment: environment(portal, config: folder.appendingPathComponent("c")))
+        #expect(run.status == status && run.stderr.contains("podium: \(said)"), "\(run)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    /// Ctrl-C while the desktop's dialog waits for the user ends the run at once.
+    @Test func ctrlCWhileTheDialogIsOpenEndsTheRun() throws {
+        let portal = try MockPortal(answer: "never")
+        let output = folder.appendingPathComponent("undecided.mkv").path
+        let run = try Tools.start(Tools.podium.path, ["stream", "--source", "portal", "--to", output],
+                                  environment: environment(portal, config: folder.appendingPathComponent("c")))
+        try run.waitForStderr(containing: "choose in its dialog")
+        Thread.sleep(forTimeInterval: 0.5)
+        run.signal(SIGINT)
+        let result = try run.wait(timeout: 5)
+        #expect(result.status == 130 && result.stderr.contains("stopped while the desktop asked"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    /// The user stops sharing in the desktop's indicator: the run ends with its recording whole.
+    @Test func theDesktopStoppingTheShareEndsTheRunWithItsRecordingWhole() throws {
+        let (producer, portal) = try share(colour: "ffcc00")
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let (result, decodes) = try Tools.streamLosingTheSource(
+            ["--source", "portal"], recording: folder.appendingPathComponent("stopped.mkv").path,
+            environment: environment(portal, config: folder.appendingPathComponent("c"))) { portal.stopSharing() }
+        #expect(result.status == 69 && result.stderr.contains("the desktop stopped sharing the monitor"),
+                "\(result.stderr)")
+        #expect(decodes)
+    }
+}
