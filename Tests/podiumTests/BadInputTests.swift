@@ -86,6 +86,11 @@ import Testing
              mentions: "--window 'x' cannot be combined with --region '10x10+0+0'"),
         Case(arguments: ["--window", "x", "--monitor", "0"], status: 64, mentions: "cannot be combined with --monitor"),
         Case(arguments: ["--exit-when-gone"], status: 64, mentions: "--exit-when-gone needs --window"),
+        Case(arguments: ["--source", "wlr", "--forget-choice"], status: 64, mentions: "--forget-choice drops"),
+        Case(arguments: ["--source", "portal", "--monitor", "1"], status: 64, mentions: "--monitor '1' names"),
+        Case(arguments: ["--source", "portal", "--source", "monitor:0"], status: 64,
+             mentions: "--source portal is captured alone"),
+        Case(arguments: ["--source", "portal", "--zoom", "2"], status: 64, mentions: "--zoom works on X11"),
         Case(arguments: ["--audio", "a", "--audio", "b", "--audio", "c", "--audio", "d", "--audio", "e"], status: 64,
              mentions: "--audio 'e': at most 4 sources are mixed"),
     ]

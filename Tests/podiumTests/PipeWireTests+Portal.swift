@@ -69,6 +69,21 @@ extension PipeWireTests {
         #expect(options["restore_token"] == nil && options["cursor_mode"] as? Int == 1, "\(options)")
     }
 
+    /// With no source named, a Wayland session whose compositor cannot copy its outputs (here: not
+    /// one that answers) is captured through the portal, and the start line says so.
+    @Test func aWaylandSessionWithoutScreencopyIsCapturedThroughThePortal() throws {
+        let (producer, portal) = try share(colour: "00ff00")
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let session = ["DISPLAY": "", "WAYLAND_DISPLAY": "wayland-podium-none"]
+        let recording = folder.appendingPathComponent("session.mkv").path
+        let run = try Tools.podium(["stream", "--to", recording, "-t", "1s"],
+                                   environment: environment(portal, config: folder.appendingPathComponent("c"))
+                                       .merging(session) { $1 })
+        #expect(run.status == 0 && run.stderr.contains("capturing the monitor shared by the portal"), "\(run)")
+        let (frames, coloured) = try framesAndColoured(recording, red: 0, green: 0xff, blue: 0)
+        #expect(frames >= 10 && frames == coloured, "\(coloured) of \(frames) frames the shared node's colour")
+    }
+
     /// A cancelled dialog, a portal that refuses, a bus without a portal: one line each, the
     /// right code, and nothing created.
     @Test(arguments: [("cancel", false, 77, "the desktop's dialog was cancelled: nothing was shared"),

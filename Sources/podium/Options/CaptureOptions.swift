@@ -78,6 +78,10 @@ struct CaptureSource: ParsableArguments {
             throw ValidationError("--monitor and --region cannot be combined: --region is in screen coordinates")
         }
         let all = allSources
+        if forgetChoice && !(all.isEmpty || all.contains(.portal)) {
+            throw ValidationError("--forget-choice drops the desktop portal's remembered choice: only with "
+                                  + "--source portal")
+        }
         if let alone = all.first(where: \.isAlone) {
             try validate(alone: alone, among: all)
             return
@@ -98,10 +102,6 @@ struct CaptureSource: ParsableArguments {
                 throw ValidationError("\(screenOnly) works on a captured screen; --window captures one window's "
                                       + "own pixels, without the others")
             }
-        }
-        if forgetChoice && !(all.isEmpty || all.contains(.portal)) {
-            throw ValidationError("--forget-choice drops the desktop portal's remembered choice: only with "
-                                  + "--source portal")
         }
         if exitWhenGone && !all.contains(where: \.isWindow) {
             throw ValidationError("--exit-when-gone needs --window (or --source window:NAME): it ends the run when "

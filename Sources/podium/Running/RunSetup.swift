@@ -123,10 +123,14 @@ enum RunSetup {
                                                                 drawsCursor: cursor, tracksDamage: damage)), nil)
                 case nil:
                     // A Wayland session (without X, or whose X is XWayland, which shows only X
-                    // windows): its compositor's outputs.
-                    if display == nil, let wayland = try waylandSession() {
+                    // windows): its compositor's outputs, or what the user shares through the portal.
+                    switch display == nil ? waylandSession() : nil {
+                    case .screencopy(let wayland):
                         return (.wayland(try WaylandScreenPlan.look(display: wayland, monitor: selector,
                                                                     drawsCursor: cursor, tracksDamage: damage)), nil)
+                    case .portal:
+                        return (.pipewire(try portalPlan(drawsCursor: cursor, forgetChoice: forgetChoice)), nil)
+                    case nil: break
                     }
                 }
                 var (screen, captured) = try ScreenPlan.look(display: on, monitor: selector, region: rectangle,
@@ -169,20 +173,24 @@ enum RunSetup {
                                     remote: portal)
     }
 
-    /// The Wayland compositor to capture when no source is named: `$WAYLAND_DISPLAY` when there is
-    /// no `$DISPLAY`, or when that is XWayland and the compositor can copy its outputs; `nil`
-    /// for X11.
-    private static func waylandSession() throws(PodiumError) -> String? {
+    /// How a Wayland session is captured when no source is named.
+    private enum WaylandCapture {
+        /// The compositor copies its outputs itself (wlroots): no dialog, and cheaper.
+        case screencopy(String)
+        /// Through the desktop's portal (GNOME, KDE and the rest).
+        case portal
+    }
+
+    /// How to capture when no source is named: `nil` for X11, when there is no
+    /// `$WAYLAND_DISPLAY`, or `$DISPLAY` is a real X server; otherwise the compositor's outputs
+    /// when it copies them, or the portal.
+    private static func waylandSession() -> WaylandCapture? {
         let environment = ProcessInfo.processInfo.environment
         guard let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty else { return nil }
-        guard !environment["DISPLAY", default: ""].isEmpty else { return wayland }
-        guard (try? XConnection(display: nil))?.isXWayland == true else { return nil }
-        guard (try? WaylandDisplay(name: wayland))?.canCopyOutputs == true else {
-            Console.say("$DISPLAY is XWayland, which shows only X windows, and this compositor cannot copy its "
-                        + "outputs (no wlroots screencopy): capturing X11")
+        if !environment["DISPLAY", default: ""].isEmpty, (try? XConnection(display: nil))?.isXWayland != true {
             return nil
         }
-        return wayland
+        return (try? WaylandDisplay(name: wayland))?.canCopyOutputs == true ? .screencopy(wayland) : .portal
     }
 
     /// What is captured and where it goes, said as capture starts: one line, or with several
