@@ -17,8 +17,8 @@ public struct PodiumError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let cannotCreate = ExitCode(rawValue: 73)
         /// Writing or sending failed for good (EX_IOERR).
         public static let io = ExitCode(rawValue: 74)
-        /// A server refused what Podium asked: a stream key, a passphrase, a path to publish
-        /// (EX_NOPERM).
+        /// A server refused what Podium asked: a stream key, a passphrase, a path to publish; or
+        /// the user declined to share the screen in the desktop's dialog (EX_NOPERM).
         public static let refused = ExitCode(rawValue: 77)
     }
 

@@ -94,6 +94,7 @@ extension Podium {
                   podium stream --monitor HDMI-1 --max-size 1280 -b 3M --to udp://host:5000
                   podium stream --source monitor:0 --source 1280x720+1920+0 --to talk.mkv
                   podium stream --region 800x600+100+100 --codec vp9 --to region.mkv
+                  podium stream --source portal --to talk.mkv
                   podium stream --source wlr --monitor DP-1 --to talk.mkv
                   podium stream --to 'tcp://0.0.0.0:9000?listen' --to backup.ts
                   podium stream --to http://0.0.0.0:8080 --to talk.mkv
