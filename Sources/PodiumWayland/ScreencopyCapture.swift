@@ -33,6 +33,16 @@ public final class ScreencopyCapture: FrameGrabber {
     private var missing: String?
     /// A row's room, to turn pictures that come upside down.
     private var spareRow: [UInt8] = []
+    /// The slot before, to tell the rate by.
+    private var previousSlot: UInt64 = 0
+    /// The next copy is asked for at the next slot, not now (see `capture`).
+    private var asksAtSlot = false
+    private let clock = MonotonicClock()
+    /// Slots at least this far apart (25 fps and slower) ask for their copy when they come; at
+    /// higher rates a copy is at most a frame old anyway, and the wait would take half a slot.
+    private static let lowRateInterval: UInt64 = 40_000_000
+    /// How long a slot waits for its copy: a compositor frame at 60 Hz and the copy.
+    private static let freshCopyWait: UInt64 = 25_000_000
 
     /// - Parameter bufferCount: frames that may be in flight at once across every stage.
     /// - Throws: 69 when the compositor has no screencopy or no shared memory, or no output of
@@ -88,6 +98,18 @@ public final class ScreencopyCapture: FrameGrabber {
             missing = nil
             logger.notice("capturing \(outputName) again")
         }
+        // While the output keeps changing, a copy asked for as a frame is handed on comes a
+        // compositor frame later and would wait for the next slot: most of an interval old at a
+        // low rate (70 ms at 15 fps). There the copy is asked for at the slot and waited for a
+        // compositor frame; when none comes the output stopped changing, and the copy stays
+        // asked for, to come with the next change.
+        let lowRate = tracksDamage && previousSlot > 0 && slotTime &- previousSlot >= Self.lowRateInterval
+        previousSlot = slotTime
+        if request == nil && asksAtSlot {
+            asksAtSlot = false
+            try ask()
+            try waitForCopy(until: clock.now() + Self.freshCopyWait)
+        }
         guard let request else {
             try ask()
             return repeated(sequence: sequence, slotTime: slotTime, asked: evenIfUnchanged)
@@ -105,7 +127,7 @@ public final class ScreencopyCapture: FrameGrabber {
             if request.flipped { flip(frame) }
             hold(frame)
             // The compositor waits for the next change while the stages take this one.
-            try ask()
+            if lowRate { asksAtSlot = true } else { try ask() }
             return .frame(frame)
         case .failed:
             // The output changed under the copy (or went): ask again.
@@ -115,6 +137,15 @@ public final class ScreencopyCapture: FrameGrabber {
             break
         }
         return repeated(sequence: sequence, slotTime: slotTime, asked: evenIfUnchanged)
+    }
+
+    /// Handles the compositor's events until the copy asked for is done (or failed), or `deadline`.
+    private func waitForCopy(until deadline: UInt64) throws(PodiumError) {
+        while let request, case .copying = request.state {
+            let now = clock.now()
+            guard now < deadline else { return }
+            try display.dispatch(timeout: Int32(max(1, (deadline - now) / 1_000_000)))
+        }
     }
 
     /// The last frame again, as frame `sequence`, when one is asked for; otherwise nothing.
