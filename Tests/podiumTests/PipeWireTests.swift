@@ -18,10 +18,10 @@ import Testing
     var environment: [String: String] { ["XDG_RUNTIME_DIR": server.folder.path] }
 
     /// Starts a video node of one colour (`0xRRGGBB`) and returns it with its id.
-    func provide(colour: String, name: String) throws -> (producer: RunningCommand, node: Int) {
+    func provide(colour: String, name: String, fps: Int = 30) throws -> (producer: RunningCommand, node: Int) {
         let producer = try Tools.start("gst-launch-1.0", [
             "-q", "videotestsrc", "pattern=solid-color", "foreground-color=0xff\(colour)", "is-live=true", "!",
-            "video/x-raw,format=BGRx,width=640,height=360,framerate=30/1", "!", "pipewiresink", "mode=provide",
+            "video/x-raw,format=BGRx,width=640,height=360,framerate=\(fps)/1", "!", "pipewiresink", "mode=provide",
             "stream-properties=props,media.class=Video/Source,node.name=\(name)",
         ], environment: environment)
         for _ in 0..<100 {
@@ -60,6 +60,20 @@ import Testing
             zip((0..<3).map { Int(frame.pixels[centre + $0]) }, [red, green, blue]).allSatisfy { abs($0 - $1) < 6 }
         }
         return (frames.count, coloured.count)
+    }
+
+    /// A producer faster than --fps is taken at --fps: frames skipped, never bursts.
+    @Test func aFasterProducerIsTakenAtTheRunsRate() throws {
+        let (producer, node) = try provide(colour: "808080", name: "podium-test-fast", fps: 60)
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let recording = folder.appendingPathComponent("paced.mkv").path
+        let run = try Tools.podium(["stream", "--source", "pipewire:\(node)", "--fps", "10", "--constant-fps",
+                                    "--to", recording, "-t", "3s"], environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let times = try Tools.frameTimes(recording)
+        let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
+        #expect((27...33).contains(times.count), "\(times.count) frames in 3 s at 10 fps")
+        #expect(gaps.allSatisfy { abs($0 - 0.1) < 0.002 }, "every frame 0.1 s after the one before: \(gaps)")
     }
 
     @Test func aProducerThatStopsIsWaitedForAndTheRecordingGoesOn() throws {
