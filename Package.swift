@@ -54,6 +54,13 @@ let package = Package(
             cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2", "-D_REENTRANT"])],
             linkerSettings: [.linkedLibrary("pipewire-0.3")]
         ),
+        // The tests' PipeWire video source that says what changed (GStreamer's says nothing).
+        .executableTarget(
+            name: "pipewire-damage-producer",
+            path: "Tests/PipeWireProducer",
+            cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2", "-D_REENTRANT"])],
+            linkerSettings: [.linkedLibrary("pipewire-0.3")]
+        ),
         // sd-bus (libsystemd): the desktop's ScreenCast portal (its messages are read with variadic calls).
         .target(name: "CPortal", linkerSettings: [.linkedLibrary("systemd")]),
         .target(

@@ -11,13 +11,17 @@ public struct CommandResult: Sendable {
 /// Runs external programs for tests: the built `podium`, and FFmpeg's tools as real peers.
 public enum Tools {
     /// The `podium` binary built next to the test bundle.
-    public static var podium: URL {
+    public static var podium: URL { built("podium") }
+
+    /// An executable this package builds (`podium`, or a test's helper), beside the tests.
+    public static func built(_ name: String) -> URL {
         let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for folder in [here, here.deletingLastPathComponent()] {
-            let candidate = folder.appendingPathComponent("podium")
+            let candidate = folder.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug/podium")
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug")
+            .appendingPathComponent(name)
     }
 
     /// Starts `executable` with `arguments`; output is collected into temporary files.

@@ -19,11 +19,15 @@ import Testing
 
     /// Starts a video node of one colour (`0xRRGGBB`) and returns it with its id.
     func provide(colour: String, name: String, fps: Int = 30) throws -> (producer: RunningCommand, node: Int) {
-        let producer = try Tools.start("gst-launch-1.0", [
+        try provide(named: name, by: Tools.start("gst-launch-1.0", [
             "-q", "videotestsrc", "pattern=solid-color", "foreground-color=0xff\(colour)", "is-live=true", "!",
             "video/x-raw,format=BGRx,width=640,height=360,framerate=\(fps)/1", "!", "pipewiresink", "mode=provide",
             "stream-properties=props,media.class=Video/Source,node.name=\(name)",
-        ], environment: environment)
+        ], environment: environment))
+    }
+
+    /// `producer` with the id of the node `name` it made, once it is there.
+    func provide(named name: String, by producer: RunningCommand) throws -> (producer: RunningCommand, node: Int) {
         for _ in 0..<100 {
             let dump = try Tools.start("pw-dump", [], environment: environment).wait(timeout: 10)
             let objects = (try? JSONSerialization.jsonObject(with: Data(dump.stdout.utf8))) as? [[String: Any]] ?? []
@@ -35,7 +39,7 @@ import Testing
             Thread.sleep(forTimeInterval: 0.1)
         }
         _ = try? producer.interrupt(timeout: 5)
-        throw TestFailure("GStreamer's node \(name) did not appear")
+        throw TestFailure("the video node \(name) did not appear")
     }
 
     @Test func aVideoNodeIsCapturedAtItsSizeInItsColours() throws {
@@ -74,6 +78,32 @@ import Testing
         let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
         #expect((27...33).contains(times.count), "\(times.count) frames in 3 s at 10 fps")
         #expect(gaps.allSatisfy { abs($0 - 0.1) < 0.002 }, "every frame 0.1 s after the one before: \(gaps)")
+    }
+
+    /// A producer that says which rows changed (as the desktop's screen cast does): only those
+    /// are converted, and the pictures are whole all the same.
+    @Test func theProducersDamageIsAllThatIsConverted() throws {
+        let (producer, node) = try provide(named: "podium-test-damage", by: Tools.start(
+            Tools.built("pipewire-damage-producer").path, ["podium-test-damage", "30"], environment: environment))
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let recording = folder.appendingPathComponent("damage.mkv").path
+        let stats = folder.appendingPathComponent("damage.json").path
+        let run = try Tools.podium(["stream", "--source", "pipewire:\(node)", "--to", recording, "-t", "3s",
+                                    "--stats-json", stats], environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        // A band 16 rows high moves 2 rows a frame down a picture 360 rows high.
+        let samples = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["kind"] as? String == "interval" }.compactMap { $0["rowsConverted"] as? Double }
+        #expect(samples.count >= 2 && samples.dropFirst().allSatisfy { $0 < 40 }, "rows converted a frame: \(samples)")
+        // Every frame shows one band, where the picture had it: no row left behind.
+        let frames = try Tools.rgbFrames(recording, size: (width: 640, height: 360))
+        #expect(frames.count >= 60, "\(frames.count) frames")
+        let bands = frames.map { frame in
+            (0..<360).filter { Int(frame.pixels[($0 * 640 + 320) * 3]) > 192 }
+        }
+        #expect(bands.allSatisfy { (14...18).contains($0.count) && $0.last! - $0.first! == $0.count - 1 },
+                "white rows a frame: \(bands.map(\.count))")
     }
 
     @Test func aProducerThatStopsIsWaitedForAndTheRecordingGoesOn() throws {
