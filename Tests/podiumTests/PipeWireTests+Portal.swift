@@ -84,6 +84,19 @@ extension PipeWireTests {
         #expect(frames >= 10 && frames == coloured, "\(coloured) of \(frames) frames the shared node's colour")
     }
 
+    /// `podium bench` on what the portal shares: one session (one dialog) for the whole sweep.
+    @Test func benchMeasuresThePortalsStreamAtEachRate() throws {
+        let (producer, portal) = try share(colour: "3366ff")
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let bench = try Tools.podium(["bench", "--source", "portal", "--fps", "10,20", "--seconds", "2",
+                                      "--format", "csv"],
+                                     environment: environment(portal, config: folder.appendingPathComponent("c")))
+        #expect(bench.status == 0, "\(bench.stderr)")
+        let rows = bench.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
+        #expect(rows.map { $0.first.map(String.init) } == ["10", "20"], "\(bench.stdout)")
+        #expect(portal.requests().filter { $0["request"] as? String == "Start" }.count == 1)
+    }
+
     /// A cancelled dialog, a portal that refuses, a bus without a portal: one line each, the
     /// right code, and nothing created.
     @Test(arguments: [("cancel", false, 77, "the desktop's dialog was cancelled: nothing was shared"),

@@ -32,6 +32,9 @@ final class BenchRunner: Sendable {
     private let logger: Logger
     private let stopFlag = StopFlag()
     private let current = Mutex<Run?>(nil)
+    /// What is captured, looked up once for every rate (and once more for `max`, which grabs
+    /// every slot): a portal's session, and its dialog, serve the whole sweep.
+    private let looked = Mutex<[Bool: CapturePlan]>([:])
 
     init(plan: Plan, logger: Logger) {
         self.plan = plan
@@ -94,7 +97,13 @@ final class BenchRunner: Sendable {
         // Flat out means every slot grabbed, changed or not.
         if rate == .max { source.constantFPS = true }
         let fps = FrameRate(rate.framesPerSecond ?? FrameRate.range.upperBound)
-        let (capture, _) = try await RunSetup.capturePlan(source)
+        let capture: CapturePlan
+        if let known = looked.withLock({ $0[source.constantFPS] }) {
+            capture = known
+        } else {
+            capture = try await RunSetup.capturePlan(source).0
+            looked.withLock { $0[source.constantFPS] = capture }
+        }
         let encodings = try EncodingPlan(bench: capture.size, fps: fps, encode: plan.encode, ladder: ladder)
         let warmUp: Duration = plan.seconds >= 3 ? .seconds(1) : .milliseconds(500)
         let runPlan = RunPlan(capture: capture, fps: fps, encoding: encodings, sound: plan.sound,
@@ -113,10 +122,13 @@ final class BenchRunner: Sendable {
         let started = ReadyLatch(count: 1)
         let running = Task {
             let failure = await session.execute(onStart: { start in
-                // `:1 1920x1080+0+0 with MIT-SHM`: the display first, as a heading names what it measured.
-                let method = start.sources.first?.components(separatedBy: " with ").last ?? ""
-                let said = (source: "\(capture.sources[0].display) \(capture.sources[0].name) with \(method)\(content)",
-                            encoding: size + (start.encoderLabels.first ?? "") + sound)
+                // `:1 1920x1080+0+0 with MIT-SHM`: the display first, as a heading names what it
+                // measured; a PipeWire stream as the start line names it.
+                let named = start.sources.first ?? ""
+                let method = named.components(separatedBy: " with ").last ?? ""
+                let what = named.contains(" with ")
+                    ? "\(capture.sources[0].display) \(capture.sources[0].name) with \(method)" : named
+                let said = (source: what + content, encoding: size + (start.encoderLabels.first ?? "") + sound)
                 description.withLock { $0 = said }
                 described(said)
                 started.report(nil)
