@@ -29,13 +29,15 @@ import Testing
         try sway.swaymsg("output HEADLESS-2 mode 800x600")
         let listed = try Tools.podium(["displays", "--display", sway.display])
         #expect(listed.status == 0, "\(listed)")
-        #expect(listed.stdout.contains("wayland display \(sway.display): 2 outputs"), "\(listed.stdout)")
+        #expect(listed.stdout.contains("wayland display \(sway.display): 2 outputs (--source wlr --monitor NAME)"),
+                "\(listed.stdout)")
         #expect(listed.stdout.contains("  0  HEADLESS-1  1280x720+0+0"), "\(listed.stdout)")
         #expect(listed.stdout.contains("  1  HEADLESS-2  800x600+1280+0"), "\(listed.stdout)")
         let json = try Tools.podium(["displays", "--display", sway.display, "--json"])
         let decoded = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let outputs = decoded?["outputs"] as? [[String: Any]]
         #expect(outputs?.compactMap { $0["name"] as? String } == ["HEADLESS-1", "HEADLESS-2"], "\(json.stdout)")
+        #expect(decoded?["screencopy"] as? Bool == true, "\(json.stdout)")
 
         // A Wayland session without X: its compositor, chosen by itself.
         let automatic = try Tools.podium(["stream", "--to", path("auto.mkv"), "-t", "1s"],

@@ -35,13 +35,13 @@ extension Podium {
             let outputs = try await wayland.asyncMap { name in
                 try await onOwnThread("podium-wayland") { () throws(PodiumError) in
                     let connection = try WaylandDisplay(name: name)
-                    return (connection.name, connection.monitors)
+                    return (connection.name, connection.monitors, connection.canCopyOutputs)
                 }
             }
             if listing.json {
                 switch (layout, outputs) {
                 case (let layout?, nil): try listing.printJSON(layout)
-                case (nil, let outputs?): try listing.printJSON(WaylandListing(display: outputs.0, outputs: outputs.1))
+                case (nil, let outputs?): try listing.printJSON(WaylandListing(outputs))
                 default: try listing.printJSON(BothListings(x11: layout, wayland: outputs.map(WaylandListing.init)))
                 }
                 return
@@ -53,9 +53,10 @@ extension Podium {
                     print("  \(monitor.index)  \(monitor.name)  \(monitor.rect)\(monitor.isPrimary ? "  primary" : "")")
                 }
             }
-            if let (name, monitors) = outputs {
-                print("wayland display \(name): \(monitors.count) output\(monitors.count == 1 ? "" : "s") "
-                      + "(--source wlr --monitor NAME)")
+            if let (name, monitors, copies) = outputs {
+                // A compositor that does not copy its outputs (GNOME, KDE) shares them through its portal.
+                let how = copies ? "--source wlr --monitor NAME" : "no screencopy: --source portal shares one"
+                print("wayland display \(name): \(monitors.count) output\(monitors.count == 1 ? "" : "s") (\(how))")
                 for monitor in monitors {
                     print("  \(monitor.index)  \(monitor.name)  \(monitor.rect)  \(monitor.description)")
                 }
@@ -67,6 +68,12 @@ extension Podium {
     struct WaylandListing: Encodable {
         var display: String
         var outputs: [WaylandMonitor]
+        /// Whether `--source wlr` can capture them (wlroots' screencopy); `--source portal` otherwise.
+        var screencopy: Bool
+
+        init(_ found: (display: String, outputs: [WaylandMonitor], screencopy: Bool)) {
+            (display, outputs, screencopy) = found
+        }
     }
 
     /// An X server's screen and a compositor's outputs, both found, for `--json`.
