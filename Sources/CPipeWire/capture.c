@@ -34,6 +34,10 @@ struct cpw_capture {
     void *handler_context;
     // Set as it closes: the stream's own end is not reported.
     int closing;
+    // The header's sequence number of the last frame handed on, and whether it is known: damage
+    // says what changed since the frame before, so it holds only when none was missed between.
+    uint64_t last_sequence;
+    int sequence_known;
 };
 
 static void on_process(void *data) {
@@ -56,7 +60,10 @@ static void on_process(void *data) {
         uint32_t count = 0;
         int described = 0;
         struct spa_meta *damage = spa_buffer_find_meta(spa, SPA_META_VideoDamage);
-        if (damage != NULL) {
+        // A frame the producer made and this stream never saw (PipeWire keeps only the newest
+        // for a late consumer) changed rows its successor's damage does not name.
+        int consecutive = header != NULL && capture->sequence_known && header->seq == capture->last_sequence + 1;
+        if (damage != NULL && consecutive) {
             struct spa_meta_region *region;
             described = 1;
             spa_meta_for_each(region, damage) {
@@ -70,6 +77,8 @@ static void on_process(void *data) {
         capture->on_frame(capture->handler_context, pixels, width, height, stride, format,
                           described ? regions : NULL, count);
     }
+    capture->sequence_known = whole && header != NULL;
+    if (header != NULL) capture->last_sequence = header->seq;
     pw_stream_queue_buffer(capture->stream, buffer);
 }
 

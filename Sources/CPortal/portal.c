@@ -123,7 +123,7 @@ static int request(cportal *portal, sd_bus_message *call, const char *method, co
         say(error, size, "the desktop's dialog was cancelled: nothing was shared");
         result = CPORTAL_CANCELLED;
         break;
-    default: say(error, size, "the desktop portal refused %s (its answer: %u)", method, got->code);
+    default: say(error, size, "the desktop portal refused to share the screen (%s answered %u)", method, got->code);
     }
 done:
     sd_bus_error_free(&failure);
@@ -234,7 +234,9 @@ int cportal_open(uint32_t types, int draws_cursor, const char *restore_token, cp
     const char *unique = NULL;
     if (opened >= 0) opened = sd_bus_get_unique_name(portal->bus, &unique);
     if (opened < 0) {
-        say(error, error_size, "no session bus (%s), through which the desktop portal is reached", strerror(-opened));
+        const char *address = getenv("DBUS_SESSION_BUS_ADDRESS");
+        say(error, error_size, "no session bus at %s (%s): the desktop portal is reached through it",
+            address && *address ? address : "$XDG_RUNTIME_DIR/bus", strerror(-opened));
         cportal_close(portal);
         return CPORTAL_UNAVAILABLE;
     }

@@ -69,7 +69,8 @@ public enum RunBuilder {
         let buffers = 3 + 2 * stages.count + plan.windows.count
         let capture = plan.capture
         let layouts = capture.composition.map { LayoutSwitch($0.layout) }
-        let presenter = PresenterTools(highlight: capture.highlight, zoom: capture.zoom)
+        let presenter = PresenterTools(highlight: capture.highlight, zoom: capture.zoom,
+                                       drawn: capture.sources.allSatisfy(\.isX11))
         let source = PacedCapture(idleFPS: capture.idleFPS) {
             () throws(PodiumError) -> any FrameGrabber in
             try grabber(of: capture, layouts: layouts, bufferCount: buffers, presenter: presenter, logger: logger)

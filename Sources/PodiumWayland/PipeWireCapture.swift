@@ -126,6 +126,8 @@ final class PipeWireInbox: Sendable {
         var newest: Arrived?
         var firstSize: PixelSize?
         var ended: String?
+        /// A frame was dropped: what it changed is not known to the next one's damage.
+        var lostChanges = false
         /// Streaming once, then paused.
         var streamed = false
         var paused = false
@@ -159,8 +161,12 @@ final class PipeWireInbox: Sendable {
             (state.pool, state.poolSize) = (made, size)
             return made
         }
-        // Every buffer in use downstream: this frame is dropped, as a slow stage's would be.
-        guard let buffer = pool.acquire() else { return }
+        // Every buffer in use downstream: this frame is dropped, as a slow stage's would be, and
+        // the next one changes every row (its damage says what changed since this one).
+        guard let buffer = pool.acquire() else {
+            state.withLock { $0.lostChanges = true }
+            return
+        }
         if bytesPerRow == rowBytes {
             buffer.bytes.copyMemory(from: pixels, byteCount: rowBytes * size.height)
         } else {
@@ -179,13 +185,17 @@ final class PipeWireInbox: Sendable {
         }
         var arrived = Arrived(buffer: buffer, size: size, bytesPerRow: rowBytes, time: clock.now(), rows: rows)
         let replaced = state.withLock { state -> FrameBuffer? in
+            if state.lostChanges {
+                state.lostChanges = false
+                arrived.rows = nil
+            }
             guard let older = state.newest else {
                 state.newest = arrived
                 return nil
             }
             // What changed since the frame taken before: both frames' changes (all rows when either
             // does not say, or the size changed).
-            if var union = older.rows, let rows, older.size == size {
+            if var union = older.rows, let rows = arrived.rows, older.size == size {
                 union.formUnion(rows)
                 arrived.rows = union
             } else {

@@ -10,10 +10,11 @@ extension WaylandScreenPlan {
         let connection = try WaylandDisplay(name: display)
         guard connection.screencopy != nil else {
             throw .unavailable("the Wayland compositor at '\(connection.name)' has no screencopy "
-                               + "(zwlr_screencopy_manager_v1, which wlroots desktops such as sway offer)")
+                               + "(zwlr_screencopy_manager_v1, which wlroots desktops such as sway offer): "
+                               + "try --source portal")
         }
         let monitors = connection.monitors
-        let names = monitors.map(\.name).joined(separator: ", ")
+        let names = monitors.map { "\($0.index) \($0.name)" }.joined(separator: ", ")
         let chosen: WaylandMonitor?
         switch monitor ?? .primary {
         case .primary: chosen = monitors.first
@@ -21,8 +22,8 @@ extension WaylandScreenPlan {
         case .index(let index): chosen = monitors.first { $0.index == index }
         }
         guard let chosen else {
-            throw .unavailable("--monitor '\(monitor ?? .primary)': the Wayland display '\(connection.name)' has "
-                               + (monitors.isEmpty ? "no outputs" : "the outputs \(names)"))
+            throw .unavailable("--monitor '\(monitor ?? .primary)': no such output on '\(connection.name)'; "
+                               + (monitors.isEmpty ? "it has none" : "outputs here: \(names)"))
         }
         return WaylandScreenPlan(display: connection.name, output: chosen.name, size: chosen.rect.size,
                                  drawsCursor: drawsCursor, tracksDamage: tracksDamage)

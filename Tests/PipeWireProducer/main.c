@@ -22,6 +22,7 @@ struct producer {
     struct spa_source *timer;
     int fps;
     int top;      // the band's top row
+    uint64_t sequence;
     int streaming;
 };
 
@@ -58,6 +59,12 @@ static void on_process(void *data) {
         } else {
             regions[0].region = SPA_REGION(0, low, WIDTH, high - low);
         }
+    }
+    struct spa_meta_header *header = spa_buffer_find_meta_data(buffer, SPA_META_Header, sizeof(*header));
+    if (header != NULL) {
+        // Numbered, so that a consumer sees which frames it missed (and their damage with them).
+        memset(header, 0, sizeof(*header));
+        header->seq = producer->sequence++;
     }
     buffer->datas[0].chunk->offset = 0;
     buffer->datas[0].chunk->size = STRIDE * HEIGHT;

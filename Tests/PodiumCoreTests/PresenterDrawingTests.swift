@@ -120,6 +120,19 @@ struct PresenterDrawingTests {
         #expect(run.takeChanges().map(\.line) == ["highlight off → on, by key", "zoom 1× → 2×, by key",
                                                   "zoom 2× → 4×, by key", "zoom 4× → 1×, by key"])
     }
+
+    /// Where the grabbers do not draw the tools (Wayland, PipeWire), `h` and `z` change nothing
+    /// and `?` leaves them out.
+    @Test func hAndZChangeNothingWhereTheToolsAreNotDrawn() {
+        #expect(!KeyCommand.help(layouts: false, window: false, presenter: false).contains("highlight"))
+        let run = Run(branches: [], outputs: OutputGroup(outputs: []), hub: StreamHub(),
+                      counters: RunCounters(targetFPS: 30, sinkURLs: []), limits: .init(), logger: FakeGraph.logger,
+                      presenter: PresenterTools(drawn: false))
+        run.perform(.highlight)
+        run.perform(.zoom)
+        #expect(!run.presenter.isHighlighting && run.presenter.zoom == 1)
+        #expect(run.takeChanges().isEmpty)
+    }
 }
 
 /// The packed blend against the plain formula, for every alpha and channel value on a grid.

@@ -87,7 +87,7 @@ import Testing
         Case(arguments: ["--window", "x", "--monitor", "0"], status: 64, mentions: "cannot be combined with --monitor"),
         Case(arguments: ["--exit-when-gone"], status: 64, mentions: "--exit-when-gone needs --window"),
         Case(arguments: ["--source", "wlr", "--forget-choice"], status: 64, mentions: "--forget-choice drops"),
-        Case(arguments: ["--source", "portal", "--monitor", "1"], status: 64, mentions: "--monitor '1' names"),
+        Case(arguments: ["--source", "portal", "--monitor", "1"], status: 64, mentions: "--monitor '1' is not taken with --source portal: the desktop's dialog picks"),
         Case(arguments: ["--source", "portal", "--source", "monitor:0"], status: 64,
              mentions: "--source portal is captured alone"),
         Case(arguments: ["--source", "portal", "--zoom", "2"], status: 64, mentions: "--zoom works on X11"),

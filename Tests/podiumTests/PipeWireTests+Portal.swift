@@ -80,6 +80,7 @@ extension PipeWireTests {
                                    environment: environment(portal, config: folder.appendingPathComponent("c"))
                                        .merging(session) { $1 })
         #expect(run.status == 0 && run.stderr.contains("capturing the monitor shared by the portal"), "\(run)")
+        #expect(run.stderr.contains("does not copy its outputs: sharing through the desktop's portal"))
         let (frames, coloured) = try framesAndColoured(recording, red: 0, green: 0xff, blue: 0)
         #expect(frames >= 10 && frames == coloured, "\(coloured) of \(frames) frames the shared node's colour")
     }
@@ -100,7 +101,7 @@ extension PipeWireTests {
     /// A cancelled dialog, a portal that refuses, a bus without a portal: one line each, the
     /// right code, and nothing created.
     @Test(arguments: [("cancel", false, 77, "the desktop's dialog was cancelled: nothing was shared"),
-                      ("fail", false, 69, "the desktop portal refused Start"),
+                      ("fail", false, 69, "the desktop portal refused to share the screen (Start answered 2)"),
                       ("ok", true, 69, "no desktop portal on the session bus")])
     func aPortalThatSharesNothingEndsTheRunBeforeAnythingIsCreated(answer: String, absent: Bool, status: Int32,
                                                                   said: String) throws {

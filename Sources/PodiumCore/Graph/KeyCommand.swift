@@ -55,10 +55,12 @@ public enum KeyCommand: Sendable, Equatable {
     }
 
     /// The keys, as `?` says them; those of layouts only when there are two sources.
-    /// - Parameter quality: `<` and `>` step the constant quality (a run without `--bitrate`).
-    public static func help(layouts: Bool, window: Bool, quality: Bool = false) -> String {
-        var keys = ["space pause", "b w blank", "h highlight", "z zoom", "+ - frame rate",
-                    quality ? "< > quality" : "< > bit rate", "k keyframe", "q quit"]
+    /// - Parameters:
+    ///   - quality: `<` and `>` step the constant quality (a run without `--bitrate`).
+    ///   - presenter: the highlight and the zoom are drawn (on X11 screens).
+    public static func help(layouts: Bool, window: Bool, quality: Bool = false, presenter: Bool = true) -> String {
+        var keys = ["space pause", "b w blank"] + (presenter ? ["h highlight", "z zoom"] : [])
+        keys += ["+ - frame rate", quality ? "< > quality" : "< > bit rate", "k keyframe", "q quit"]
         if layouts { keys += ["l layout", "x swap sources", "[ ] resize"] }
         if window { keys.append("f fullscreen") }
         return "keys: " + keys.joined(separator: ", ")
@@ -85,6 +87,8 @@ extension Run {
             requestKeyframe(by: origin)
         case .blank(let colour):
             setBlank(blankColour == colour ? nil : colour, by: origin)
+        case .highlight where !presenter.areDrawn, .zoom where !presenter.areDrawn:
+            logger.notice("the highlight and the zoom are drawn on X11 screens for now, not on this source")
         case .highlight:
             toggleHighlight(by: origin)
         case .zoom:
@@ -97,7 +101,9 @@ extension Run {
             changeLayout(by: origin) { $0.resize(by: steps) }
         case .help:
             let quality = if case .quality = tuning.plannedRate { true } else { false }
-            logger.notice("\(KeyCommand.help(layouts: layout != nil, window: window, quality: quality))")
+            let keys = KeyCommand.help(layouts: layout != nil, window: window, quality: quality,
+                                       presenter: presenter.areDrawn)
+            logger.notice("\(keys)")
         case .fullscreen:
             break
         }

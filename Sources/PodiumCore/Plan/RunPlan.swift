@@ -143,6 +143,14 @@ public enum SourcePlan: Sendable {
         }
     }
 
+    /// Whether it is grabbed from an X server (whose grabbers draw the presenter's tools).
+    public var isX11: Bool {
+        switch self {
+        case .screen, .window: true
+        case .wayland, .pipewire: false
+        }
+    }
+
     public var drawsCursor: Bool {
         switch self {
         case .screen(let screen): screen.drawsCursor

@@ -8,14 +8,19 @@ public final class PresenterTools: Sendable {
 
     /// The highlight's look, whether it is on or not (`h` turns on the default one).
     public let highlightStyle: PointerHighlight
+    /// Whether the run's grabbers draw the tools: X11's do; Wayland's and PipeWire's do not yet,
+    /// and there the keys say so instead of turning on what would not show.
+    public let areDrawn: Bool
     private let highlighting: Atomic<Bool>
     private let zoomFactor: Atomic<Int>
 
     /// - Parameters:
     ///   - highlight: `--highlight-pointer`, on from the start; `nil` for off.
     ///   - zoom: `--zoom`, one of `zoomFactors`.
-    public init(highlight: PointerHighlight? = nil, zoom: Int = 1) {
+    ///   - drawn: whether the grabbers draw them.
+    public init(highlight: PointerHighlight? = nil, zoom: Int = 1, drawn: Bool = true) {
         highlightStyle = highlight ?? .default
+        areDrawn = drawn
         highlighting = Atomic(highlight != nil)
         zoomFactor = Atomic(zoom)
     }

@@ -28,6 +28,7 @@ extension Podium {
                   podium bench --scene video
                   podium bench --scene slides --fps 15,30,60 --seconds 10 --format csv
                   podium bench --display :0 --max-size 1280 --plot cost.svg
+                  podium bench --source wlr --fps 15,30
                   podium bench --scene video --ladder 1080p,720p,360p
                   podium bench --scene slides --fps 30 --audio --seconds 20
 

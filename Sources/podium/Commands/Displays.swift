@@ -10,8 +10,11 @@ extension Podium {
         static let configuration = CommandConfiguration(
             abstract: "List the X screen and its RandR monitors (the primary one marked), and a Wayland compositor's "
                 + "outputs.",
-            usage: "podium displays [--display <:N>] [--json]",
+            usage: "podium displays [--display <:N|wayland-N>] [--json]",
             discussion: """
+                --display takes a Wayland compositor's socket too, by name or path (default: \
+                $WAYLAND_DISPLAY); with both, $DISPLAY's X screen and the compositor are listed.
+
                 Examples:
                   podium displays
                   podium displays --display :1 --json

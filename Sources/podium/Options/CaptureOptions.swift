@@ -5,7 +5,8 @@ import PodiumCore
 /// What to capture, and how: everything about capture but its rate, which `bench` sweeps.
 struct CaptureSource: ParsableArguments {
     @Option(help: ArgumentHelp("The X display to capture (default: $DISPLAY); with --source wlr, the Wayland "
-                               + "display (default: $WAYLAND_DISPLAY).", valueName: ":N|wayland-N"))
+                               + "compositor's socket, by name or path (default: $WAYLAND_DISPLAY).",
+                               valueName: ":N|wayland-N"))
     var display: String?
 
     @Option(help: ArgumentHelp("The monitor to capture: primary, a RandR name or an index from 'podium displays' "
@@ -119,8 +120,12 @@ struct CaptureSource: ParsableArguments {
         if let region {
             throw ValidationError("--region '\(region)' is taken on X11 screens; \(given) captures a whole picture")
         }
+        if source == .portal, let monitor {
+            throw ValidationError("--monitor '\(monitor)' is not taken with \(given): the desktop's dialog picks the "
+                                  + "monitor (--forget-choice to pick again)")
+        }
         if source != .wlr, let monitor {
-            throw ValidationError("--monitor '\(monitor)' names an X11 monitor or a Wayland output, not with \(given)")
+            throw ValidationError("--monitor '\(monitor)' is not taken with \(given): the node is one picture")
         }
         if noSharedMemory {
             throw ValidationError("--no-shm is for X servers, not with \(given)")

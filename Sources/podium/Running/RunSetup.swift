@@ -126,9 +126,12 @@ enum RunSetup {
                     // windows): its compositor's outputs, or what the user shares through the portal.
                     switch display == nil ? waylandSession() : nil {
                     case .screencopy(let wayland):
+                        Console.say("a Wayland session: capturing its compositor's output, as --source wlr does")
                         return (.wayland(try WaylandScreenPlan.look(display: wayland, monitor: selector,
                                                                     drawsCursor: cursor, tracksDamage: damage)), nil)
                     case .portal:
+                        Console.say("a Wayland session whose compositor does not copy its outputs: sharing through "
+                                    + "the desktop's portal, as --source portal does")
                         return (.pipewire(try portalPlan(drawsCursor: cursor, forgetChoice: forgetChoice)), nil)
                     case nil: break
                     }
