@@ -179,7 +179,7 @@ import Testing
             let samples = try Tools.decodeSound(path)
             #expect(Double(samples.count) / 48_000 > 2, "\(path): \(samples.count) samples")
             let middle = samples[samples.count / 4..<samples.count * 3 / 4]
-            #expect(Tools.tonePower(near: 1_000, in: middle) > 1e-3, "\(path): the tone")
+            #expect(Tools.tonePower(near: 1_000, in: middle) > 1e-3, "\(path): the tone; \(result.stderr)")
         }
     }
 
