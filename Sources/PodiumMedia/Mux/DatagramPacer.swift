@@ -4,10 +4,10 @@ import PodiumCore
 /// Sends an MPEG-TS stream's datagrams through libavformat's UDP protocol spread over half of each
 /// frame's interval instead of all at once. A 1080p keyframe is a few hundred datagrams: sent in
 /// one burst, they overflow a receiver's socket buffer before its reader wakes up, and every
-/// I-frame arrives with holes. Spread, a frame still leaves within half an interval, so pacing
-/// adds at most that much latency and never falls behind the stream. Datagrams leave in bursts
-/// of up to eight (about 10 KB, nothing to a socket buffer), so a small frame costs no sleep and
-/// a keyframe one every eight datagrams.
+/// I-frame arrives with holes. Spread, a frame leaves within half an interval (and, after the
+/// thread was held up, that much later), so pacing adds about that much latency. Datagrams leave
+/// in bursts of up to eight (about 10 KB, nothing to a socket buffer), so a small frame costs no
+/// sleep and a keyframe one every eight datagrams.
 final class DatagramPacer {
     /// libavformat's UDP output; every datagram is handed to it whole and flushed at once.
     private var inner: UnsafeMutablePointer<AVIOContext>?
@@ -69,7 +69,10 @@ final class DatagramPacer {
         sentInBurst += 1
         if sentInBurst == Self.burst {
             sentInBurst = 0
-            nextSend += spacing
+            // Held up for longer than a gap (a busy machine): the rest of the packet keeps its
+            // gaps from now, rather than leaving at once to catch up and overflowing the receiver.
+            let now = clock.now()
+            nextSend = (now > nextSend + spacing ? now : nextSend) + spacing
         }
         return inner.pointee.error < 0 ? inner.pointee.error : count
     }
