@@ -93,6 +93,18 @@ public final class ScenePlayer {
     /// - Returns: whether anything was drawn.
     @discardableResult
     public func draw(sequence: UInt64, elapsed: UInt64, stamp: SceneStamp) -> Bool {
+        // A frame is presented whole, as a compositor presents one: while the server is grabbed no
+        // other client's request (a capture's grab) runs between its picture and its stamp.
+        xcb_grab_server(connection.raw)
+        let drawn = paint(sequence: sequence, elapsed: elapsed, stamp: stamp)
+        xcb_ungrab_server(connection.raw)
+        // The stamp's memory is written again next frame: the server must be done reading it.
+        connection.sync()
+        return drawn
+    }
+
+    /// Sends the requests that draw frame `sequence`; `draw` brackets them and waits for the server.
+    private func paint(sequence: UInt64, elapsed: UInt64, stamp: SceneStamp) -> Bool {
         switch kind {
         case .video:
             let offset = SceneArt.textureOffset(frame: sequence)
@@ -123,7 +135,6 @@ public final class ScenePlayer {
             shownSlide = flash
             stale = false
             // No stamp: the flash must be the whole picture.
-            connection.sync()
             return true
         case .repainted, .caret:
             put(from: 0, source: PixelRect(x: 0, y: 0, size: screen), at: (0, 0))
@@ -131,14 +142,11 @@ public final class ScenePlayer {
                 fill(SceneArt.caretRect(on: screen))
             }
             // No stamp: a stamp would change pixels each frame, and these scenes must not.
-            connection.sync()
             return true
         }
         stale = false
         SceneStrip.draw(stamp, into: segment.bytes + stripOffset, rowBytes: SceneStrip.size.width * 4)
         put(from: stripOffset, source: PixelRect(x: 0, y: 0, size: SceneStrip.size), at: (0, 0), pictureSize: SceneStrip.size)
-        // The stamp's memory is written again next frame: the server must be done reading it.
-        connection.sync()
         return true
     }
 
