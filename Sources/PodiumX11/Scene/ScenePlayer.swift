@@ -98,8 +98,9 @@ public final class ScenePlayer {
         xcb_grab_server(connection.raw)
         let drawn = paint(sequence: sequence, elapsed: elapsed, stamp: stamp)
         xcb_ungrab_server(connection.raw)
-        // The stamp's memory is written again next frame: the server must be done reading it.
-        connection.sync()
+        // The stamp's memory is written again next frame: the server must be done reading it. With
+        // nothing drawn (a still scene), the two requests wait in the buffer: no round trip a slot.
+        if drawn { connection.sync() }
         return drawn
     }
 
