@@ -35,6 +35,17 @@ public final class SoundServer: Sendable {
         try server.waitForStderr(containing: "sound-server: ready", timeout: 30)
     }
 
+    /// What the server holds now and what its tone players said: for a test whose tone went silent.
+    public func state() -> String {
+        let list = { (what: String) in
+            let pactl = try? Tools.start("pactl", ["list", "short", what], environment: self.environment)
+            return (try? pactl?.wait(timeout: 10).stdout) ?? ""
+        }
+        let (streams, sinks) = (list("sink-inputs"), list("sinks"))
+        let players = (try? String(contentsOf: folder.appendingPathComponent("player.log"), encoding: .utf8)) ?? ""
+        return "sound server: streams [\(streams)] outputs [\(sinks)] players [\(players)]"
+    }
+
     /// Stops the server and everything it started (to test what happens when it goes away).
     public func stop() {
         guard let server = process.withLock({ current in defer { current = nil }; return current }) else { return }

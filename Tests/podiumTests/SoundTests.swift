@@ -170,6 +170,7 @@ import Testing
                                        "--to", "rtsp://127.0.0.1:\(rtspPort)/live"],
                                       display: desk.display.display, environment: sound.environment)
         #expect(result.status == 0, "\(result.stderr)")
+        let heard = sound.state()
         for receiver in [tcp, srt, rtsp] { _ = try? receiver.wait(timeout: 10) }
         for path in received {
             let streams = try Tools.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_name",
@@ -179,7 +180,7 @@ import Testing
             let samples = try Tools.decodeSound(path)
             #expect(Double(samples.count) / 48_000 > 2, "\(path): \(samples.count) samples")
             let middle = samples[samples.count / 4..<samples.count * 3 / 4]
-            #expect(Tools.tonePower(near: 1_000, in: middle) > 1e-3, "\(path): the tone; \(result.stderr)")
+            #expect(Tools.tonePower(near: 1_000, in: middle) > 1e-3, "\(path): the tone; \(result.stderr); \(heard)")
         }
     }
 
