@@ -4,7 +4,6 @@ public import PodiumMedia
 import PodiumSound
 import PodiumWeb
 import PodiumX11
-import PodiumWayland
 
 /// Turns a `RunPlan` into a run of real parts: the X11 screen as the source, a window stage for
 /// each window, the encode stage (libyuv and libavcodec) with an encoder per encoding, a muxer
@@ -70,7 +69,7 @@ public enum RunBuilder {
         let capture = plan.capture
         let layouts = capture.composition.map { LayoutSwitch($0.layout) }
         let presenter = PresenterTools(highlight: capture.highlight, zoom: capture.zoom,
-                                       drawn: capture.sources.allSatisfy(\.isX11))
+                                       drawn: capture.sources.allSatisfy(\.drawsPresenterTools))
         let source = PacedCapture(idleFPS: capture.idleFPS) {
             () throws(PodiumError) -> any FrameGrabber in
             try grabber(of: capture, layouts: layouts, bufferCount: buffers, presenter: presenter, logger: logger)
@@ -96,32 +95,17 @@ public enum RunBuilder {
     private static func grabber(of capture: CapturePlan, layouts: LayoutSwitch?, bufferCount: Int,
                                 presenter: PresenterTools, logger: Logger) throws(PodiumError) -> any FrameGrabber {
         guard let composition = capture.composition, let layouts, capture.sources.count > 1 else {
-            return try grabber(of: capture.sources[0], bufferCount: bufferCount, presenter: presenter, logger: logger)
+            return try capture.sources[0].openGrabber(bufferCount: bufferCount, presenter: presenter, logger: logger)
         }
         // Each source's frames are copied into the composed picture: one kept, one being grabbed, one spare.
         var sources: [any FrameGrabber] = []
         for source in capture.sources {
-            sources.append(try grabber(of: source, bufferCount: 3, presenter: presenter, logger: logger))
+            sources.append(try source.openGrabber(bufferCount: 3, presenter: presenter, logger: logger))
         }
         let filter = composition.filter
         return ComposedCapture(sources: sources, sizes: capture.sources.map(\.size), canvas: composition.canvas,
                                layouts: layouts, bufferCount: bufferCount) { crop, output throws(PodiumError) in
             try PictureScaler(crop: crop, output: output, filter: filter)
-        }
-    }
-
-    /// Opens the grabber of `source`, on the capture thread.
-    private static func grabber(of source: SourcePlan, bufferCount: Int, presenter: PresenterTools, logger: Logger)
-        throws(PodiumError) -> any FrameGrabber {
-        switch source {
-        case .screen(let screen):
-            try ScreenCapture(plan: screen, bufferCount: bufferCount, presenter: presenter, logger: logger)
-        case .window(let window):
-            try WindowCapture(plan: window, bufferCount: bufferCount, presenter: presenter, logger: logger)
-        case .wayland(let output):
-            try ScreencopyCapture(plan: output, bufferCount: bufferCount, logger: logger)
-        case .pipewire(let stream):
-            try PipeWireCapture(plan: stream, bufferCount: bufferCount, logger: logger)
         }
     }
 

@@ -28,4 +28,15 @@ extension WaylandScreenPlan {
         return WaylandScreenPlan(display: connection.name, output: chosen.name, size: chosen.rect.size,
                                  drawsCursor: drawsCursor, tracksDamage: tracksDamage)
     }
+
+    /// Finds the output of a wlroots compositor that `wlr` (with the monitor named) asks for.
+    public struct Resolver: SourceResolver {
+        public init() {}
+
+        public func resolve(_ lookup: SourceLookup) throws(PodiumError) -> (any SourcePlan)? {
+            guard lookup.request == .wlr else { return nil }
+            return try WaylandScreenPlan.look(display: lookup.display, monitor: lookup.monitor,
+                                              drawsCursor: lookup.drawsCursor, tracksDamage: lookup.tracksDamage)
+        }
+    }
 }

@@ -30,10 +30,10 @@ struct InProcessRun {
                 throw TestFailure("--to \(text): \(error.reason)")
             }
         }
-        let (screen, _) = try await onOwnThread("test-display") { () throws(PodiumError) in
+        let screen = try await onOwnThread("test-display") { () throws(PodiumError) in
             try ScreenPlan.look(display: display, drawsCursor: drawsCursor, tracksDamage: tracksDamage)
         }
-        let capture = CapturePlan(.screen(screen))
+        let capture = CapturePlan(screen)
         let encoding = try EncodingPlan(outputs: OutputRequest.streams(of: destinations),
                                         viewers: ViewerRequest.viewers(of: destinations), source: capture.size,
                                         fps: FrameRate(fps), encode: encode)

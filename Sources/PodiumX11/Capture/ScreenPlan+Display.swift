@@ -4,12 +4,11 @@ extension ScreenPlan {
     /// Looks at `display` and finds what to capture on it: `region`, or the monitor `monitor`
     /// picks (the primary one by default), or the whole screen when there are no monitors.
     /// Connects to the display, so it blocks: call it off the cooperative pool.
-    /// - Returns: the plan, and the monitor captured, if any.
     /// - Throws: 69 when the display cannot be opened, the monitor is not there or its pixels
     ///   cannot be read; 64 for a region outside the screen.
     public static func look(display: String?, monitor: MonitorSelector? = nil, region: PixelRect? = nil,
                             drawsCursor: Bool = true, sharedMemory: Bool = true, tracksDamage: Bool = true)
-        throws(PodiumError) -> (ScreenPlan, Monitor?) {
+        throws(PodiumError) -> ScreenPlan {
         let connection = try XConnection(display: display)
         let layout = connection.layout()
         let screen = PixelRect(x: 0, y: 0, size: layout.size)
@@ -30,8 +29,29 @@ extension ScreenPlan {
             area = chosen.rect
             captured = chosen
         }
-        let plan = ScreenPlan(display: connection.displayName, region: area, monitorName: captured?.name,
-                              drawsCursor: drawsCursor, sharedMemory: sharedMemory, tracksDamage: tracksDamage)
-        return (plan, captured)
+        return ScreenPlan(display: connection.displayName, region: area, monitorName: captured?.name,
+                          drawsCursor: drawsCursor, sharedMemory: sharedMemory, tracksDamage: tracksDamage)
+    }
+
+    /// Finds a monitor, a rectangle of the screen or another display's primary monitor: what
+    /// `monitor:NAME`, `WxH+X+Y` and `:N` name, and the primary monitor when no source is named.
+    public struct Resolver: SourceResolver {
+        public init() {}
+
+        public func resolve(_ lookup: SourceLookup) throws(PodiumError) -> (any SourcePlan)? {
+            var (display, monitor, region) = (lookup.display, lookup.monitor, lookup.region)
+            switch lookup.request {
+            case nil: break
+            case .monitor(let chosen): monitor = chosen
+            case .region(let chosen): region = chosen
+            case .display(let other): display = other
+            default: return nil
+            }
+            var screen = try ScreenPlan.look(display: display, monitor: monitor, region: region,
+                                             drawsCursor: lookup.drawsCursor, sharedMemory: lookup.sharedMemory,
+                                             tracksDamage: lookup.tracksDamage)
+            (screen.masks, screen.showsRegion) = (lookup.masks, lookup.showsRegion)
+            return screen
+        }
     }
 }

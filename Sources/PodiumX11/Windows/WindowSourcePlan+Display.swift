@@ -42,4 +42,18 @@ extension WindowSourcePlan {
                                 drawsCursor: drawsCursor, sharedMemory: sharedMemory, tracksDamage: tracksDamage,
                                 exitWhenGone: exitWhenGone)
     }
+
+    /// Finds the window `window:NAME|ID|pick` names.
+    public struct Resolver: SourceResolver {
+        public init() {}
+
+        public func resolve(_ lookup: SourceLookup) throws(PodiumError) -> (any SourcePlan)? {
+            guard case .window(let selector) = lookup.request else { return nil }
+            return try WindowSourcePlan.look(display: lookup.display, selector: selector,
+                                             drawsCursor: lookup.drawsCursor, sharedMemory: lookup.sharedMemory,
+                                             tracksDamage: lookup.tracksDamage, exitWhenGone: lookup.exitWhenGone) {
+                lookup.events(.pickingWindow)
+            }
+        }
+    }
 }

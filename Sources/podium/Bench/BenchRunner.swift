@@ -101,7 +101,7 @@ final class BenchRunner: Sendable {
         if let known = looked.withLock({ $0[source.constantFPS] }) {
             capture = known
         } else {
-            capture = try await RunSetup.capturePlan(source).0
+            capture = try await RunSetup.capturePlan(source)
             looked.withLock { $0[source.constantFPS] = capture }
         }
         let encodings = try EncodingPlan(bench: capture.size, fps: fps, encode: plan.encode, ladder: ladder)

@@ -104,14 +104,13 @@ extension Podium {
                 throw PodiumError.usage("--to '\(window)': mirror shows its window already; place it with --on or --on-display")
             }
             try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan, run: runOptions)
-            let (capturePlan, captured) = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.url),
-                                                                         filter: scale.scaleFilter)
+            let capturePlan = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.url),
+                                                            filter: scale.scaleFilter)
             let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
                                             fps: capture.fps.start, encode: defaults)
             let request = WindowRequest(monitor: on, display: onDisplay, windowed: windowed,
                                         pictureInPicture: pictureInPicture, fit: fit, background: background)
-            let (window, targetDisplay) = try await request.plan(capturing: capturePlan, captured: captured,
-                                                                 filter: scale.scaleFilter)
+            let (window, targetDisplay) = try await request.plan(capturing: capturePlan, filter: scale.scaleFilter)
             let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: [window],
                                              encoding: encoding, sound: sound.plan, limits: runOptions.limits))
             try await RunSetup.run(plan, parts: ["mirroring to \(targetDisplay)"], options: runOptions, logger: logger)

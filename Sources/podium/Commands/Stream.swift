@@ -120,16 +120,15 @@ extension Podium {
             let streams = OutputRequest.streams(of: outputs)
             let viewers = ViewerRequest.viewers(of: outputs)
             try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan, run: runOptions)
-            let (capturePlan, captured) = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.url),
-                                                                         filter: scale.scaleFilter)
+            let capturePlan = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.url),
+                                                            filter: scale.scaleFilter)
             let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
                                             fps: capture.fps.start, encode: defaults)
             var windows: [WindowPlan] = []
             var parts: [String] = []
             if let windowMonitor = outputs.lazy.compactMap(\.windowMonitor).first {
                 let request = WindowRequest(monitor: windowMonitor, naming: { "--to 'window:\($0)'" })
-                let (window, targetDisplay) = try await request.plan(capturing: capturePlan, captured: captured,
-                                                                     filter: scale.scaleFilter)
+                let (window, targetDisplay) = try await request.plan(capturing: capturePlan, filter: scale.scaleFilter)
                 windows.append(window)
                 parts.append("showing in a window on \(targetDisplay)")
             }

@@ -4,7 +4,6 @@ import PodiumCore
 import PodiumMedia
 import PodiumWeb
 import PodiumX11
-import PodiumWayland
 import PodiumRun
 import ServiceLifecycle
 import Synchronization
@@ -82,118 +81,26 @@ enum RunSetup {
         }
     }
 
-    /// What to capture: the display opened on a thread of its own (a connect may block), the
-    /// rectangles or windows found on it, and the monitor it is, if any.
+    /// What to capture, looked up by the source kinds' resolvers (each on a thread of its own: a
+    /// connect may block), and what the lookup says on the way.
     /// - Throws: 69 when the display cannot be opened, the monitor or window is not there or its
     ///   pixels cannot be read; 64 for a region outside the screen, or a name several windows match.
     /// - Parameters:
     ///   - outputs: where the pictures go, which may ask for an unchanged screen more often.
     ///   - filter: how two sources are scaled to their places.
-    /// - Returns: the plan, and the monitor captured when there is one source and it is a monitor.
     static func capturePlan(_ source: CaptureSource, outputs: [SinkURL] = [], filter: ScaleFilter = .box)
-        async throws(PodiumError) -> (CapturePlan, Monitor?) {
-        let (cursor, sharedMemory, damage, idle) = (source.cursor, !source.noSharedMemory, !source.constantFPS,
-                                                    source.idleRate(for: outputs))
-        let (display, exitWhenGone) = (source.display, source.exitWhenGone)
-        // Without a source named, the one --monitor or --region names (the primary monitor by default).
-        let requests = source.allSources.isEmpty ? [nil] : source.allSources.map(Optional.some)
-        let (monitor, region) = (source.monitor, source.region)
-        let (masks, showsRegion) = (source.presenter.masks, source.presenter.showsRegion)
-        let forgetChoice = source.forgetChoice
-        let looked = try await onOwnThread("podium-display") { () throws(PodiumError) in
-            try requests.map { request throws(PodiumError) -> (SourcePlan, Monitor?) in
-                var (on, selector, rectangle) = (display, monitor, region)
-                switch request {
-                case .window(let window):
-                    let plan = try WindowSourcePlan.look(display: display, selector: window, drawsCursor: cursor,
-                                                         sharedMemory: sharedMemory, tracksDamage: damage,
-                                                         exitWhenGone: exitWhenGone) {
-                        Console.say("click the window to capture")
-                    }
-                    return (.window(plan), nil)
-                case .monitor(let chosen): selector = chosen
-                case .region(let chosen): rectangle = chosen
-                case .display(let other): on = other
-                case .pipewire(let node):
-                    return (.pipewire(try PipeWirePlan.look(node: node)), nil)
-                case .portal:
-                    return (.pipewire(try portalPlan(drawsCursor: cursor, forgetChoice: forgetChoice)), nil)
-                case .wlr:
-                    return (.wayland(try WaylandScreenPlan.look(display: display, monitor: selector,
-                                                                drawsCursor: cursor, tracksDamage: damage)), nil)
-                case nil:
-                    // A Wayland session (without X, or whose X is XWayland, which shows only X
-                    // windows): its compositor's outputs, or what the user shares through the portal.
-                    switch display == nil ? waylandSession() : nil {
-                    case .screencopy(let wayland):
-                        Console.say("a Wayland session: capturing its compositor's output, as --source wlr does")
-                        return (.wayland(try WaylandScreenPlan.look(display: wayland, monitor: selector,
-                                                                    drawsCursor: cursor, tracksDamage: damage)), nil)
-                    case .portal:
-                        Console.say("a Wayland session whose compositor does not copy its outputs: sharing through "
-                                    + "the desktop's portal, as --source portal does")
-                        return (.pipewire(try portalPlan(drawsCursor: cursor, forgetChoice: forgetChoice)), nil)
-                    case nil: break
-                    }
-                }
-                var (screen, captured) = try ScreenPlan.look(display: on, monitor: selector, region: rectangle,
-                                                             drawsCursor: cursor, sharedMemory: sharedMemory,
-                                                             tracksDamage: damage)
-                (screen.masks, screen.showsRegion) = (masks, showsRegion)
-                return (.screen(screen), captured)
-            }
-        }
-        let sources = looked.map(\.0)
-        var plan = CapturePlan(sources[0], idleFPS: idle)
-        if sources.count > 1 {
-            // As large as the larger source: neither is made smaller than it is by the canvas itself.
-            let canvas = sources.map(\.size).max { $0.area < $1.area } ?? sources[0].size
-            let composition = CapturePlan.Composition(layout: source.layout.chosen, canvas: canvas, filter: filter)
-            plan = CapturePlan(sources: sources, composition: composition, idleFPS: idle)
-        }
+        async throws(PodiumError) -> CapturePlan {
+        var lookup = SourceLookup(display: source.display)
+        (lookup.monitor, lookup.region, lookup.drawsCursor) = (source.monitor, source.region, source.cursor)
+        (lookup.sharedMemory, lookup.tracksDamage) = (!source.noSharedMemory, !source.constantFPS)
+        (lookup.exitWhenGone, lookup.forgetsChoice) = (source.exitWhenGone, source.forgetChoice)
+        (lookup.masks, lookup.showsRegion) = (source.presenter.masks, source.presenter.showsRegion)
+        lookup.events = { Console.say($0.said) }
+        lookup.stopRequested = { SignalTrap.stopRequested }
+        var plan = try await SourceCatalog.capturePlan(source.allSources, lookup: lookup, layout: source.layout.chosen,
+                                                       filter: filter, idleFPS: source.idleRate(for: outputs))
         (plan.highlight, plan.zoom) = (source.presenter.highlight, source.presenter.zoom)
-        return (plan, sources.count > 1 ? nil : looked[0].1)
-    }
-
-    /// What the user shares through the desktop's ScreenCast portal: asked in its dialog, or the
-    /// choice kept from the last run (which the portal hands back as a new token to keep).
-    /// - Throws: 77 when the user cancels; 69 when there is no portal or it fails; 130 on Ctrl-C
-    ///   while the dialog waits.
-    private static func portalPlan(drawsCursor: Bool, forgetChoice: Bool) throws(PodiumError) -> PipeWirePlan {
-        if forgetChoice { PortalChoice.forget() }
-        let remembered = PortalChoice.remembered()
-        if remembered == nil { Console.say("asking the desktop what to share: choose in its dialog") }
-        let portal: ScreenCastPortal
-        do {
-            portal = try ScreenCastPortal(drawsCursor: drawsCursor, restoreToken: remembered) {
-                SignalTrap.stopRequested
-            }
-        } catch where SignalTrap.stopRequested {
-            throw PodiumError(PodiumError.ExitCode(rawValue: 130), "stopped while the desktop asked what to share")
-        }
-        if let token = portal.shared.restoreToken, let problem = PortalChoice.keep(token) { Console.say(problem) }
-        return try PipeWirePlan.look(node: portal.shared.node, name: "the \(portal.shared.kind) shared by the portal",
-                                    remote: portal)
-    }
-
-    /// How a Wayland session is captured when no source is named.
-    private enum WaylandCapture {
-        /// The compositor copies its outputs itself (wlroots): no dialog, and cheaper.
-        case screencopy(String)
-        /// Through the desktop's portal (GNOME, KDE and the rest).
-        case portal
-    }
-
-    /// How to capture when no source is named: `nil` for X11, when there is no
-    /// `$WAYLAND_DISPLAY`, or `$DISPLAY` is a real X server; otherwise the compositor's outputs
-    /// when it copies them, or the portal.
-    private static func waylandSession() -> WaylandCapture? {
-        let environment = ProcessInfo.processInfo.environment
-        guard let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty else { return nil }
-        if !environment["DISPLAY", default: ""].isEmpty, (try? XConnection(display: nil))?.isXWayland != true {
-            return nil
-        }
-        return (try? WaylandDisplay(name: wayland))?.canCopyOutputs == true ? .screencopy(wayland) : .portal
+        return plan
     }
 
     /// What is captured and where it goes, said as capture starts: one line, or with several
@@ -322,5 +229,20 @@ enum RunSetup {
         let ffmpeg = Logger(label: "ffmpeg") { _ in ConsoleLogHandler(logLevel: level.ffmpeg, source: "ffmpeg") }
         FFmpegLog.bridge(to: ffmpeg, level: level.ffmpeg)
         return Logger(label: "podium") { _ in ConsoleLogHandler(logLevel: level.podium) }
+    }
+}
+
+extension SourceLookup.Event {
+    /// As the terminal says it.
+    var said: String {
+        switch self {
+        case .pickingWindow: "click the window to capture"
+        case .waylandScreencopy: "a Wayland session: capturing its compositor's output, as --source wlr does"
+        case .waylandPortal:
+            "a Wayland session whose compositor does not copy its outputs: sharing through the desktop's portal, "
+                + "as --source portal does"
+        case .portalDialog: "asking the desktop what to share: choose in its dialog"
+        case .notice(let text): text
+        }
     }
 }

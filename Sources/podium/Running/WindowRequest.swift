@@ -17,24 +17,25 @@ struct WindowRequest: Sendable {
     /// display that is not up yet is waited for as the run goes), and a target that cannot be is
     /// refused.
     /// - Returns: the plan and the target display's name.
-    func plan(capturing capture: CapturePlan, captured: Monitor?, filter: ScaleFilter) async throws(PodiumError)
-        -> (WindowPlan, String) {
+    func plan(capturing capture: CapturePlan, filter: ScaleFilter) async throws(PodiumError) -> (WindowPlan, String) {
         let request = self
         return try await onOwnThread("podium-display") { () throws(PodiumError) in
-            try request.plan(capturing: capture, captured: captured, filter: filter)
+            try request.plan(capturing: capture, filter: filter)
         }
     }
 
-    private func plan(capturing capture: CapturePlan, captured: Monitor?, filter: ScaleFilter) throws(PodiumError)
+    private func plan(capturing capture: CapturePlan, filter: ScaleFilter) throws(PodiumError)
         -> (WindowPlan, String) {
         let source = capture.sources[0]
         let targetDisplay = display ?? source.display
         // The areas captured on the target display's screen, which the window must not cover. A
         // window's own pixels are captured whatever covers it: nothing to avoid.
         let avoided = capture.sources.compactMap { source -> PixelRect? in
-            guard case .screen(let screen) = source, screen.display == targetDisplay else { return nil }
+            guard let screen = source as? ScreenPlan, screen.display == targetDisplay else { return nil }
             return screen.region
         }
+        // The monitor captured, when it is one alone.
+        let capturedMonitor = capture.sources.count == 1 ? (source as? ScreenPlan)?.monitorName : nil
         let sameScreen = capture.sources.contains { $0.display == targetDisplay }
         let target = WindowTarget(monitor: monitor, avoiding: avoided)
         let targetConnection = sameScreen ? try XConnection(display: targetDisplay)
@@ -43,7 +44,7 @@ struct WindowRequest: Sendable {
         let plan = WindowPlan(
             display: targetDisplay, target: target, windowed: windowed, pictureInPicture: pictureInPicture, fit: fit,
             background: background, filter: filter,
-            title: "Podium · \(source.display) \(captured?.name ?? source.name)", pictureSize: capture.size)
+            title: "Podium · \(source.display) \(capturedMonitor ?? source.name)", pictureSize: capture.size)
         return (plan, targetDisplay)
     }
 

@@ -1,0 +1,54 @@
+public import Logging
+public import PodiumCore
+
+/// What a PipeWire capture takes: a video node, and the size its first frame had.
+public struct PipeWirePlan: Sendable {
+    /// The node's id (`pw-cli ls Node`, or the portal's stream).
+    public var node: UInt32
+    /// Its pictures' size when the run was planned.
+    public var size: PixelSize
+    /// What it shows, for headings: `PipeWire node 42`, `the monitor shared through the portal`.
+    public var name: String
+    /// Where connections to PipeWire come from: the portal's session, or the user's own daemon
+    /// when `nil`.
+    public var remote: (any PipeWireRemote)?
+
+    public init(node: UInt32, size: PixelSize, name: String? = nil, remote: (any PipeWireRemote)? = nil) {
+        self.node = node
+        self.size = size
+        self.name = name ?? "PipeWire node \(node)"
+        self.remote = remote
+    }
+}
+
+/// A PipeWire reached through someone else's door: the ScreenCast portal's session, which hands
+/// out connections to the stream the user shared, and ends when the desktop stops sharing.
+public protocol PipeWireRemote: AnyObject, Sendable {
+    /// A new connection to PipeWire (a descriptor the caller owns); throws 69 when none can be had.
+    func connect() throws(PodiumError) -> Int32
+    /// Why the sharing ended, once the desktop ended it; `nil` while it goes on.
+    var ended: String? { get }
+}
+
+extension PipeWirePlan: SourcePlan {
+    public var display: String { "PipeWire" }
+    /// PipeWire streams carry the pointer drawn in.
+    public var drawsCursor: Bool { true }
+
+    public func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
+        throws(PodiumError) -> any FrameGrabber {
+        try PipeWireCapture(plan: self, bufferCount: bufferCount, logger: logger)
+    }
+}
+
+extension PipeWirePlan {
+    /// Finds the video node `pipewire:NODE` names.
+    public struct Resolver: SourceResolver {
+        public init() {}
+
+        public func resolve(_ lookup: SourceLookup) throws(PodiumError) -> (any SourcePlan)? {
+            guard case .pipewire(let node) = lookup.request else { return nil }
+            return try PipeWirePlan.look(node: node)
+        }
+    }
+}

@@ -1,0 +1,33 @@
+public import Logging
+public import PodiumCore
+
+/// What a Wayland capture takes: one output of a compositor, by name, and how to copy it.
+public struct WaylandScreenPlan: Sendable {
+    /// The compositor's socket (`wayland-1`, or a path).
+    public var display: String
+    /// The output (`HEADLESS-1`, `DP-1`).
+    public var output: String
+    /// Its size when the run was planned.
+    public var size: PixelSize
+    /// `--cursor`: the compositor draws the pointer in.
+    public var drawsCursor: Bool
+    /// Copy only when the output changed (screencopy's damage); `--constant-fps` copies every slot.
+    public var tracksDamage: Bool
+
+    public init(display: String, output: String, size: PixelSize, drawsCursor: Bool = true, tracksDamage: Bool = true) {
+        self.display = display
+        self.output = output
+        self.size = size
+        self.drawsCursor = drawsCursor
+        self.tracksDamage = tracksDamage
+    }
+}
+
+extension WaylandScreenPlan: SourcePlan {
+    public var name: String { output }
+
+    public func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
+        throws(PodiumError) -> any FrameGrabber {
+        try ScreencopyCapture(plan: self, bufferCount: bufferCount, logger: logger)
+    }
+}
