@@ -176,6 +176,14 @@ import Testing
         #expect(SinkURL.redacted("srt://h:1?mode=caller&passphrase=SECRET&streamid=S") ==
             "srt://h:1?mode=caller&passphrase=••••&streamid=••••")
         #expect(SinkURL.redacted("out.mkv") == "out.mkv")
+        // Whatever the scheme, typo or not: keys in the path, tokens, passwords.
+        #expect(SinkURL.redacted("rmtp://host/live/KEY") == "rmtp://host/live/••••")
+        #expect(SinkURL.redacted("RTMP://host/live/KEY") == "RTMP://host/live/••••")
+        #expect(SinkURL.redacted("https://0.0.0.0:8443?token=SECRET&max-viewers=3") ==
+            "https://0.0.0.0:8443?token=••••&max-viewers=3")
+        #expect(SinkURL.redacted("htp://h:1?Passphrase=SECRET") == "htp://h:1?passphrase=••••")
+        #expect(SinkURL.redacted("rtsp://me:SECRET@h:8554/live") == "rtsp://me:••••@h:8554/live")
+        #expect(SinkURL.redacted("udp://127.0.0.1:5000?ttl=2") == "udp://127.0.0.1:5000?ttl=2")
     }
 
     @Test func monitors() throws {

@@ -166,6 +166,9 @@ import Testing
         (["--to", "rtmps://127.0.0.1/live/SECRETKEY?retry=maybe"], "rtmps://127.0.0.1/live/••••", "SECRETKEY"),
         (["--to", "rtmps://127.0.0.1/live/SECRETKEY?ca=/no/such.pem"], "cannot read the certificate authorities",
          "SECRETKEY"),
+        // A scheme mistyped is still a URL whose path or query may hold a key.
+        (["--to", "rmtp://127.0.0.1/live/SECRETKEY"], "rmtp://127.0.0.1/live/••••", "SECRETKEY"),
+        (["--to", "http://127.0.0.1:8080?token=SECRET!KEY"], "?token=••••", "SECRET!KEY"),
     ])
     func secretsAreMaskedInRefusals(arguments: [String], mentions: String, secret: String) throws {
         let folder = try Tools.temporaryFolder()

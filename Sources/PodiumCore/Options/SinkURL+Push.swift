@@ -129,31 +129,34 @@ extension SinkURL {
     /// What stands for a secret wherever Podium shows an output.
     public static let mask = "••••"
 
-    /// `text`, an output as the user typed it (it need not be valid), with its secrets masked: the
-    /// stream key of an RTMP URL, the passphrase and stream id of an SRT one. For messages that
-    /// quote what was typed.
+    /// `text`, an output as the user typed it (it need not be valid, nor its scheme known), with
+    /// its secrets masked: a password before `@`; the values of `?passphrase=`, `?streamid=`,
+    /// `?token=` and `?key=`; and, for RTMP and for a scheme Podium does not know (a typo such as
+    /// `rmtp://`), the last level of the path, where a stream key goes, and all after it. For
+    /// messages that quote what was typed.
     public static func redacted(_ text: String) -> String {
         guard let schemeEnd = text.range(of: "://") else { return text }
-        let scheme = text[..<schemeEnd.lowerBound].lowercased()
-        let rest = text[schemeEnd.upperBound...]
-        switch scheme {
-        case "rtmp", "rtmps":
-            // The last level of the path (after the application) and everything after it.
-            let (location, _) = splitQuery(rest)
-            guard let slash = location.firstIndex(of: "/"),
-                  let last = location[location.index(after: slash)...].lastIndex(of: "/") else { return text }
-            return String(text[..<rest.index(after: last)]) + mask
-        case "srt":
-            guard let mark = rest.firstIndex(of: "?") else { return text }
-            let fields = rest[rest.index(after: mark)...].split(separator: "&", omittingEmptySubsequences: false)
-                .map { field in
-                    let key = field.split(separator: "=", maxSplits: 1).first ?? ""
-                    return ["passphrase", "streamid"].contains(key) ? "\(key)=\(mask)" : String(field)
-                }
-            return String(text[...mark]) + fields.joined(separator: "&")
-        default:
-            return text
+        let (typed, query) = splitQuery(text[schemeEnd.upperBound...])
+        var location = String(typed)
+        // user:password@host
+        let authority = location.prefix { $0 != "/" }
+        if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+            location = "\(location[...colon])\(mask)\(location[at...])"
         }
+        let scheme = text[..<schemeEnd.lowerBound]
+        let shown = "\(scheme)://\(location)"
+        let keyed = ["udp", "tcp", "srt", "rtsp", "rtsps", "http", "https"].contains(scheme.lowercased())
+        if !keyed, let slash = location.firstIndex(of: "/"),
+           let last = location[location.index(after: slash)...].lastIndex(of: "/") {
+            return "\(scheme)://\(location[...last])\(mask)"
+        }
+        guard let query else { return shown }
+        let secretKeys: Set = ["passphrase", "streamid", "token", "key", "password"]
+        let fields = query.split(separator: "&", omittingEmptySubsequences: false).map { field in
+            let key = field.split(separator: "=", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+            return secretKeys.contains(key) ? "\(key)=\(mask)" : String(field)
+        }
+        return shown + "?" + fields.joined(separator: "&")
     }
 
     static func srt(_ text: Substring) throws(OptionParseError) -> SinkURL {
