@@ -74,8 +74,8 @@ public enum RunBuilder {
             () throws(PodiumError) -> any FrameGrabber in
             try grabber(of: capture, layouts: layouts, bufferCount: buffers, presenter: presenter, logger: logger)
         }
-        let run = Run(branches: [Run.Branch(source: source, stages: stages)],
-                      sounds: sound.map { [Run.SoundBranch(sources: $0.sources, stage: $0.stage)] } ?? [],
+        let run = Run(source: source, stages: stages,
+                      sound: sound.map { Run.SoundBranch(sources: $0.sources, stage: $0.stage) },
                       outputs: OutputGroup(outputs: outputs, guests: feeds.flatMap { $0 }),
                       hub: hub, counters: counters, limits: plan.limits, logger: logger, layout: layouts,
                       tuning: LiveTuning(frameRate: plan.fps, bounds: plan.frameRates, plannedRate: plan.plannedRate),

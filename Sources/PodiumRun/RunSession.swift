@@ -60,7 +60,7 @@ public final class RunSession: Sendable {
             return error
         }
         for (server, feeds) in zip(servers, feeds) {
-            server.offer(feeds) { [run] in run.paused.load(ordering: .relaxed) }
+            server.offer(feeds) { [run] in run.control.paused.load(ordering: .relaxed) }
         }
         let keeper = Task.detached(priority: .background) { [run] in await HeapKeeper.keep(run) }
         defer { keeper.cancel() }

@@ -63,7 +63,7 @@ public struct FakeGraph: Sendable {
         let source = FakePushSource(fps: fps, failsToOpen: sourceFailure)
         self.source = source
         self.soundStream = soundStream
-        var sounds: [Run.SoundBranch] = []
+        var soundBranch: Run.SoundBranch?
         if let soundStream, let soundCounters = counters.sound {
             let soundSources = soundGains.map { _ in FakeSoundSource(failsToOpen: soundFailure) }
             let stage = SoundStage(stream: soundStream, counters: soundCounters, gains: soundGains,
@@ -71,7 +71,7 @@ public struct FakeGraph: Sendable {
                 [log = soundLog] id in
                 FakeSoundEncoder(stream: id, log: log)
             }
-            sounds.append(Run.SoundBranch(sources: soundSources, stage: stage))
+            soundBranch = Run.SoundBranch(sources: soundSources, stage: stage)
             self.sounds = soundSources
         } else {
             self.sounds = []
@@ -80,7 +80,7 @@ public struct FakeGraph: Sendable {
         self.hub = hub
         self.streams = streams
         self.logs = logs
-        run = Run(branches: [Run.Branch(source: source, stages: stages + [stage])], sounds: sounds,
+        run = Run(source: source, stages: stages + [stage], sound: soundBranch,
                   outputs: OutputGroup(outputs: self.outputs.map { $0 }, guests: guests, grace: .seconds(2)), hub: hub,
                   counters: counters, limits: limits, logger: Self.logger, clock: clock)
     }

@@ -126,9 +126,9 @@ public final class RecordingStage: FrameStage {
 
     public func countDrop() { drops.add(1, ordering: .relaxed) }
 
-    public func open(in run: Run) throws(PodiumError) {}
+    public func open(in context: StageContext) throws(PodiumError) {}
 
-    public func run(_ worker: Void, in run: Run) {
+    public func run(_ worker: Void, in context: StageContext) {
         while let frame = slot.take() {
             let first = frame.buffer.bytes.load(as: UInt8.self)
             frames.withLock { $0.append((frame.sequence, frame.slotTime, frame.changedRows, first)) }

@@ -12,7 +12,7 @@ import Testing
 
     func run(_ grabber: FakeGrabber, _ stages: [RecordingStage], fps: Int = 30, idleFPS: Int = 1,
              limits: Run.Limits) -> Run {
-        Run(branches: [Run.Branch(source: grabber.source(fps: fps, idleFPS: idleFPS), stages: stages)],
+        Run(source: grabber.source(fps: fps, idleFPS: idleFPS), stages: stages,
             outputs: OutputGroup(outputs: []), hub: StreamHub(),
             counters: RunCounters(targetFPS: fps, sinkURLs: []), limits: limits, logger: Self.logger,
             clock: grabber.clock)

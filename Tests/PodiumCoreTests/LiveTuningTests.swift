@@ -38,9 +38,9 @@ import Testing
         let box = Mutex<Run?>(nil)
         // At the 11th frame (slot 10, 333 ms), down to 10 fps.
         let grabber = FakeGrabber(clock: FakeClock()) { sequence in
-            if sequence == 10 { _ = try? box.withLock { $0 }?.setFrameRate(10, by: .key) }
+            if sequence == 10 { _ = try? box.withLock { $0 }?.control.setFrameRate(10, by: .key) }
         }
-        let run = Run(branches: [Run.Branch(source: grabber.source(), stages: [RecordingStage()])],
+        let run = Run(source: grabber.source(), stages: [RecordingStage()],
                       outputs: OutputGroup(outputs: []), hub: StreamHub(),
                       counters: RunCounters(targetFPS: 30, sinkURLs: []), limits: .init(duration: .seconds(1)),
                       logger: Self.logger, clock: grabber.clock)
@@ -53,31 +53,30 @@ import Testing
         #expect(zip(after, after.dropFirst()).allSatisfy { $1 - $0 == 100_000_000 }, "\(times)")
         #expect(times.count == 11 + 6, "333 ms at 30 fps, then 100 ms apart to the end: \(times)")
         #expect(run.counters.sources[0].skipped.load(ordering: .relaxed) == 0)
-        let changes = run.takeChanges()
+        let changes = run.control.takeChanges()
         #expect(changes.map(\.line) == ["fps 30 → 10, by key"])
-        #expect(run.takeChanges().isEmpty, "taken once")
-        let rates = run.tuning.timeAtRates(at: grabber.clock.now())
+        #expect(run.control.takeChanges().isEmpty, "taken once")
+        let rates = run.control.tuning.timeAtRates(at: grabber.clock.now())
         #expect(rates.map(\.framesPerSecond) == [30, 10])
     }
 
     @Test func aChangeTheRunCannotTakeChangesNothing() throws {
         let run = FakeGraph().run
-        #expect(throws: PodiumError.self) { try run.setFrameRate(0, by: .control) }
-        #expect(throws: PodiumError.self) { try run.setFrameRate(500, by: .control) }
-        #expect(throws: PodiumError.self) { try run.setBitrate(Bitrate(bitsPerSecond: 4_000_000), by: .control) }
-        #expect(throws: PodiumError.self) { try run.setQuality(60, by: .control) }
-        #expect(run.tuning.frameRate == FrameRate(30) && run.tuning.version == 0)
-        #expect(try run.setFrameRate(30, by: .control) == nil, "the rate it has")
-        #expect(run.takeChanges().isEmpty)
-        #expect(try run.setQuality(28, by: .control)?.line == "quality crf 23 → crf 28, by control")
-        #expect(run.tuning.version == 1)
+        #expect(throws: PodiumError.self) { try run.control.setFrameRate(0, by: .control) }
+        #expect(throws: PodiumError.self) { try run.control.setFrameRate(500, by: .control) }
+        #expect(throws: PodiumError.self) { try run.control.setBitrate(Bitrate(bitsPerSecond: 4_000_000), by: .control) }
+        #expect(throws: PodiumError.self) { try run.control.setQuality(60, by: .control) }
+        #expect(run.control.tuning.frameRate == FrameRate(30) && run.control.tuning.version == 0)
+        #expect(try run.control.setFrameRate(30, by: .control) == nil, "the rate it has")
+        #expect(run.control.takeChanges().isEmpty)
+        #expect(try run.control.setQuality(28, by: .control)?.line == "quality crf 23 → crf 28, by control")
+        #expect(run.control.tuning.version == 1)
     }
 
     @Test func lessAndMoreStepTheBitRateOrTheQuality() throws {
-        let bitrate = Run(branches: [], outputs: OutputGroup(outputs: []), hub: StreamHub(),
-                          counters: RunCounters(targetFPS: 30, sinkURLs: []), limits: .init(), logger: Self.logger,
-                          tuning: LiveTuning(frameRate: FrameRate(30),
-                                             plannedRate: .bitrate(Bitrate(bitsPerSecond: 4_000_000))))
+        let tuning = LiveTuning(frameRate: FrameRate(30), plannedRate: .bitrate(Bitrate(bitsPerSecond: 4_000_000)))
+        let bitrate = RunControl(tuning: tuning, layout: nil, recordings: nil, presenter: PresenterTools(),
+                                 hub: StreamHub(), clock: FakeClock(), logger: Self.logger, quit: {})
         #expect(bitrate.stepEncoderRate(1, by: .key)?.line == "bitrate 4Mbit/s → 5Mbit/s, by key")
         #expect(bitrate.stepEncoderRate(-2, by: .key)?.line == "bitrate 5Mbit/s → 3.2Mbit/s, by key")
         #expect(bitrate.tuning.encoding.bitrate(planned: Bitrate(bitsPerSecond: 1_000_000))
@@ -86,23 +85,23 @@ import Testing
         #expect(try bitrate.setBitrate(Bitrate(bitsPerSecond: 2_000_000), by: .control)?.to == "2Mbit/s")
         #expect(throws: PodiumError.self) { try bitrate.setBitrate(Bitrate(bitsPerSecond: 100_000_000), by: .control) }
         let quality = FakeGraph().run
-        #expect(quality.stepEncoderRate(1, by: .window)?.line == "quality crf 23 → crf 21, by window")
-        for _ in 0..<30 { quality.stepEncoderRate(1, by: .key) }
-        #expect(quality.tuning.plannedRate?.tuned(quality.tuning.encoding) == .quality(0))
-        #expect(quality.stepEncoderRate(1, by: .key) == nil, "as far as it goes")
+        #expect(quality.control.stepEncoderRate(1, by: .window)?.line == "quality crf 23 → crf 21, by window")
+        for _ in 0..<30 { quality.control.stepEncoderRate(1, by: .key) }
+        #expect(quality.control.tuning.plannedRate?.tuned(quality.control.tuning.encoding) == .quality(0))
+        #expect(quality.control.stepEncoderRate(1, by: .key) == nil, "as far as it goes")
     }
 
     @Test func pauseIsSaidOnceAndAKeyframeOnlyWhenSomethingIsEncoded() {
         let run = FakeGraph().run
-        #expect(run.setPaused(true, by: .control)?.line == "picture live → frozen, by control")
-        #expect(run.setPaused(true, by: .control) == nil)
-        let frozen = run.paused.load(ordering: .relaxed)
+        #expect(run.control.setPaused(true, by: .control)?.line == "picture live → frozen, by control")
+        #expect(run.control.setPaused(true, by: .control) == nil)
+        let frozen = run.control.paused.load(ordering: .relaxed)
         #expect(frozen)
-        run.perform(.pause)
-        let after = run.paused.load(ordering: .relaxed)
+        run.control.perform(.pause)
+        let after = run.control.paused.load(ordering: .relaxed)
         #expect(!after)
-        #expect(run.requestKeyframe(by: .key) == nil, "no encoder has opened: nothing to ask")
-        #expect(run.takeChanges().map(\.setting) == ["picture", "picture"])
+        #expect(run.control.requestKeyframe(by: .key) == nil, "no encoder has opened: nothing to ask")
+        #expect(run.control.takeChanges().map(\.setting) == ["picture", "picture"])
     }
 
     @Test func aBlankScreenGrabsNothingSendsItsColourAtTheIdleRateAndComesBackWhole() async {
@@ -112,14 +111,14 @@ import Testing
         // waits at each sleep for the stage to take what it was given: every frame is seen.
         let clock = FakeClock { deadline in
             while stage.slot.hasPending { usleep(50) }
-            guard let run = box.withLock({ $0 }), run.blankColour != nil, run.origin > 0,
+            guard let run = box.withLock({ $0 }), run.control.blankColour != nil, run.origin > 0,
                   deadline >= run.origin + 2_500_000_000 else { return }
-            run.setBlank(nil, by: .key)
+            run.control.setBlank(nil, by: .key)
         }
         let grabber = FakeGrabber(clock: clock) { sequence in
-            if sequence == 5 { box.withLock { $0 }?.setBlank(.black, by: .key) }
+            if sequence == 5 { box.withLock { $0 }?.control.setBlank(.black, by: .key) }
         }
-        let run = Run(branches: [Run.Branch(source: grabber.source(), stages: [stage])],
+        let run = Run(source: grabber.source(), stages: [stage],
                       outputs: OutputGroup(outputs: []), hub: StreamHub(),
                       counters: RunCounters(targetFPS: 30, sinkURLs: []), limits: .init(duration: .seconds(4)),
                       logger: Self.logger, clock: clock)
@@ -142,7 +141,7 @@ import Testing
         #expect(after.allSatisfy { (frame: (UInt64, UInt8, RowBands?)) in frame.1 == FakeGrabber.screenByte })
         #expect(after.first?.0 == grabs[6] && after.first?.2 == nil)
         #expect(after.dropFirst().allSatisfy { (frame: (UInt64, UInt8, RowBands?)) in frame.2 == RowBands(0..<4) })
-        #expect(run.takeChanges().map(\.line) == ["screen shown → black, by key", "screen black → shown, by key"])
+        #expect(run.control.takeChanges().map(\.line) == ["screen shown → black, by key", "screen black → shown, by key"])
     }
 
     // MARK: The budget

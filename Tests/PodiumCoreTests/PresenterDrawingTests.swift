@@ -108,16 +108,16 @@ struct PresenterDrawingTests {
         #expect(KeyCommand(key: "z") == .zoom)
         #expect(KeyCommand.help(layouts: false, window: false).contains("h highlight, z zoom"))
         let run = FakeGraph().run
-        #expect(!run.presenter.isHighlighting)
-        run.perform(.highlight)
-        #expect(run.presenter.isHighlighting)
-        run.perform(.zoom)
-        run.perform(.zoom)
-        #expect(run.presenter.zoom == 4)
-        run.perform(.zoom)
-        #expect(run.presenter.zoom == 1)
-        #expect(run.setZoom(1, by: .control) == nil, "so already")
-        #expect(run.takeChanges().map(\.line) == ["highlight off → on, by key", "zoom 1× → 2×, by key",
+        #expect(!run.control.presenter.isHighlighting)
+        run.control.perform(.highlight)
+        #expect(run.control.presenter.isHighlighting)
+        run.control.perform(.zoom)
+        run.control.perform(.zoom)
+        #expect(run.control.presenter.zoom == 4)
+        run.control.perform(.zoom)
+        #expect(run.control.presenter.zoom == 1)
+        #expect(run.control.setZoom(1, by: .control) == nil, "so already")
+        #expect(run.control.takeChanges().map(\.line) == ["highlight off → on, by key", "zoom 1× → 2×, by key",
                                                   "zoom 2× → 4×, by key", "zoom 4× → 1×, by key"])
     }
 
@@ -125,13 +125,13 @@ struct PresenterDrawingTests {
     /// and `?` leaves them out.
     @Test func hAndZChangeNothingWhereTheToolsAreNotDrawn() {
         #expect(!KeyCommand.help(layouts: false, window: false, presenter: false).contains("highlight"))
-        let run = Run(branches: [], outputs: OutputGroup(outputs: []), hub: StreamHub(),
-                      counters: RunCounters(targetFPS: 30, sinkURLs: []), limits: .init(), logger: FakeGraph.logger,
-                      presenter: PresenterTools(drawn: false))
-        run.perform(.highlight)
-        run.perform(.zoom)
-        #expect(!run.presenter.isHighlighting && run.presenter.zoom == 1)
-        #expect(run.takeChanges().isEmpty)
+        let control = RunControl(tuning: LiveTuning(frameRate: FrameRate(30), plannedRate: nil), layout: nil,
+                                 recordings: nil, presenter: PresenterTools(drawn: false), hub: StreamHub(),
+                                 clock: FakeClock(), logger: FakeGraph.logger, quit: {})
+        control.perform(.highlight)
+        control.perform(.zoom)
+        #expect(!control.presenter.isHighlighting && control.presenter.zoom == 1)
+        #expect(control.takeChanges().isEmpty)
     }
 }
 

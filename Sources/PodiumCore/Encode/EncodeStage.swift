@@ -83,20 +83,20 @@ where Encoder.Picture == Maker.Picture {
 
     /// Opens the picture maker on this thread, and every encoder: on a thread of its own each, or
     /// the only one here.
-    public func open(in run: Run) throws(PodiumError) -> Worker {
+    public func open(in context: StageContext) throws(PodiumError) -> Worker {
         let threads = ThreadGroup()
         var failure: PodiumError?
         var inline: RenditionWorker<Encoder>.Open?
         if renditions.count == 1 {
             do {
-                inline = try renditions[0].open(in: run)
+                inline = try renditions[0].open(in: context)
             } catch {
                 failure = error
             }
         } else {
             let opened = ReadyLatch(count: renditions.count)
             for rendition in renditions {
-                threads.spawn("podium-encoder") { rendition.run(in: run, opened: opened) }
+                threads.spawn("podium-encoder") { rendition.run(in: context, opened: opened) }
             }
             failure = opened.waitBlocking()
         }
@@ -116,9 +116,9 @@ where Encoder.Picture == Maker.Picture {
         return Worker(maker: maker, threads: threads, inline: inline)
     }
 
-    public func run(_ worker: Worker, in run: Run) {
+    public func run(_ worker: Worker, in context: StageContext) {
         let maker = worker.maker
-        let clock = run.clock
+        let clock = context.clock
         // The picture of each size for the frame at hand, and how many encoders read it.
         var pictures = [Picture?](repeating: nil, count: maker.levels)
         var readers = [Int](repeating: 0, count: maker.levels)
@@ -136,7 +136,7 @@ where Encoder.Picture == Maker.Picture {
             do {
                 converted = try maker.convert(frame)
             } catch {
-                run.fail(error)
+                context.fail(error)
                 break frames
             }
             counters.convert.record(nanoseconds: clock.now() - start)
@@ -146,7 +146,7 @@ where Encoder.Picture == Maker.Picture {
                 continue
             }
             // `--frames` counts the frames converted for the encoders.
-            guard run.takeFrame() else { continue }
+            guard context.takeFrame() else { continue }
             counters.convertedRows.add(maker.rowsConverted, ordering: .relaxed)
             schedule.encoded(at: frame.slotTime, keyframe: keyframe)
             pictures[0] = picture
@@ -228,10 +228,10 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
 
     /// The thread's body: opens the encoder (told to `opened`), then encodes until the slot
     /// closes, and flushes.
-    func run(in run: Run, opened: ReadyLatch) {
+    func run(in context: StageContext, opened: ReadyLatch) {
         let encoding: Open
         do {
-            encoding = try open(in: run)
+            encoding = try open(in: context)
         } catch {
             opened.report(error)
             return
@@ -249,40 +249,40 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
     }
 
     /// Opens the encoder on the calling thread and describes its stream on the hub.
-    func open(in run: Run) throws(PodiumError) -> Open {
+    func open(in context: StageContext) throws(PodiumError) -> Open {
         let encoder = try open(stream)
-        run.hub.describe(encoder.stream)
+        context.hub.describe(encoder.stream)
         description.withLock { $0 = (encoder.summary, encoder.label) }
-        return Open(encoder: encoder, worker: self, run: run)
+        return Open(encoder: encoder, worker: self, context: context)
     }
 
     /// An open encoder and what its packets need, on the thread that opened it.
     final class Open {
         private let encoder: Encoder
         private let worker: RenditionWorker
-        private let run: Run
+        private let context: StageContext
         /// How long the packets of the frame at hand last, in the stream's time scale.
         private var duration: Int64 = 0
         private var captureTimes = CaptureTimes()
         /// The run's tuning as this encoder last took it.
         private var tuningVersion: UInt64 = 0
 
-        init(encoder: Encoder, worker: RenditionWorker, run: Run) {
+        init(encoder: Encoder, worker: RenditionWorker, context: StageContext) {
             self.encoder = encoder
             self.worker = worker
-            self.run = run
+            self.context = context
         }
 
         /// Takes what the run asks of the encoders now, when that changed (a frame rate, a bit
         /// rate); an encoder that cannot change says so, and goes on as it was.
         private func retune() {
-            let version = run.tuning.version
+            let version = context.control.tuning.version
             guard version != tuningVersion else { return }
             tuningVersion = version
             do {
-                try encoder.retune(run.tuning.encoding)
+                try encoder.retune(context.control.tuning.encoding)
             } catch {
-                run.logger.warning("\(error.message)")
+                context.logger.warning("\(error.message)")
             }
         }
 
@@ -291,10 +291,10 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
         func encode(_ frame: ConvertedFrame<Encoder.Picture>) -> Bool {
             defer { frame.picture.release() }
             let counters = worker.counters
-            let clock = run.clock
+            let clock = context.clock
             // The schedule's keyframe, or one an output that just joined this stream asked for
             // (taken either way: a request is met by any keyframe).
-            let requested = run.hub.takeKeyframeRequest(stream: worker.stream)
+            let requested = context.hub.takeKeyframeRequest(stream: worker.stream)
             let keyframe = frame.keyframe || requested
             duration = encoder.stream.ticks(nanoseconds: frame.interval)
             retune()
@@ -306,7 +306,7 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
                 try encoder.encode(slotTime: frame.slotTime, keyframe: keyframe, emit: publish)
                 counters.encode.record(nanoseconds: clock.now() - encodeStart)
             } catch {
-                run.fail(.software("encoding \(counters.name) failed: \(error.message)"))
+                context.fail(.software("encoding \(counters.name) failed: \(error.message)"))
                 return false
             }
             counters.encoded.add(1, ordering: .relaxed)
@@ -318,7 +318,7 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
             do {
                 try encoder.flush(emit: publish)
             } catch {
-                run.logger.warning("the \(worker.counters.name) encoder could not be flushed: \(error.message)")
+                context.logger.warning("the \(worker.counters.name) encoder could not be flushed: \(error.message)")
             }
         }
 
@@ -328,9 +328,9 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
             packet.duration = duration
             packet.captureTime = captureTimes.captureTime(of: packet.presentationTime)
             let counters = worker.counters
-            if packet.captureTime > 0 { counters.latency.record(nanoseconds: run.clock.now() &- packet.captureTime) }
+            if packet.captureTime > 0 { counters.latency.record(nanoseconds: context.clock.now() &- packet.captureTime) }
             counters.bytes.add(packet.size, ordering: .relaxed)
-            run.hub.publish(packet)
+            context.hub.publish(packet)
         }
     }
 }

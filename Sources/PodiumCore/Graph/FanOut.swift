@@ -66,13 +66,13 @@ public final class FanOut: Sendable {
     public var isStopping: Bool { run.isStopping }
 
     /// The rate capture is paced at now.
-    public var frameRate: FrameRate { run.tuning.frameRate }
+    public var frameRate: FrameRate { run.control.tuning.frameRate }
 
     /// The colour the presenter blanked the screen with, or `nil` while it shows.
-    public var blank: Blank? { run.blankColour }
+    public var blank: Blank? { run.control.blankColour }
 
     /// Whether the presenter froze the picture: nothing is captured or handed out.
-    public var isPaused: Bool { run.paused.load(ordering: .relaxed) }
+    public var isPaused: Bool { run.control.paused.load(ordering: .relaxed) }
 
     /// Ends the run with `error` (the source is gone for good).
     public func fail(_ error: PodiumError) { run.fail(error) }

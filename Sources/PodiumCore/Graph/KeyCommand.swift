@@ -67,7 +67,7 @@ public enum KeyCommand: Sendable, Equatable {
     }
 }
 
-extension Run {
+extension RunControl {
     /// Does what `command` asks of the run, and says so. The window's own commands (`fullscreen`)
     /// are the window's to do; a layout key without two sources does nothing.
     /// - Parameter window: the key was pressed in the mirror window, not in the terminal.
@@ -78,7 +78,7 @@ extension Run {
             setPaused(!paused.load(ordering: .relaxed), by: origin)
         case .quit:
             logger.notice("quit from the \(window ? "window" : "terminal")")
-            stop()
+            quit()
         case .frameRate(let steps):
             stepFrameRate(steps, by: origin)
         case .encoderRate(let steps):

@@ -26,17 +26,6 @@ public final class Run: Sendable {
         }
     }
 
-    /// A source and the stages that read it.
-    public struct Branch: Sendable {
-        public var source: any FrameSource
-        public var stages: [any FrameStage]
-
-        public init(source: any FrameSource, stages: [any FrameStage]) {
-            self.source = source
-            self.stages = stages
-        }
-    }
-
     /// The run's sound: its sources and the stage that mixes and encodes them.
     public struct SoundBranch: Sendable {
         public var sources: [any SoundSource]
@@ -55,31 +44,21 @@ public final class Run: Sendable {
     public let logger: Logger
     /// `--frames`, counted once: by the stage whose frames are the run's, or by the fan-out.
     private let frameQuota: FrameQuota?
-    /// Set while the presenter froze the picture: nothing is captured.
-    public let paused = Atomic<Bool>(false)
-    /// `Blank`'s raw value while the presenter blanked the screen, 0 while it shows.
-    let blanked = Atomic<UInt8>(0)
-    /// How two sources share the picture, changed by keys; `nil` with one source.
-    public let layout: LayoutSwitch?
-    /// The frame rate and the encoders' rate, changed while the run goes on.
-    public let tuning: LiveTuning
-    /// Recordings started and stopped while the run goes on; `nil` when nothing is encoded.
-    public let recordings: (any RecordingControl)?
-    /// The pointer highlight and the zoom, turned on and off by keys.
-    public let presenter: PresenterTools
+    /// The live state (pause, blank, rates, layout, the presenter's tools, recordings) and the
+    /// verbs that change it.
+    public let control: RunControl
     /// Set once every part was ready and capture began.
     public let started = Atomic<Bool>(false)
 
-    private let branches: [Branch]
-    private let sounds: [SoundBranch]
+    private let source: any FrameSource
+    /// What reads the source's frames: the encode stage, windows.
+    private let stages: [any FrameStage]
+    private let sound: SoundBranch?
     private let outputs: OutputGroup
-    private let stopFlag = StopFlag()
+    private let stopping: Stopping
     private let failure = Mutex<PodiumError?>(nil)
-    private let stopHandlers = Mutex<[@Sendable () -> Void]>([])
-    /// Changes made since the statistics last took them; bounded (the oldest go first).
-    private let changes = Mutex<[RunChange]>([])
     private let capture = ConditionLock(Capture.waiting)
-    /// What each source said as it opened, in the order of `branches`.
+    /// What each source said as it opened: the pictures' first, then each of the sound's.
     private let opened: Mutex<[String?]>
     private let ready: ReadyLatch
     /// Set when capture starts: when slot 0 is due, on `clock`.
@@ -92,37 +71,42 @@ public final class Run: Sendable {
     }
 
     /// - Parameters:
-    ///   - branches: each source and its stages.
+    ///   - source: where the pictures come from (one grabber, or two composed).
+    ///   - stages: what reads them.
     ///   - outputs: the outputs, subscribed to the hub's streams.
     ///   - clock: what paces capture; a fake one in tests.
-    ///   - sounds: the run's sound, if it has any.
+    ///   - sound: the run's sound, if it has any.
     ///   - layout: the layout of two sources, for keys to change.
     ///   - tuning: what may change as the run goes on; by default the counters' rate, in any bounds.
     ///   - recordings: what starts and stops recordings as the run goes on.
     ///   - presenter: the tools on the picture the grabber draws, which keys turn on and off.
-    public init(branches: [Branch], sounds: [SoundBranch] = [], outputs: OutputGroup, hub: StreamHub,
+    public init(source: any FrameSource, stages: [any FrameStage], sound: SoundBranch? = nil, outputs: OutputGroup, hub: StreamHub,
                 counters: RunCounters, limits: Limits, logger: Logger, clock: any PacingClock = MonotonicClock(),
                 layout: LayoutSwitch? = nil, tuning: LiveTuning? = nil, recordings: (any RecordingControl)? = nil,
                 presenter: PresenterTools = PresenterTools()) {
-        self.recordings = recordings
-        self.presenter = presenter
-        self.branches = branches
-        self.layout = layout
-        self.tuning = tuning ?? LiveTuning(frameRate: FrameRate(counters.targetFPS),
-                                           plannedRate: counters.renditions.isEmpty ? nil
-                                               : .quality(EncoderRate.defaultQuality))
-        self.sounds = sounds
+        self.source = source
+        self.stages = stages
+        let stopping = Stopping()
+        self.stopping = stopping
+        control = RunControl(tuning: tuning ?? LiveTuning(frameRate: FrameRate(counters.targetFPS),
+                                                          plannedRate: counters.renditions.isEmpty ? nil
+                                                              : .quality(EncoderRate.defaultQuality)),
+                             layout: layout, recordings: recordings, presenter: presenter, hub: hub, clock: clock,
+                             logger: logger, quit: { stopping.stop() })
+        self.sound = sound
         self.outputs = outputs
         self.hub = hub
         self.counters = counters
         self.limits = limits
         self.logger = logger
         self.clock = clock
-        let soundSources = sounds.reduce(0) { $0 + $1.sources.count }
-        opened = Mutex(Array(repeating: nil, count: branches.count + soundSources))
-        ready = ReadyLatch(count: branches.count + branches.reduce(0) { $0 + $1.stages.count } + soundSources
-                           + sounds.count)
+        let soundParts = sound.map { $0.sources.count + 1 } ?? 0
+        opened = Mutex(Array(repeating: nil, count: 1 + (sound?.sources.count ?? 0)))
+        ready = ReadyLatch(count: 1 + stages.count + soundParts)
         frameQuota = limits.frames.map(FrameQuota.init(frames:))
+        // Sources that still wait to start give up.
+        let capture = capture
+        stopping.onStop { capture.withLock(wake: .all) { if $0 == .waiting { $0 = .cancelled } } }
     }
 
     /// Takes one frame of `--frames` for the stage that counts them: `false` when none is left
@@ -139,7 +123,7 @@ public final class Run: Sendable {
 
     // MARK: Running
 
-    public var isStopping: Bool { stopFlag.isRaised }
+    public var isStopping: Bool { stopping.isRaised }
 
     /// Whether the run is ending on a failure.
     public var isFailed: Bool { failure.withLock { $0 != nil } }
@@ -154,10 +138,10 @@ public final class Run: Sendable {
     }
 
     /// What each source said as it opened (`1920x1080+0+0 of :1 with MIT-SHM`).
-    public var sourceDescriptions: [String] { opened.withLock { $0.prefix(branches.count).compactMap { $0 } } }
+    public var sourceDescriptions: [String] { opened.withLock { $0.prefix(1).compactMap { $0 } } }
 
     /// What each sound source said as it opened (`sound from the desktop (…)`).
-    public var soundDescriptions: [String] { opened.withLock { $0.dropFirst(branches.count).compactMap { $0 } } }
+    public var soundDescriptions: [String] { opened.withLock { $0.dropFirst().compactMap { $0 } } }
 
     /// Runs every part to the end, which comes with the limits, `stop()`, a source that is gone or
     /// a part's failure.
@@ -171,21 +155,16 @@ public final class Run: Sendable {
         -> PodiumError? {
         let sourceThreads = ThreadGroup()
         let stageThreads = ThreadGroup()
-        let countingStage = branches.flatMap(\.stages).firstIndex(where: \.countsFrames)
-        for (index, branch) in branches.enumerated() {
-            let fanOut = FanOut(stages: branch.stages, counters: counters.sources[index], run: self, index: index,
-                                countsFrames: countingStage == nil && index == 0)
-            sourceThreads.spawn("podium-capture") { branch.source.run(into: fanOut) }
-            for stage in branch.stages {
-                stageThreads.spawn("podium-stage") { [self] in runStage(stage) }
-            }
+        let fanOut = FanOut(stages: stages, counters: counters.sources[0], run: self, index: 0,
+                            countsFrames: !stages.contains(where: \.countsFrames))
+        sourceThreads.spawn("podium-capture") { [source] in source.run(into: fanOut) }
+        for stage in stages {
+            stageThreads.spawn("podium-stage") { [self] in runStage(stage) }
         }
-        var opening = branches.count
-        for sound in sounds {
+        if let sound {
             for (number, source) in sound.sources.enumerated() {
                 let feed = SoundFeed(ring: sound.stage.soundRing, counters: sound.stage.counters, run: self,
-                                     index: opening, source: number)
-                opening += 1
+                                     index: 1 + number, source: number)
                 sourceThreads.spawn("podium-sound") { source.run(into: feed) }
             }
             stageThreads.spawn("podium-audio") { [self] in sound.stage.runStage(in: self) }
@@ -203,7 +182,7 @@ public final class Run: Sendable {
             started.store(true, ordering: .relaxed)
             onStart()
             let origin = clock.now()
-            tuning.began(at: origin)
+            control.tuning.began(at: origin)
             if let duration = limits.duration {
                 ending.store(origin + UInt64(max(1, duration.nanoseconds)), ordering: .releasing)
             }
@@ -213,12 +192,10 @@ public final class Run: Sendable {
             capture.withLock(wake: .all) { $0 = .cancelled }
         }
         await sourceThreads.wait()
-        for branch in branches {
-            for stage in branch.stages { stage.slot.close() }
-        }
-        for sound in sounds { sound.stage.soundRing.close() }
+        for stage in stages { stage.slot.close() }
+        sound?.stage.soundRing.close()
         await stageThreads.wait()
-        await recordings?.finish()
+        await control.recordings?.finish()
         outputs.close()
         await outputs.finish(self)
         return failure.withLock { $0 }
@@ -228,13 +205,13 @@ public final class Run: Sendable {
     private func runStage<Stage: FrameStage>(_ stage: Stage) {
         let worker: Stage.Worker
         do {
-            worker = try stage.open(in: self)
+            worker = try stage.open(in: StageContext(self))
         } catch {
             ready.report(error)
             return
         }
         ready.report(nil)
-        stage.run(worker, in: self)
+        stage.run(worker, in: StageContext(self))
     }
 
     // MARK: Sources
@@ -262,50 +239,43 @@ public final class Run: Sendable {
 
     /// Asks the run to end: capture stops, every stage drains, every output is finalized.
     public func stop() {
-        let handlers = stopHandlers.withLock { handlers in
-            defer { handlers = [] }
-            return stopFlag.raise() ? handlers : []
-        }
-        for handler in handlers { handler() }
-        // Sources that still wait to start give up.
-        capture.withLock(wake: .all) { if $0 == .waiting { $0 = .cancelled } }
+        stopping.stop()
     }
 
     /// Runs `handler` when the run is asked to stop (to abort blocking I/O, say), or now if it was.
     public func onStop(_ handler: @escaping @Sendable () -> Void) {
-        let stopped = stopHandlers.withLock { handlers in
-            if !stopFlag.isRaised { handlers.append(handler) }
-            return stopFlag.isRaised
-        }
-        if stopped { handler() }
-    }
-
-    // MARK: Changes
-
-    /// Says `change` on one line and keeps it for the statistics, stamped with the time.
-    @discardableResult
-    func report(_ change: RunChange) -> RunChange {
-        var change = change
-        change.time = clock.now()
-        logger.notice("\(change.line)")
-        changes.withLock { changes in
-            if changes.count >= 256 { changes.removeFirst() }
-            changes.append(change)
-        }
-        return change
-    }
-
-    /// The changes made since the last call, oldest first.
-    public func takeChanges() -> [RunChange] {
-        changes.withLock { changes in
-            defer { changes = [] }
-            return changes
-        }
+        stopping.onStop(handler)
     }
 
     /// Ends the run with `error` (the first one reported wins).
     public func fail(_ error: PodiumError) {
         failure.withLock { $0 = $0 ?? error }
         stop()
+    }
+}
+
+/// How a run is asked to end: a flag the real-time threads poll, and what else is to be done then
+/// (blocking I/O aborted, waiting sources let go), each once.
+private final class Stopping: Sendable {
+    private let flag = StopFlag()
+    private let handlers = Mutex<[@Sendable () -> Void]>([])
+
+    var isRaised: Bool { flag.isRaised }
+
+    func stop() {
+        let handlers = handlers.withLock { handlers in
+            defer { handlers = [] }
+            return flag.raise() ? handlers : []
+        }
+        for handler in handlers { handler() }
+    }
+
+    /// Runs `handler` at the stop, or now if it came.
+    func onStop(_ handler: @escaping @Sendable () -> Void) {
+        let stopped = handlers.withLock { handlers in
+            if !flag.isRaised { handlers.append(handler) }
+            return flag.isRaised
+        }
+        if stopped { handler() }
     }
 }

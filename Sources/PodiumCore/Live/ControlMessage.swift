@@ -77,7 +77,7 @@ public struct ControlStatus: Codable, Sendable {
     }
 }
 
-extension Run {
+extension RunControl {
     /// Answers one request line of the control socket: does what it asks, or nothing at all when
     /// any part of it cannot be done, and says which.
     /// - Parameter status: the parts of the status only the statistics know (the last sample,

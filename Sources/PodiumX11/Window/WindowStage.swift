@@ -38,7 +38,7 @@ public final class WindowStage: FrameStage {
         let stage: WindowStage
         var plan: WindowPlan { stage.plan }
         var counters: WindowCounters { stage.counters }
-        let run: Run
+        let context: StageContext
         var connection: XConnection?
         var presenter: WindowPresenter?
         var monitor: Monitor?
@@ -59,9 +59,9 @@ public final class WindowStage: FrameStage {
         /// What the window's title says now, to change it only when that changes.
         var titleShown: String?
 
-        init(stage: WindowStage, run: Run, connection: XConnection?) {
+        init(stage: WindowStage, context: StageContext, connection: XConnection?) {
             self.stage = stage
-            self.run = run
+            self.context = context
             self.connection = connection
         }
 
@@ -71,14 +71,14 @@ public final class WindowStage: FrameStage {
     }
 
     /// Connects to the target display when it is up; a display that is not up yet is waited for.
-    public func open(in run: Run) throws(PodiumError) -> Worker {
-        Worker(stage: self, run: run, connection: try? XConnection(display: plan.display))
+    public func open(in context: StageContext) throws(PodiumError) -> Worker {
+        Worker(stage: self, context: context, connection: try? XConnection(display: plan.display))
     }
 
-    public func run(_ worker: Worker, in run: Run) {
+    public func run(_ worker: Worker, in context: StageContext) {
         defer { worker.presenter = nil }
         loop: while true {
-            let now = run.clock.now()
+            let now = context.clock.now()
             if now >= worker.nextLook { worker.look(now: now) }
             // Wake now and then with no frame, so keys, hot-plug and titles work while nothing comes.
             switch slot.take(timeout: 0.1) {
@@ -88,15 +88,15 @@ public final class WindowStage: FrameStage {
                 worker.handleEvents()
             case .element(let frame):
                 worker.handleEvents()
-                guard worker.presenter != nil, !run.paused.load(ordering: .relaxed) else {
+                guard worker.presenter != nil, !context.control.paused.load(ordering: .relaxed) else {
                     frame.buffer.release()
                     continue
                 }
                 worker.shown?.buffer.release()
                 worker.shown = frame
-                let start = run.clock.now()
+                let start = context.clock.now()
                 worker.show(frame, changesOnly: true)
-                counters.present.record(nanoseconds: run.clock.now() - start)
+                counters.present.record(nanoseconds: context.clock.now() - start)
                 counters.presented.add(1, ordering: .relaxed)
             }
         }
@@ -155,8 +155,8 @@ extension WindowStage.Worker {
         waitingFor = nil
         counters.awaits.withLock { $0 = nil }
         stage.showing.store(true, ordering: .relaxed)
-        run.logger.notice("showing on \(target.name) of \(plan.display) (\(opened.frame), fit \(plan.fit.rawValue))")
-        if let shown, run.paused.load(ordering: .relaxed) { show(shown) }
+        context.logger.notice("showing on \(target.name) of \(plan.display) (\(opened.frame), fit \(plan.fit.rawValue))")
+        if let shown, context.control.paused.load(ordering: .relaxed) { show(shown) }
     }
 
     private func close() {
@@ -172,7 +172,7 @@ extension WindowStage.Worker {
         guard waitingFor != reason else { return }
         waitingFor = reason
         counters.awaits.withLock { $0 = awaited }
-        run.logger.notice("\(reason); waiting for it (Ctrl-C to stop)")
+        context.logger.notice("\(reason); waiting for it (Ctrl-C to stop)")
     }
 
     // MARK: Events and drawing
@@ -183,7 +183,7 @@ extension WindowStage.Worker {
         for event in presenter.pendingEvents() {
             switch event {
             case .closed:
-                run.logger.notice("the window on \(plan.display) is gone")
+                context.logger.notice("the window on \(plan.display) is gone")
                 close()
                 connection = nil
                 nextLook = 0
@@ -198,13 +198,13 @@ extension WindowStage.Worker {
                     presenter.toggleFullscreen()
                     redraw = true
                 case let command?:
-                    run.perform(command, window: true)
+                    context.control.perform(command, window: true)
                 case nil:
                     break
                 }
             case .closeRequested:
-                run.logger.notice("quit from the window")
-                run.stop()
+                context.logger.notice("quit from the window")
+                context.stop()
             }
         }
         if redraw, let shown { show(shown) }
@@ -217,7 +217,7 @@ extension WindowStage.Worker {
     /// a tenth of a second of the key, whichever window's key froze the run.
     private func updateTitle() {
         guard let presenter else { return }
-        let now = run.clock.now()
+        let now = context.clock.now()
         if plan.windowed && now >= nextTitle {
             let presented = counters.presented.load(ordering: .relaxed)
             if nextTitle > 0 {
@@ -235,7 +235,7 @@ extension WindowStage.Worker {
 
     /// The source's name, then "paused" while frozen, else the live rate once one is measured.
     private func currentTitle() -> String {
-        if run.paused.load(ordering: .relaxed) { return "\(plan.title) · paused" }
+        if context.control.paused.load(ordering: .relaxed) { return "\(plan.title) · paused" }
         guard let rateShown else { return plan.title }
         return "\(plan.title) · \(rateShown.fixed(1)) fps"
     }
@@ -250,7 +250,7 @@ extension WindowStage.Worker {
             do {
                 scaler = try stage.makeScaler(placement.source.size, placement.destination.size, plan.filter)
             } catch {
-                return run.fail(error)
+                return context.fail(error)
             }
         }
         guard let scaler else { return }

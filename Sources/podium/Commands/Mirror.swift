@@ -113,7 +113,7 @@ extension Podium {
             let (window, targetDisplay) = try await request.plan(capturing: capturePlan, filter: scale.scaleFilter)
             let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: [window],
                                              encoding: encoding, sound: sound.plan, limits: runOptions.limits))
-            try await RunSetup.run(plan, parts: ["mirroring to \(targetDisplay)"], options: runOptions, logger: logger)
+            try await PlanRunner.run(plan, parts: ["mirroring to \(targetDisplay)"], options: runOptions, logger: logger)
         }
     }
 }

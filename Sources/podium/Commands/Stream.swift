@@ -134,7 +134,7 @@ extension Podium {
             }
             let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: windows,
                                              encoding: encoding, sound: sound.plan, limits: runOptions.limits))
-            try await RunSetup.run(plan, parts: parts, options: runOptions, logger: logger)
+            try await PlanRunner.run(plan, parts: parts, options: runOptions, logger: logger)
         }
     }
 }

@@ -54,13 +54,13 @@ enum TerminalKeys {
             guard count > 0 else { return }
             // An escape sequence (an arrow key) comes in one read; Escape alone is one byte.
             if bytes[0] == 0x1B {
-                if count == 1 { run.perform(.quit) }
+                if count == 1 { run.control.perform(.quit) }
                 continue
             }
             for index in 0..<count {
                 let key = bytes[index] == 0x20 ? "space" : String(UnicodeScalar(bytes[index]))
                 guard let command = KeyCommand(key: key), command != .fullscreen else { continue }
-                run.perform(command)
+                run.control.perform(command)
             }
         }
     }

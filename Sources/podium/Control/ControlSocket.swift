@@ -82,7 +82,7 @@ final class ControlSocket: Sendable {
                 while let newline = clients[index - 1].pending.firstIndex(of: 0x0A) {
                     let line = String(decoding: clients[index - 1].pending[..<newline], as: UTF8.self)
                     clients[index - 1].pending.removeSubrange(...newline)
-                    if !send(run.answer(line, status: status), to: descriptor.fd) { gone.insert(descriptor.fd) }
+                    if !send(run.control.answer(line, status: status), to: descriptor.fd) { gone.insert(descriptor.fd) }
                 }
                 if clients[index - 1].pending.count > Self.maximumLine {
                     _ = send(refusal("a request is one line of at most \(Self.maximumLine) bytes"), to: descriptor.fd)

@@ -47,8 +47,8 @@ final class StatsReporter: Sendable {
         while (try? await Task.sleep(for: .seconds(1))) != nil {
             var sample = sampler.withLock { $0.interval(time: clock.now(), cpu: processCPUNanoseconds()) }
             sample.state = state()
-            sample.layout = run.layout?.layout.description
-            let tuning = run.tuning
+            sample.layout = run.control.layout?.layout.description
+            let tuning = run.control.tuning
             sample.targetFPS = tuning.frameRate.framesPerSecond
             let decision = budget.withLock { budget -> FrameRateBudget.Decision? in
                 guard budget != nil, run.started.load(ordering: .relaxed) else { return nil }
@@ -62,33 +62,33 @@ final class StatsReporter: Sendable {
             writeChanges()
             write(sample)
             if let decision {
-                _ = try? run.setFrameRate(decision.framesPerSecond, by: .budget, reason: decision.reason)
+                _ = try? run.control.setFrameRate(decision.framesPerSecond, by: .budget, reason: decision.reason)
             }
         }
     }
 
     /// What can be changed, as it is now, and the last second's figures: for the control socket.
     func status() -> ControlStatus {
-        let tuning = run.tuning
+        let tuning = run.control.tuning
         let sample = latest.withLock { $0 }
         return ControlStatus(
             pid: getpid(), fps: tuning.frameRate.framesPerSecond,
             fpsRange: [tuning.bounds.lowerBound, tuning.bounds.upperBound], auto: sample?.auto ?? false,
             limitedBy: sample?.limitedBy, rate: tuning.plannedRate.map { "\($0.tuned(tuning.encoding))" },
-            picture: run.paused.load(ordering: .relaxed) ? "frozen" : "live",
-            layout: run.layout?.layout.description, sample: sample)
+            picture: run.control.paused.load(ordering: .relaxed) ? "frozen" : "live",
+            layout: run.control.layout?.layout.description, sample: sample)
     }
 
     /// The whole run's sample, also written to the JSON file, which is then closed.
     func finish() -> StatsSample {
         var summary = sampler.withLock { $0.summary(time: clock.now(), cpu: processCPUNanoseconds()) }
-        let rates = run.tuning.timeAtRates(at: clock.now())
+        let rates = run.control.tuning.timeAtRates(at: clock.now())
         if rates.count > 1 {
             summary.secondsAtRates = Dictionary(uniqueKeysWithValues: rates.map {
                 ("\($0.framesPerSecond)", $0.duration.seconds)
             })
         }
-        summary.targetFPS = run.tuning.frameRate.framesPerSecond
+        summary.targetFPS = run.control.tuning.frameRate.framesPerSecond
         writeChanges()
         write(summary)
         return summary
@@ -96,7 +96,7 @@ final class StatsReporter: Sendable {
 
     /// Appends the changes made since the last call, stamped as the samples are.
     private func writeChanges() {
-        for var change in run.takeChanges() {
+        for var change in run.control.takeChanges() {
             change.elapsed = Double(change.time &- min(start, change.time)) / 1e9
             write(change)
         }

@@ -1,11 +1,78 @@
-import Logging
-import Synchronization
+public import Logging
+public import Synchronization
 
-/// The changes a running run takes, from keys, the control socket or the budget: each is done at
-/// once (the next slot, the next frame), said on one line, and kept for `--stats-json`. A request
-/// the run cannot honour throws a usage error that names the setting and the value, and changes
-/// nothing.
-extension Run {
+/// A run's live state, and the verbs that change it as the run goes: the picture frozen or
+/// blanked, the frame rate and the encoders' rate, the layout of two sources, the presenter's
+/// tools and the recordings started by control. Keys, the control socket, the budget and the
+/// mirror window all drive this one object; capture and the stages read its state.
+///
+/// Each change is done at once (the next slot, the next frame), said on one line, and kept for
+/// `--stats-json`. A request the run cannot honour throws a usage error that names the setting
+/// and the value, and changes nothing.
+public final class RunControl: Sendable {
+    /// Set while the presenter froze the picture: nothing is captured.
+    public let paused = Atomic<Bool>(false)
+    /// `Blank`'s raw value while the presenter blanked the screen, 0 while it shows.
+    let blanked = Atomic<UInt8>(0)
+    /// How two sources share the picture, changed by keys; `nil` with one source.
+    public let layout: LayoutSwitch?
+    /// The frame rate and the encoders' rate, changed while the run goes on.
+    public let tuning: LiveTuning
+    /// Recordings started and stopped while the run goes on; `nil` when nothing is encoded.
+    public let recordings: (any RecordingControl)?
+    /// The pointer highlight and the zoom, turned on and off by keys.
+    public let presenter: PresenterTools
+    let clock: any PacingClock
+    let logger: Logger
+    /// Where keyframes are asked for.
+    let hub: StreamHub
+    /// Ends the run (`q`).
+    let quit: @Sendable () -> Void
+    /// Changes made since the statistics last took them; bounded (the oldest go first).
+    private let changes = Mutex<[RunChange]>([])
+
+    /// - Parameters:
+    ///   - tuning: what may change as the run goes on.
+    ///   - layout: the layout of two sources, for keys to change.
+    ///   - recordings: what starts and stops recordings as the run goes on.
+    ///   - presenter: the tools on the picture the grabber draws, which keys turn on and off.
+    ///   - quit: ends the run.
+    public init(tuning: LiveTuning, layout: LayoutSwitch?, recordings: (any RecordingControl)?,
+                presenter: PresenterTools, hub: StreamHub, clock: any PacingClock, logger: Logger,
+                quit: @escaping @Sendable () -> Void) {
+        self.tuning = tuning
+        self.layout = layout
+        self.recordings = recordings
+        self.presenter = presenter
+        self.hub = hub
+        self.clock = clock
+        self.logger = logger
+        self.quit = quit
+    }
+
+    /// Says `change` on one line and keeps it for the statistics, stamped with the time.
+    @discardableResult
+    func report(_ change: RunChange) -> RunChange {
+        var change = change
+        change.time = clock.now()
+        logger.notice("\(change.line)")
+        changes.withLock { changes in
+            if changes.count >= 256 { changes.removeFirst() }
+            changes.append(change)
+        }
+        return change
+    }
+
+    /// The changes made since the last call, oldest first.
+    public func takeChanges() -> [RunChange] {
+        changes.withLock { changes in
+            defer { changes = [] }
+            return changes
+        }
+    }
+}
+
+extension RunControl {
     /// Paces capture at `framesPerSecond` from the next slot.
     /// - Returns: the change, or `nil` when the rate was that already.
     @discardableResult

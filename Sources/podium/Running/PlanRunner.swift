@@ -1,0 +1,129 @@
+import Foundation
+import Logging
+import PodiumCore
+import PodiumRun
+import PodiumWeb
+import ServiceLifecycle
+import Synchronization
+
+/// Runs a plan as the terminal sees it: Ctrl-C and the other signals, the keys, the control
+/// socket, the statistics line and summary, and the viewers' servers beside the run in one
+/// service group.
+enum PlanRunner {
+    /// What is captured and where it goes, said as capture starts: one line, or with several
+    /// encoders a line for each.
+    private static func startLines(_ parts: [String], encoders: [String]) -> [String] {
+        guard encoders.count > 1 else { return [(parts + encoders).joined(separator: "; ")] }
+        return [(parts + ["\(encoders.count) encoders:"]).joined(separator: "; ")] + encoders.map { "  " + $0 }
+    }
+
+    /// The sound sources as the start message says them: those of one server together,
+    /// `sound from A and B on S` for `sound from A on S` and `sound from B on S`.
+    private static func soundParts(_ sounds: [String]) -> [String] {
+        let prefix = "sound from "
+        let split = sounds.map { sound -> (source: String, server: String)? in
+            guard sound.hasPrefix(prefix), let on = sound.range(of: " on ", options: .backwards) else { return nil }
+            return (String(sound[sound.index(sound.startIndex, offsetBy: prefix.count)..<on.lowerBound]),
+                    String(sound[on.upperBound...]))
+        }
+        let parts = split.compactMap { $0 }
+        guard sounds.count > 1, parts.count == sounds.count, Set(parts.map(\.server)).count == 1 else {
+            return sounds
+        }
+        let sources = parts.map(\.source)
+        return [prefix + sources.dropLast().joined(separator: ", ") + " and " + sources[sources.count - 1]
+                + " on " + parts[0].server]
+    }
+
+    /// Runs `plan` with Ctrl-C handling and statistics, the viewers' servers beside it in one
+    /// service group; prints the summary, and throws what ended it.
+    /// - Parameter parts: what the run does besides capturing and encoding (`mirroring to :1`),
+    ///   said as capture starts.
+    static func run(_ plan: RunPlan, parts: [String], options: RunOptions, logger: Logger) async throws {
+        for notice in plan.encoding.notices { logger.notice("\(notice)") }
+        // Making a viewer's certificate may take a moment: off the cooperative pool.
+        let session = try await onOwnThread("podium-build") { () throws(PodiumError) in
+            try RunBuilder.build(plan, logger: logger)
+        }
+        let job = Job { try await execute(session, parts: parts, options: options, logger: logger) }
+        // Signals are SignalTrap's: it stops the run, whose end then stops the servers.
+        var configuration = ServiceGroupConfiguration(
+            services: session.servers.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [
+                .init(service: job, successTerminationBehavior: .gracefullyShutdownGroup,
+                      failureTerminationBehavior: .gracefullyShutdownGroup),
+            ],
+            logger: logger)
+        // Viewers that do not take the end of the stream are cut off.
+        configuration.maximumGracefulShutdownDuration = Duration.seconds(3)
+        try await ServiceGroup(configuration: configuration).run()
+    }
+
+    /// The run itself, with its statistics: the line each second, the JSON lines, the summary.
+    private static func execute(_ session: RunSession, parts: [String], options: RunOptions, logger: Logger)
+        async throws {
+        let run = session.run
+        let reporter = StatsReporter(run: run, jsonPath: options.statsJSON, live: options.showsProgress,
+                                     budget: session.plan.budget) {
+            () -> String? in
+            if let blank = run.control.blankColour { return "blank (\(blank))" }
+            if run.control.paused.load(ordering: .relaxed) { return "paused" }
+            return run.counters.windowAwaits.map { "waiting for \($0)" }
+        }
+        SignalTrap.onStop { run.stop() }
+        let control = try openControl(options.control ?? session.plan.isShared, asked: options.control == true,
+                                      logger: logger)
+        if let control { Thread.detachNamed("podium-control") { control.serve(run, status: reporter.status) } }
+        defer { control?.remove() }
+        TerminalKeys.start(for: run)
+        defer { TerminalKeys.restore() }
+        let reporting = Task { await reporter.run() }
+        // With a budget, the rate is the budget's to lower (and raise again up to it).
+        let bounds = session.plan.frameRates
+        let fps = session.plan.budget.map { budget in
+            "\(session.plan.fps) fps, the budget's to choose within \(bounds.lowerBound)-\(bounds.upperBound) ("
+                + (budget.maxCPU.map { "\($0.plain) cores" } ?? "every frame kept") + ")"
+        } ?? "\(session.plan.fps) fps"
+        let cursor = session.plan.capture.drawsCursor ? "" : ", no cursor"
+        let failure = await session.execute(beforeOutputs: reporter.open) { start in
+            let sources = start.sources.map { "capturing \($0) at \(fps)\(cursor)" } + soundParts(start.sounds)
+            let lines = startLines(sources + parts, encoders: start.encoders)
+                + session.servers.flatMap { ViewerLines.describe($0, quiet: !options.showsProgress) }
+            lines.forEach { logger.notice("\($0)") }
+        }
+        reporting.cancel()
+        await reporting.value
+        let summary = reporter.finish()
+        if options.showsProgress && run.started.load(ordering: .relaxed) {
+            StatsLine.clear()
+            let label = "summary: "
+            // On a terminal, wrapped to its width between parts, aligned under the first.
+            let width = Console.isTerminal ? Console.width - "podium: ".count - label.count : nil
+            for (index, line) in summary.summaryLines(width: width).enumerated() {
+                Console.say((index == 0 ? label : String(repeating: " ", count: label.count)) + line)
+            }
+            // Each encoder's figures, when there are several.
+            if summary.renditions.count > 1 { summary.renditionLines.forEach { Console.say("  " + $0) } }
+        }
+        if let failure { throw failure }
+    }
+
+    /// The control socket, when the run takes one: one that cannot be made is an error when it
+    /// was asked for (`--control`), and said in passing when it is there by default.
+    private static func openControl(_ wanted: Bool, asked: Bool, logger: Logger) throws(PodiumError)
+        -> ControlSocket? {
+        guard wanted else { return nil }
+        do {
+            return try ControlSocket()
+        } catch {
+            if asked { throw error }
+            logger.warning("\(error.message); running without it")
+            return nil
+        }
+    }
+
+    /// Work run as one service of the group: the run.
+    private struct Job: Service {
+        let body: @Sendable () async throws -> Void
+        func run() async throws { try await body() }
+    }
+}
