@@ -13,6 +13,7 @@ public enum SourceCatalog {
         WaylandScreenPlan.Resolver(),
         PipeWirePlan.Resolver(),
         ScreenCastPortal.Resolver(),
+        Camera.Resolver(),
     ]
 
     /// The capture of `requests` (the primary first; none for the default source), each looked up
@@ -24,7 +25,8 @@ public enum SourceCatalog {
     /// - Throws: what the sources' resolvers throw: 69 when one is not there, 64 when a request
     ///   cannot be honoured.
     public static func capturePlan(
-        _ requests: [SourceRequest], lookup: SourceLookup, layout: Layout, filter: ScaleFilter = .box, idleFPS: FrameRate = FrameRate(1),
+        _ requests: [SourceRequest], lookup: SourceLookup, layout: Layout, filter: ScaleFilter = .box,
+        idleFPS: FrameRate = FrameRate(1),
         environment: [String: String]? = nil
     ) async throws(PodiumError) -> CapturePlan {
         let sources = try await onOwnThread("podium-display") { () throws(PodiumError) -> [any SourcePlan] in

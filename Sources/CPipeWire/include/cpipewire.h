@@ -41,4 +41,14 @@ cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame,
 // Stops the stream and PipeWire's thread; no handler is called after it returns.
 void cpw_capture_close(cpw_capture *capture);
 
+// One node as the registry describes it; the strings are valid only during the call (any may be NULL).
+typedef void (*cpw_node_handler)(void *context, uint32_t id, const char *name, const char *description,
+                                 const char *nick);
+
+// Calls `on_node` for every node of `media_class` (`Video/Source`: cameras and shared screens) the
+// user's PipeWire has now, on the caller's thread. Returns 0, or -1 with `error` filled when
+// PipeWire cannot be reached or does not answer within 5 s.
+int cpw_list_nodes(const char *media_class, cpw_node_handler on_node, void *context, char *error,
+                   size_t error_size);
+
 #endif

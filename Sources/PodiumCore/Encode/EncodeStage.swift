@@ -328,7 +328,9 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
             packet.duration = duration
             packet.captureTime = captureTimes.captureTime(of: packet.presentationTime)
             let counters = worker.counters
-            if packet.captureTime > 0 { counters.latency.record(nanoseconds: context.clock.now() &- packet.captureTime) }
+            if packet.captureTime > 0 {
+                counters.latency.record(nanoseconds: context.clock.now() &- packet.captureTime)
+            }
             counters.bytes.add(packet.size, ordering: .relaxed)
             context.hub.publish(packet)
         }

@@ -80,7 +80,8 @@ public final class Run: Sendable {
     ///   - tuning: what may change as the run goes on; by default the counters' rate, in any bounds.
     ///   - recordings: what starts and stops recordings as the run goes on.
     ///   - presenter: the tools on the picture the grabber draws, which keys turn on and off.
-    public init(source: any FrameSource, stages: [any FrameStage], sound: SoundBranch? = nil, outputs: OutputGroup, hub: StreamHub,
+    public init(source: any FrameSource, stages: [any FrameStage], sound: SoundBranch? = nil, outputs: OutputGroup,
+                hub: StreamHub,
                 counters: RunCounters, limits: Limits, logger: Logger, clock: any PacingClock = MonotonicClock(),
                 layout: LayoutSwitch? = nil, tuning: LiveTuning? = nil, recordings: (any RecordingControl)? = nil,
                 presenter: PresenterTools = PresenterTools()) {

@@ -16,11 +16,20 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
     case pipewire(UInt32)
     /// `portal`: the monitor or window the user shares through the desktop's ScreenCast portal.
     case portal
+    /// `camera[:NAME]`: a camera PipeWire offers, by a part of its name; the first by default.
+    case camera(String?)
 
-    /// Reads `window:NAME`, `monitor:NAME`, `WxH+X+Y`, `:N`, `wlr`, `portal` or `pipewire:NODE`.
+    /// Reads `window:NAME`, `monitor:NAME`, `WxH+X+Y`, `:N`, `wlr`, `portal`, `pipewire:NODE` or
+    /// `camera[:NAME]`.
     public init(parsing text: String) throws(OptionParseError) {
         if text == "wlr" {
             self = .wlr
+        } else if text == "camera" || text.hasPrefix("camera:") {
+            let name = text.dropFirst("camera:".count)
+            guard text == "camera" || !name.isEmpty else {
+                throw OptionParseError("camera: needs a part of a camera's name (or none, for the first)")
+            }
+            self = .camera(text == "camera" ? nil : String(name))
         } else if text == "portal" {
             self = .portal
         } else if text.hasPrefix("pipewire:") {
@@ -43,7 +52,8 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
         } else if text.first?.isNumber == true {
             self = .region(try PixelRect(parsing: text))
         } else {
-            throw OptionParseError("expected window:NAME, monitor:NAME, WxH+X+Y, :N, wlr, portal or pipewire:NODE")
+            throw OptionParseError("expected window:NAME, monitor:NAME, WxH+X+Y, :N, wlr, portal, pipewire:NODE or "
+                                   + "camera[:NAME]")
         }
     }
 
@@ -71,6 +81,7 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
         case .wlr: "wlr"
         case .portal: "portal"
         case .pipewire(let node): "pipewire:\(node)"
+        case .camera(let name): "camera" + (name.map { ":\($0)" } ?? "")
         }
     }
 }

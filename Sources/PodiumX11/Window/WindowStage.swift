@@ -155,7 +155,8 @@ extension WindowStage.Worker {
         waitingFor = nil
         counters.awaits.withLock { $0 = nil }
         stage.showing.store(true, ordering: .relaxed)
-        context.logger.notice("showing on \(target.name) of \(plan.display) (\(opened.frame), fit \(plan.fit.rawValue))")
+        context.logger.notice(
+            "showing on \(target.name) of \(plan.display) (\(opened.frame), fit \(plan.fit.rawValue))")
         if let shown, context.control.paused.load(ordering: .relaxed) { show(shown) }
     }
 

@@ -2,23 +2,30 @@ import ArgumentParser
 import Foundation
 import PodiumCore
 import PodiumSound
+import PodiumWayland
 
 extension Podium {
     /// `podium sources`: what `--audio` can record.
     struct Sources: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the sound sources --audio can record; the desktop's and the default input are marked.",
-            usage: "podium sources [--json]",
+            usage: "podium sources [--video] [--json]",
             discussion: """
                 The sound server is the user's PipeWire (through its PulseAudio interface) or \
-                PulseAudio; PULSE_SERVER names another.
+                PulseAudio; PULSE_SERVER names another. --video lists the cameras --source camera \
+                can capture instead: PipeWire's video sources (webcams, virtual cameras).
 
                 Examples:
                   podium sources
                   podium sources --json
                   podium stream --audio alsa_input.usb-mic --to talk.mkv
+                  podium sources --video
+                  podium mirror --source :0 --source camera --layout over
                 """
         )
+
+        @Flag(help: "List the cameras (PipeWire's video sources) instead.")
+        var video = false
 
         @Flag(help: "Print JSON instead of text.")
         var json = false
@@ -39,6 +46,7 @@ extension Podium {
         }
 
         func run() async throws {
+            if video { return try await listCameras() }
             // Connecting may block: on a thread of its own.
             let server = try await onOwnThread("podium-sound") { () throws(PodiumError) in try SoundServerInfo.read() }
             let listed = server.sources.map { source in
@@ -58,6 +66,28 @@ extension Podium {
             for source in listed {
                 let marks = source.defaultFor.map { "  --audio \($0)" }.joined()
                 print("  \(source.name)  \(source.description)\(marks)")
+            }
+        }
+
+        /// `--video`: the cameras, by the name `--source camera:NAME` takes.
+        private func listCameras() async throws {
+            let cameras = try await onOwnThread("podium-cameras") { () throws(PodiumError) in try Camera.list() }
+            if json {
+                struct Listed: Encodable {
+                    var name: String
+                    var label: String?
+                    var node: UInt32
+                }
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                let listed = cameras.map { Listed(name: $0.name, label: $0.label, node: $0.node) }
+                print(String(decoding: try encoder.encode(["cameras": listed]), as: UTF8.self))
+                return
+            }
+            print("cameras (PipeWire video sources):")
+            if cameras.isEmpty { print("  none") }
+            for camera in cameras {
+                print("  \(camera.name)" + (camera.label.map { "  \($0)" } ?? "") + "  --source camera:\(camera.name)")
             }
         }
     }

@@ -33,8 +33,9 @@ struct CaptureSource: ParsableArguments {
                                + "another display's primary monitor; on Wayland, portal: the monitor or window "
                                + "the user shares in the desktop's dialog (asked once, then remembered), or wlr: "
                                + "an output of a wlroots compositor ($WAYLAND_DISPLAY, or --display wayland-N), "
-                               + "the one --monitor names; or a PipeWire video node by its id. Twice for two, "
-                               + "composed by --layout (the first is the primary; --window counts as one).",
+                               + "the one --monitor names; or a PipeWire video node by its id; or camera[:NAME], "
+                               + "a camera ('podium sources --video' lists them; the first by default). Twice for "
+                               + "two, composed by --layout (the first is the primary; --window counts as one).",
                                valueName: "window:NAME|monitor:NAME|WxH+X+Y|:N|portal|wlr|pipewire:NODE"),
             transform: parsed(SourceRequest.init(parsing:)))
     var sources: [SourceRequest] = []

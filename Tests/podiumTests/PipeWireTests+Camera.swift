@@ -1,0 +1,78 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// A camera (`--source camera[:NAME]`): a PipeWire video source found by name, listed by
+/// `podium sources --video`, and laid over a screen, as a presenter's face in a corner.
+extension PipeWireTests {
+    @Test func camerasAreListedByName() throws {
+        let (producer, _) = try provide(colour: "336699", name: "podium-test-camera")
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let listed = try Tools.podium(["sources", "--video"], environment: environment)
+        #expect(listed.status == 0 && listed.stdout.contains("--source camera:podium-test-camera"), "\(listed)")
+        let json = try Tools.podium(["sources", "--video", "--json"], environment: environment)
+        let cameras = (try? JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["cameras"]
+        let names = (cameras as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(names == ["podium-test-camera"], "\(json)")
+    }
+
+    /// The screen whole, the camera in the top-right corner over it, in one recording.
+    @Test func aCameraInTheCornerOfTheScreen() throws {
+        let screen = try XvfbServer(width: 640, height: 360)
+        try Painter(display: screen.display).fill(x: 0, y: 0, width: 640, height: 360, bgra: (0x20, 0xC0, 0x40))
+        let (producer, _) = try provide(colour: "336699", name: "podium-test-face")
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let recording = folder.appendingPathComponent("over.mkv").path
+        let run = try Tools.podium(["stream", "--display", screen.display, "--source", screen.display, "--source",
+                                    "camera:face", "--layout", "over", "--no-cursor", "--to", recording, "-t", "3s"],
+                                   environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("and camera podium-test-face (gst-launch-1.0), over top-right"), "\(run.stderr)")
+        #expect(try Tools.probe(recording).width == 640)
+        // On a 32x18 sampling: the corner the camera's blue, the middle the screen's green.
+        let frames = try Tools.rgbFrames(recording, size: (width: 32, height: 18))
+        func colour(_ frame: Int, _ x: Int, _ y: Int) -> [Int] {
+            (0..<3).map { Int(frames[frame].pixels[(y * 32 + x) * 3 + $0]) }
+        }
+        func near(_ got: [Int], _ want: [Int]) -> Bool { zip(got, want).allSatisfy { abs($0 - $1) < 12 } }
+        let last = frames.count - 1
+        #expect(frames.count >= 60, "\(frames.count) frames")
+        #expect(near(colour(last, 28, 3), [0x33, 0x66, 0x99]), "corner \(colour(last, 28, 3))")
+        #expect(near(colour(last, 16, 12), [0x40, 0xC0, 0x20]), "middle \(colour(last, 16, 12))")
+    }
+
+    /// A camera that goes away is said once; the screen goes on, and the recording is whole.
+    @Test func aCameraThatGoesAwayLeavesTheScreenGoingOn() throws {
+        let screen = try XvfbServer(width: 640, height: 360)
+        let (producer, _) = try provide(colour: "336699", name: "podium-test-leaving")
+        let recording = folder.appendingPathComponent("left.mkv").path
+        let run = try Tools.start(Tools.podium.path, ["stream", "--display", screen.display, "--source",
+                                                      screen.display, "--source", "camera", "--layout", "over",
+                                                      "--to", recording, "-t", "4s"], environment: environment)
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 1)
+        _ = try producer.interrupt(timeout: 5)
+        let result = try run.wait(timeout: 20)
+        #expect(result.status == 0, "\(result.stderr)")
+        let said = result.stderr.components(separatedBy: "paused: its producer stopped sending").count - 1
+        #expect(said == 1, "\(result.stderr)")
+        #expect((try Tools.probe(recording).duration ?? 0) > 3.5)
+        let decoded = try Tools.run("ffmpeg", ["-v", "error", "-i", recording, "-f", "null", "-"])
+        #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded)")
+    }
+
+    @Test func aCameraThatIsNotThereIsRefusedWithTheOnesThatAre() throws {
+        let (producer, _) = try provide(colour: "336699", name: "podium-test-only")
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let output = folder.appendingPathComponent("never.mkv").path
+        let result = try Tools.podium(["stream", "--source", "camera:nosuch", "--to", output],
+                                      environment: environment)
+        #expect(result.status == 69, "\(result)")
+        #expect(result.stderr.contains("camera 'nosuch': no such camera; cameras here: podium-test-only"),
+                "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let empty = try Tools.podium(["stream", "--source", "camera:", "--to", output], environment: environment)
+        #expect(empty.status == 64, "\(empty)")
+    }
+}
