@@ -81,10 +81,9 @@ public final class Run: Sendable {
     ///   - recordings: what starts and stops recordings as the run goes on.
     ///   - presenter: the tools on the picture the grabber draws, which keys turn on and off.
     public init(source: any FrameSource, stages: [any FrameStage], sound: SoundBranch? = nil, outputs: OutputGroup,
-                hub: StreamHub,
-                counters: RunCounters, limits: Limits, logger: Logger, clock: any PacingClock = MonotonicClock(),
-                layout: LayoutSwitch? = nil, tuning: LiveTuning? = nil, recordings: (any RecordingControl)? = nil,
-                presenter: PresenterTools = PresenterTools()) {
+                hub: StreamHub, counters: RunCounters, limits: Limits, logger: Logger,
+                clock: any PacingClock = MonotonicClock(), layout: LayoutSwitch? = nil, tuning: LiveTuning? = nil,
+                recordings: (any RecordingControl)? = nil, presenter: PresenterTools = PresenterTools()) {
         self.source = source
         self.stages = stages
         let stopping = Stopping()
