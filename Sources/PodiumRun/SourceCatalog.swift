@@ -52,8 +52,8 @@ public enum SourceCatalog {
         let environment = environment ?? ProcessInfo.processInfo.environment
         if lookup.request == nil, lookup.display == nil, let desktop = waylandDefault(environment) {
             lookup.request = desktop
-            if desktop == .wlr { lookup.display = environment["WAYLAND_DISPLAY"] }
-            lookup.events(desktop == .wlr ? .waylandScreencopy : .waylandPortal)
+            if desktop == .wlr(nil) { lookup.display = environment["WAYLAND_DISPLAY"] }
+            lookup.events(desktop == .wlr(nil) ? .waylandScreencopy : .waylandPortal)
         }
         for resolver in resolvers {
             if let plan = try resolver.resolve(lookup) { return plan }
@@ -71,6 +71,6 @@ public enum SourceCatalog {
            (try? XConnection(display: display))?.isXWayland != true {
             return nil
         }
-        return (try? WaylandDisplay(name: wayland))?.canCopyOutputs == true ? .wlr : .portal
+        return (try? WaylandDisplay(name: wayland))?.canCopyOutputs == true ? .wlr(nil) : .portal
     }
 }

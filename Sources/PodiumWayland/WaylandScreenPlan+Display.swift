@@ -34,8 +34,8 @@ extension WaylandScreenPlan {
         public init() {}
 
         public func resolve(_ lookup: SourceLookup) throws(PodiumError) -> (any SourcePlan)? {
-            guard lookup.request == .wlr else { return nil }
-            return try WaylandScreenPlan.look(display: lookup.display, monitor: lookup.monitor,
+            guard case .wlr(let output) = lookup.request else { return nil }
+            return try WaylandScreenPlan.look(display: lookup.display, monitor: output ?? lookup.monitor,
                                               drawsCursor: lookup.drawsCursor, tracksDamage: lookup.tracksDamage)
         }
     }

@@ -76,3 +76,27 @@ extension PipeWireTests {
         #expect(empty.status == 64, "\(empty)")
     }
 }
+
+extension PipeWireTests {
+    /// Two sources of any kinds: a camera in the corner of a Wayland output (a headless sway).
+    @Test func aCameraOverAWaylandOutput() throws {
+        let sway = try SwayServer(width: 1280, height: 720)
+        try sway.paint("#20c040", output: "HEADLESS-1")
+        let (producer, _) = try provide(colour: "336699", name: "podium-test-presenter")
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let recording = folder.appendingPathComponent("wayland-over.mkv").path
+        let run = try Tools.podium(["stream", "--display", sway.display, "--source", "wlr:HEADLESS-1", "--source",
+                                    "camera", "--layout", "over", "--to", recording, "-t", "3s"],
+                                   environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("capturing HEADLESS-1 of \(sway.display) with screencopy and camera "
+                                    + "podium-test-presenter"), "\(run.stderr)")
+        let frames = try Tools.rgbFrames(recording, size: (width: 32, height: 18))
+        let last = try #require(frames.last)
+        func colour(_ x: Int, _ y: Int) -> [Int] { (0..<3).map { Int(last.pixels[(y * 32 + x) * 3 + $0]) } }
+        func near(_ got: [Int], _ want: [Int]) -> Bool { zip(got, want).allSatisfy { abs($0 - $1) < 12 } }
+        #expect(frames.count >= 20, "\(frames.count) frames")
+        #expect(near(colour(28, 3), [0x33, 0x66, 0x99]), "corner \(colour(28, 3))")
+        #expect(near(colour(16, 12), [0x20, 0xC0, 0x40]), "middle \(colour(16, 12))")
+    }
+}

@@ -9,9 +9,9 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
     case region(PixelRect)
     /// `:N` (or `:N.S`): that display's primary monitor.
     case display(String)
-    /// `wlr`: an output of the Wayland compositor (`$WAYLAND_DISPLAY`) through wlroots'
-    /// screencopy, the one `--monitor` names.
-    case wlr
+    /// `wlr[:NAME]`: an output of the Wayland compositor (`$WAYLAND_DISPLAY`) through wlroots'
+    /// screencopy: the one named (a name or an index), else the one `--monitor` names.
+    case wlr(MonitorSelector?)
     /// `pipewire:NODE`: a PipeWire video node (a camera, another program's stream).
     case pipewire(UInt32)
     /// `portal`: the monitor or window the user shares through the desktop's ScreenCast portal.
@@ -23,7 +23,11 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
     /// `camera[:NAME]`.
     public init(parsing text: String) throws(OptionParseError) {
         if text == "wlr" {
-            self = .wlr
+            self = .wlr(nil)
+        } else if text.hasPrefix("wlr:") {
+            let name = String(text.dropFirst("wlr:".count))
+            guard !name.isEmpty else { throw OptionParseError("wlr: needs an output's name or index") }
+            self = .wlr(try MonitorSelector(parsing: name))
         } else if text == "camera" || text.hasPrefix("camera:") {
             let name = text.dropFirst("camera:".count)
             guard text == "camera" || !name.isEmpty else {
@@ -57,12 +61,12 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether it is captured alone, whole (a Wayland output, a PipeWire stream): no second
-    /// source, no region, none of the presenter's tools yet.
-    public var isAlone: Bool {
+    /// Whether it is an X server's: a window, a monitor or a rectangle of a screen (not a Wayland
+    /// output, what the portal shares, a PipeWire node or a camera, each one whole picture).
+    public var isX11: Bool {
         switch self {
-        case .wlr, .portal, .pipewire: true
-        default: false
+        case .window, .monitor, .region, .display: true
+        case .wlr, .portal, .pipewire, .camera: false
         }
     }
 
@@ -78,7 +82,7 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
         case .monitor(let selector): "monitor:\(selector)"
         case .region(let rect): rect.description
         case .display(let display): display
-        case .wlr: "wlr"
+        case .wlr(let output): "wlr" + (output.map { ":\($0)" } ?? "")
         case .portal: "portal"
         case .pipewire(let node): "pipewire:\(node)"
         case .camera(let name): "camera" + (name.map { ":\($0)" } ?? "")

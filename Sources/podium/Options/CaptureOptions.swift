@@ -31,11 +31,12 @@ struct CaptureSource: ParsableArguments {
     @Option(name: .customLong("source"),
             help: ArgumentHelp("A source: a window of --display, a monitor of it, a rectangle of its screen, "
                                + "another display's primary monitor; on Wayland, portal: the monitor or window "
-                               + "the user shares in the desktop's dialog (asked once, then remembered), or wlr: "
+                               + "the user shares in the desktop's dialog (asked once, then remembered), or wlr[:NAME]: "
                                + "an output of a wlroots compositor ($WAYLAND_DISPLAY, or --display wayland-N), "
-                               + "the one --monitor names; or a PipeWire video node by its id; or camera[:NAME], "
-                               + "a camera ('podium sources --video' lists them; the first by default). Twice for "
-                               + "two, composed by --layout (the first is the primary; --window counts as one).",
+                               + "the one named or --monitor names; or a PipeWire video node by its id; or "
+                               + "camera[:NAME], a camera ('podium sources --video' lists them; the first by "
+                               + "default). Twice for two, of any kinds, composed by --layout (the first is the "
+                               + "primary; --window counts as one).",
                                valueName: "window:NAME|monitor:NAME|WxH+X+Y|:N|portal|wlr|pipewire:NODE"),
             transform: parsed(SourceRequest.init(parsing:)))
     var sources: [SourceRequest] = []
@@ -84,8 +85,8 @@ struct CaptureSource: ParsableArguments {
             throw ValidationError("--forget-choice drops the desktop portal's remembered choice: only with "
                                   + "--source portal")
         }
-        if let alone = all.first(where: \.isAlone) {
-            try validate(alone: alone, among: all)
+        if all.count == 1, let whole = all.first, !whole.isX11 {
+            try validate(whole: whole)
             return
         }
         if all.count > 2 {
@@ -98,12 +99,14 @@ struct CaptureSource: ParsableArguments {
         if all.count < 2, let flag = layout.firstGiven {
             throw ValidationError("\(flag) lays out two sources: pass --source twice")
         }
-        if all.contains(where: \.isWindow) {
-            let screenOnly = presenter.showsRegion ? "--show-region" : !presenter.masks.isEmpty ? "--mask" : nil
-            if let screenOnly, all.allSatisfy(\.isWindow) {
-                throw ValidationError("\(screenOnly) works on a captured screen; --window captures one window's "
-                                      + "own pixels, without the others")
-            }
+        let screenOnly = presenter.showsRegion ? "--show-region" : !presenter.masks.isEmpty ? "--mask" : nil
+        if let screenOnly, !all.isEmpty, all.allSatisfy({ $0.isWindow || !$0.isX11 }) {
+            throw ValidationError("\(screenOnly) works on a captured X11 screen; "
+                                  + (all.contains(where: \.isWindow) ? "--window captures one window's own pixels, "
+                                     + "without the others" : "pass one with --source"))
+        }
+        if noSharedMemory, !all.isEmpty, !all.contains(where: \.isX11) {
+            throw ValidationError("--no-shm is for X servers, not with --source \(all[0])")
         }
         if exitWhenGone && !all.contains(where: \.isWindow) {
             throw ValidationError("--exit-when-gone needs --window (or --source window:NAME): it ends the run when "
@@ -111,13 +114,11 @@ struct CaptureSource: ParsableArguments {
         }
     }
 
-    /// `--source wlr` (one output, whole, named by `--monitor`), `--source portal` (what the
-    /// user shares) and `--source pipewire:NODE` are captured alone; the presenter's tools are drawn by the X11 grabbers alone for now.
-    private func validate(alone source: SourceRequest, among all: [SourceRequest]) throws {
+    /// One source that is not an X server's (a Wayland output, what the portal shares, a PipeWire
+    /// node, a camera) is one whole picture: no region of it, no X11 flags, none of the
+    /// presenter's tools the X11 grabbers draw.
+    private func validate(whole source: SourceRequest) throws {
         let given = "--source \(source)"
-        if all.count > 1 {
-            throw ValidationError("\(given) is captured alone: pass no other source")
-        }
         if let region {
             throw ValidationError("--region '\(region)' is taken on X11 screens; \(given) captures a whole picture")
         }
@@ -125,7 +126,7 @@ struct CaptureSource: ParsableArguments {
             throw ValidationError("--monitor '\(monitor)' is not taken with \(given): the desktop's dialog picks the "
                                   + "monitor (--forget-choice to pick again)")
         }
-        if source != .wlr, let monitor {
+        if case .wlr = source {} else if let monitor {
             throw ValidationError("--monitor '\(monitor)' is not taken with \(given): the node is one picture")
         }
         if noSharedMemory {
