@@ -31,8 +31,9 @@ struct CaptureSource: ParsableArguments {
     @Option(name: .customLong("source"),
             help: ArgumentHelp("A source: a window of --display, a monitor of it, a rectangle of its screen, "
                                + "another display's primary monitor; on Wayland, portal: the monitor or window "
-                               + "the user shares in the desktop's dialog (asked once, then remembered), or wlr[:NAME]: "
-                               + "an output of a wlroots compositor ($WAYLAND_DISPLAY, or --display wayland-N), "
+                               + "the user shares in the desktop's dialog (asked once, then remembered), or "
+                               + "wlr[:NAME]: an output of a wlroots compositor ($WAYLAND_DISPLAY, or --display "
+                               + "wayland-N), "
                                + "the one named or --monitor names; or a PipeWire video node by its id; or "
                                + "camera[:NAME], a camera ('podium sources --video' lists them; the first by "
                                + "default). Twice for two, of any kinds, composed by --layout (the first is the "
