@@ -80,11 +80,13 @@ let package = Package(
         ),
         // Sound from the desktop's sound server (PipeWire or PulseAudio), through libpulse.
         .target(name: "PodiumSound", dependencies: ["PodiumCore", "CPulse"]),
-        // Wayland screens: wlroots' screencopy, and PipeWire video streams (the ScreenCast portal's).
+        // Wayland screens: wlroots' screencopy, and PipeWire video streams (the ScreenCast portal's,
+        // cameras'; libyuv for a webcam's YUYV).
         .target(
             name: "PodiumWayland",
             dependencies: [
-                "PodiumCore", "CWayland", "CPipeWire", "CPortal", .product(name: "Logging", package: "swift-log"),
+                "PodiumCore", "CWayland", "CPipeWire", "CPortal", "CYUV",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The browser viewer: the server, the page, and the sinks that feed each viewer.

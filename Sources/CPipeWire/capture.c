@@ -1,7 +1,7 @@
 // A video stream read from one PipeWire node (see cpipewire.h).
 //
 // libpipewire runs its own loop thread; every call into it from another thread holds the loop's
-// lock. The stream asks for 32-bit BGRx or BGRA pictures of any size and rate, in buffers
+// lock. The stream asks for 32-bit BGRx or BGRA pictures, or a webcam's YUYV, of any size and rate, in buffers
 // PipeWire maps for us (memfd or plain memory), with the damage metadata when the producer
 // gives it.
 #include "cpipewire.h"
@@ -40,21 +40,27 @@ struct cpw_capture {
     int sequence_known;
 };
 
+static uint32_t bytes_per_pixel(uint32_t format) {
+    return format == SPA_VIDEO_FORMAT_YUY2 ? 2 : 4;
+}
+
 static void on_process(void *data) {
     struct cpw_capture *capture = data;
     struct pw_buffer *buffer = pw_stream_dequeue_buffer(capture->stream);
     if (buffer == NULL) return;
     struct spa_buffer *spa = buffer->buffer;
     struct spa_data *plane = &spa->datas[0];
-    uint32_t format = capture->info.format == SPA_VIDEO_FORMAT_BGRA ? CPW_FORMAT_BGRA : CPW_FORMAT_BGRX;
+    uint32_t format = capture->info.format == SPA_VIDEO_FORMAT_BGRA ? CPW_FORMAT_BGRA
+        : capture->info.format == SPA_VIDEO_FORMAT_YUY2 ? CPW_FORMAT_YUY2 : CPW_FORMAT_BGRX;
     uint32_t width = capture->info.size.width, height = capture->info.size.height;
+    uint32_t pixel_bytes = bytes_per_pixel(capture->info.format);
     struct spa_meta_header *header = spa_buffer_find_meta_data(spa, SPA_META_Header, sizeof(*header));
     int corrupted = (header != NULL && (header->flags & SPA_META_HEADER_FLAG_CORRUPTED))
         || (plane->chunk->flags & SPA_CHUNK_FLAG_CORRUPTED);
     // Some producers leave the stride out: rows are then packed.
-    uint32_t stride = plane->chunk->stride > 0 ? (uint32_t)plane->chunk->stride : width * 4;
+    uint32_t stride = plane->chunk->stride > 0 ? (uint32_t)plane->chunk->stride : width * pixel_bytes;
     int whole = plane->data != NULL && capture->has_format && !corrupted
-        && plane->chunk->offset + (uint64_t)stride * height <= plane->maxsize && stride >= width * 4;
+        && plane->chunk->offset + (uint64_t)stride * height <= plane->maxsize && stride >= width * pixel_bytes;
     if (whole) {
         cpw_region regions[CPW_MAX_REGIONS];
         uint32_t count = 0;
@@ -96,7 +102,7 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
     uint8_t room[1024];
     struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(room, sizeof room);
     const struct spa_pod *params[3];
-    uint32_t stride = capture->info.size.width * 4;
+    uint32_t stride = capture->info.size.width * bytes_per_pixel(capture->info.format);
     params[0] = spa_pod_builder_add_object(&builder,
         SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
         SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(4, 2, 16),
@@ -209,8 +215,8 @@ cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame,
         SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat,
         SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
         SPA_FORMAT_mediaSubtype, SPA_POD_Id(SPA_MEDIA_SUBTYPE_raw),
-        SPA_FORMAT_VIDEO_format, SPA_POD_CHOICE_ENUM_Id(3, SPA_VIDEO_FORMAT_BGRx, SPA_VIDEO_FORMAT_BGRx,
-                                                        SPA_VIDEO_FORMAT_BGRA),
+        SPA_FORMAT_VIDEO_format, SPA_POD_CHOICE_ENUM_Id(4, SPA_VIDEO_FORMAT_BGRx, SPA_VIDEO_FORMAT_BGRx,
+                                                        SPA_VIDEO_FORMAT_BGRA, SPA_VIDEO_FORMAT_YUY2),
         SPA_FORMAT_VIDEO_size, SPA_POD_CHOICE_RANGE_Rectangle(&SPA_RECTANGLE(1920, 1080), &SPA_RECTANGLE(1, 1),
                                                               &SPA_RECTANGLE(8192, 8192)),
         SPA_FORMAT_VIDEO_framerate, SPA_POD_CHOICE_RANGE_Fraction(&SPA_FRACTION(0, 1), &SPA_FRACTION(0, 1),

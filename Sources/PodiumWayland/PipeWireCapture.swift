@@ -1,4 +1,5 @@
 import CPipeWire
+import CYUV
 public import Logging
 public import PodiumCore
 import Synchronization
@@ -43,6 +44,7 @@ public final class PipeWireCapture: FrameGrabber {
             guard let context, let pixels else { return }
             Unmanaged<PipeWireInbox>.fromOpaque(context).takeUnretainedValue()
                 .receive(pixels, size: PixelSize(width: Int(width), height: Int(height)), bytesPerRow: Int(stride),
+                         isYUYV: format == CPW_FORMAT_YUY2,
                          regions: regions.map { UnsafeBufferPointer(start: $0, count: Int(count)) })
         }, { context, state, error in
             guard let context else { return }
@@ -145,8 +147,9 @@ final class PipeWireInbox: Sendable {
     /// Why the stream ended, once it did.
     var ended: String? { state.withLock { $0.ended } }
 
-    /// On PipeWire's thread: copies a frame into a free buffer and makes it the newest.
-    func receive(_ pixels: UnsafePointer<UInt8>, size: PixelSize, bytesPerRow: Int,
+    /// On PipeWire's thread: copies a frame into a free buffer (converted to BGRA from a webcam's
+    /// YUYV) and makes it the newest.
+    func receive(_ pixels: UnsafePointer<UInt8>, size: PixelSize, bytesPerRow: Int, isYUYV: Bool,
                  regions: UnsafeBufferPointer<cpw_region>?) {
         let rowBytes = size.width * 4
         let pool = state.withLock { state -> FrameBufferPool in
@@ -167,7 +170,10 @@ final class PipeWireInbox: Sendable {
             state.withLock { $0.lostChanges = true }
             return
         }
-        if bytesPerRow == rowBytes {
+        if isYUYV {
+            YUY2ToARGB(pixels, Int32(bytesPerRow), buffer.bytes.assumingMemoryBound(to: UInt8.self), Int32(rowBytes),
+                       Int32(size.width), Int32(size.height))
+        } else if bytesPerRow == rowBytes {
             buffer.bytes.copyMemory(from: pixels, byteCount: rowBytes * size.height)
         } else {
             for row in 0..<size.height {

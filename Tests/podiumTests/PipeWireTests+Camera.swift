@@ -41,6 +41,19 @@ extension PipeWireTests {
         #expect(near(colour(last, 16, 12), [0x40, 0xC0, 0x20]), "middle \(colour(last, 16, 12))")
     }
 
+    /// A webcam's YUYV pictures, converted to the screen's BGRA, in their colours.
+    @Test func aWebcamsYUYVIsTaken() throws {
+        let (producer, _) = try provide(colour: "336699", name: "podium-test-webcam", format: "YUY2")
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let recording = folder.appendingPathComponent("yuyv.mkv").path
+        let run = try Tools.podium(["stream", "--source", "camera:webcam", "--to", recording, "-t", "2s"],
+                                   environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Tools.probe(recording).width == 640)
+        let (frames, coloured) = try framesAndColoured(recording, red: 0x33, green: 0x66, blue: 0x99, within: 8)
+        #expect(frames >= 10 && frames == coloured, "\(coloured) of \(frames) frames the camera's colour")
+    }
+
     /// A camera that goes away is said once; the screen goes on, and the recording is whole.
     @Test func aCameraThatGoesAwayLeavesTheScreenGoingOn() throws {
         let screen = try XvfbServer(width: 640, height: 360)

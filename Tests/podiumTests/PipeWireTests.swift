@@ -18,10 +18,12 @@ import Testing
     var environment: [String: String] { ["XDG_RUNTIME_DIR": server.folder.path] }
 
     /// Starts a video node of one colour (`0xRRGGBB`) and returns it with its id.
-    func provide(colour: String, name: String, fps: Int = 30) throws -> (producer: RunningCommand, node: Int) {
+    /// - Parameter format: its pixels' layout: `BGRx` as screens have it, `YUY2` as webcams do.
+    func provide(colour: String, name: String, fps: Int = 30, format: String = "BGRx") throws
+        -> (producer: RunningCommand, node: Int) {
         try provide(named: name, by: Tools.start("gst-launch-1.0", [
             "-q", "videotestsrc", "pattern=solid-color", "foreground-color=0xff\(colour)", "is-live=true", "!",
-            "video/x-raw,format=BGRx,width=640,height=360,framerate=\(fps)/1", "!", "pipewiresink", "mode=provide",
+            "video/x-raw,format=\(format),width=640,height=360,framerate=\(fps)/1", "!", "pipewiresink", "mode=provide",
             "stream-properties=props,media.class=Video/Source,node.name=\(name)",
         ], environment: environment))
     }
@@ -57,11 +59,14 @@ import Testing
     }
 
     /// How many frames `recording` has, and how many are the colour asked for at their centre.
-    func framesAndColoured(_ recording: String, red: Int, green: Int, blue: Int) throws -> (Int, Int) {
+    func framesAndColoured(_ recording: String, red: Int, green: Int, blue: Int, within tolerance: Int = 6) throws
+        -> (Int, Int) {
         let frames = try Tools.rgbFrames(recording, size: (width: 32, height: 18))
         let centre = (9 * 32 + 16) * 3
         let coloured = frames.filter { frame in
-            zip((0..<3).map { Int(frame.pixels[centre + $0]) }, [red, green, blue]).allSatisfy { abs($0 - $1) < 6 }
+            zip((0..<3).map { Int(frame.pixels[centre + $0]) }, [red, green, blue]).allSatisfy {
+                abs($0 - $1) < tolerance
+            }
         }
         return (frames.count, coloured.count)
     }

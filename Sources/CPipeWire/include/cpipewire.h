@@ -6,8 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// The pixel layouts Podium takes: four bytes a pixel, blue first (as X11 and wl_shm give them).
-enum { CPW_FORMAT_BGRX = 1, CPW_FORMAT_BGRA = 2 };
+// The pixel layouts Podium takes: four bytes a pixel, blue first (as X11 and wl_shm give them),
+// or YUYV 4:2:2, two bytes a pixel (as webcams give them).
+enum { CPW_FORMAT_BGRX = 1, CPW_FORMAT_BGRA = 2, CPW_FORMAT_YUY2 = 3 };
 
 // What the stream says of itself, as it goes.
 enum {
