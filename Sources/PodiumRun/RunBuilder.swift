@@ -97,10 +97,14 @@ public enum RunBuilder {
         guard let composition = capture.composition, let layouts, capture.sources.count > 1 else {
             return try capture.sources[0].openGrabber(bufferCount: bufferCount, presenter: presenter, logger: logger)
         }
-        // Each source's frames are copied into the composed picture: one kept, one being grabbed, one spare.
+        // Each source's frames are copied into the composed picture (one kept, one being grabbed, one
+        // spare), or handed through as they are when one fills the picture alone: then as many are in
+        // flight as of a source captured alone.
         var sources: [any FrameGrabber] = []
         for source in capture.sources {
-            sources.append(try source.openGrabber(bufferCount: 3, presenter: presenter, logger: logger))
+            let handsThrough = source.size == composition.canvas
+            sources.append(try source.openGrabber(bufferCount: handsThrough ? bufferCount + 1 : 3,
+                                                  presenter: presenter, logger: logger))
         }
         let filter = composition.filter
         return ComposedCapture(sources: sources, sizes: capture.sources.map(\.size), canvas: composition.canvas,

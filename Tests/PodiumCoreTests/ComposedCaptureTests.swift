@@ -91,6 +91,31 @@ import Testing
         #expect(fixture.primary.looks == looks, "nor is a hidden source looked at")
     }
 
+    /// The primary alone at the picture's size: its own frames go on, with no copy; a switch to
+    /// another layout composes again, drawn whole.
+    @Test func aSourceAloneAtThePicturesSizeIsHandedThrough() throws {
+        var fixture = Fixture(Layout(mode: .primary))
+        let first = try #require(try fixture.next())
+        #expect(Self.color(first, x: 10, y: 50) == Self.red)
+        #expect(first.changedRows == nil, "the first frame handed through is new everywhere")
+        #expect(fixture.log.scalers.isEmpty, "nothing scaled: nothing copied")
+        first.buffer.share(with: 0)
+        #expect(try fixture.next() == nil, "nothing changed")
+        fixture.primary.paint(Self.green, rows: 20..<30)
+        let second = try #require(try fixture.next())
+        #expect(second.changedRows == RowBands(20..<30))
+        #expect(Self.color(second, x: 10, y: 25) == Self.green)
+        second.buffer.share(with: 0)
+        let repeated = try #require(try fixture.next(evenIfUnchanged: true))
+        #expect(repeated.changedRows == RowBands(), "an idle repeat changes nothing")
+        repeated.buffer.share(with: 0)
+        #expect(fixture.layouts.change { $0.mode = .over }?.mode == .over)
+        let composed = try #require(try fixture.next())
+        defer { composed.buffer.share(with: 0) }
+        #expect(composed.changedRows == RowBands(0..<100))
+        #expect(Self.color(composed, x: 10, y: 25) == Self.green && !fixture.log.scalers.isEmpty)
+    }
+
     @Test func aChangeRedrawsOnlyItsRowsInItsPane() throws {
         var fixture = Fixture(Layout(mode: .beside, split: 0.5))
         try #require(try fixture.next()).buffer.share(with: 0)

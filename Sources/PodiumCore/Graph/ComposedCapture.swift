@@ -7,6 +7,9 @@
 /// playing video costs the video's rows. The layout is read at every slot from a `LayoutSwitch`,
 /// so a key's change shows in the next frame, as one frame drawn anew (no new encoder).
 ///
+/// A source shown alone, whole, at the picture's size (`primary` with the larger source) is
+/// handed through: its own frames go on, with no copy into a picture of the compositor's.
+///
 /// Not thread-safe: made on the capture thread with its sources' grabbers, and used there alone.
 public final class ComposedCapture: FrameGrabber {
     /// Makes a scaler from a rectangle of a source to its place in the picture (BGRA to BGRA).
@@ -60,6 +63,11 @@ public final class ComposedCapture: FrameGrabber {
     private var historyNext = 0
     /// The frame each output buffer shows, by `FrameBuffer.index`.
     private var shows: [UInt64?]
+    /// The source whose own frames are handed on now (it fills the picture alone), if any.
+    private var handedThrough: Int?
+    /// The source frame handed on last, by its source's sequence: the next one's changed rows
+    /// hold against it only when it is that one's predecessor.
+    private var lastHanded: (source: Int, sequence: UInt64)?
 
     /// - Parameters:
     ///   - sources: the primary's grabber, then the secondary's, opened on this thread.
@@ -106,6 +114,8 @@ public final class ComposedCapture: FrameGrabber {
             layout = layouts.layout
             placePanes()
         }
+        if let source = handedThrough { return try handThrough(source, sequence: sequence, time: time,
+                                                               slotTime: slotTime, evenIfUnchanged: evenIfUnchanged) }
         var repainted = false
         var index = 0
         while index < sources.count {
@@ -133,6 +143,35 @@ public final class ComposedCapture: FrameGrabber {
                                   slotTime: slotTime, sequence: sequence, changedRows: pending.all)
         pending = PaneRows()
         return .frame(frame)
+    }
+
+    /// The frame of `source`, alone at the picture's size, as it is: no copy.
+    private func handThrough(_ source: Int, sequence: UInt64, time: UInt64, slotTime: UInt64,
+                             evenIfUnchanged: Bool) throws(PodiumError) -> CaptureOutcome {
+        var other = 0
+        while other < sources.count {
+            if other != source { stale[other] = true }
+            other += 1
+        }
+        let outcome = try look(at: source, time: time, slotTime: slotTime)
+        if case .ended = outcome { return .ended }
+        guard let frame = latest[source], sizes[source] == canvas, handedThrough == source else {
+            // Its size changed, and with it the panes: composed from the next slot.
+            return .unchanged
+        }
+        let fresh = sourceSequences[source] &- 1
+        let continues = lastHanded.map { $0.source == source && $0.sequence &+ 1 == fresh } ?? false
+        let repeated = lastHanded.map { $0.source == source && $0.sequence == fresh } ?? false
+        guard !repeated || evenIfUnchanged else {
+            if case .repainted = outcome { return .repainted }
+            return .unchanged
+        }
+        let changed: RowBands? = repeated ? RowBands() : continues ? frame.changedRows : nil
+        lastHanded = (source, fresh)
+        pending = PaneRows()
+        return .frame(CapturedFrame(buffer: frame.buffer, size: frame.size, bytesPerRow: frame.bytesPerRow,
+                                    captureTime: time, slotTime: slotTime, sequence: sequence,
+                                    changedRows: changed))
     }
 
     /// Whether source `index` is in the picture now.
@@ -180,6 +219,13 @@ public final class ComposedCapture: FrameGrabber {
         let placed = layout.panes(canvas: canvas, sizes: sizes)
         guard placed != panes else { return }
         panes = placed
+        handedThrough = nil
+        if placed.count == 1, let pane = placed.first, !pane.bordered, sizes[pane.source] == canvas,
+           pane.placement.source == PixelRect(x: 0, y: 0, size: canvas),
+           pane.placement.destination == PixelRect(x: 0, y: 0, size: canvas) {
+            handedThrough = pane.source
+        }
+        lastHanded = nil
         scalers = [nil, nil]
         // Every buffer is drawn anew: what they hold was placed otherwise.
         forgetHistory()
