@@ -52,8 +52,11 @@ enum RunSetup {
                 throw .usage("--to '\(target)': cannot read the certificate authorities in '\(authorities)'")
             }
         }
-        for file in files + (run.statsJSON.map { [(flag: "--stats-json", path: $0)] } ?? []) {
-            try OutputCheck.creatable(file.path, flag: file.flag, overwrite: run.overwrite)
+        for path in urls.compactMap(\.filePath) {
+            try OutputCheck.creatable(path, as: .output(path), overwrite: run.overwrite)
+        }
+        if let stats = run.statsJSON {
+            try OutputCheck.creatable(stats, as: .statsFile(stats), overwrite: run.overwrite)
         }
         for playlist in playlists { try HLSFolder.check(master: playlist, overwrite: run.overwrite) }
     }
@@ -209,7 +212,7 @@ enum RunSetup {
             return try ControlSocket()
         } catch {
             if asked { throw error }
-            logger.warning("\(error.message); running without it")
+            logger.warning("\(error.said); running without it")
             return nil
         }
     }
