@@ -177,7 +177,7 @@ extension SinkURL {
         default: container != .flv
         }
         if codec == .opus && !carriesOpus {
-            throw .usage("opus sound cannot be carried in \(container.displayName)", about: .output("\(self)"),
+            throw .usage("opus cannot be carried in \(container.displayName)", about: .output("\(self)"),
                          remedy: .audioCodec(.aac))
         }
     }
