@@ -8,6 +8,7 @@ public enum HLSFolder {
     /// - Throws: 73 when it, or a variant playlist of it, exists (and `overwrite` is off), or when
     ///   its folder cannot be made or written.
     public static func check(master: String, overwrite: Bool) throws(PodiumError) {
+        let subject = PodiumError.Subject.output(master)
         let folder = OutputCheck.folder(of: master)
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else {
@@ -15,16 +16,16 @@ public enum HLSFolder {
             let parent = OutputCheck.folder(of: folder)
             guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue,
                   access(parent, W_OK) == 0 else {
-                throw .cannotCreate("--to '\(master)': folder '\(parent)' does not exist or is not writable")
+                throw .cannotCreate("folder '\(parent)' does not exist or is not writable", about: subject)
             }
             return
         }
-        guard isFolder.boolValue else { throw .cannotCreate("--to '\(master)': '\(folder)' is not a folder") }
+        guard isFolder.boolValue else { throw .cannotCreate("'\(folder)' is not a folder", about: subject) }
         if !overwrite, let existing = ([master] + files(of: master)).first(where: exists) {
-            throw .cannotCreate("--to '\(master)': '\(existing)' exists (an earlier run's?); "
-                                + "pass --overwrite to replace that playlist and its segments")
+            throw .cannotCreate("'\(existing)' exists (an earlier run's playlist, with its segments?)",
+                                about: subject, remedy: .overwrite)
         }
-        try OutputCheck.creatable(master, flag: "--to", overwrite: true)
+        try OutputCheck.creatable(master, as: subject, overwrite: true)
     }
 
     /// Makes the folder, and removes what an earlier run of the same name left (the caller checked
@@ -37,7 +38,8 @@ public enum HLSFolder {
         } catch {
             var isFolder: ObjCBool = false
             if !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
-                throw .cannotCreate("--to '\(master)': cannot make folder '\(folder)': \(error.localizedDescription)")
+                throw .cannotCreate("cannot make folder '\(folder)': \(error.localizedDescription)",
+                                    about: .output(master))
             }
         }
         for file in [master] + files(of: master) { unlink(file) }
@@ -71,13 +73,13 @@ public enum HLSFolder {
             try HLSPlaylist.master(variants).write(toFile: temporary, atomically: false, encoding: .utf8)
         } catch {
             unlink(temporary)
-            let reason = error.localizedDescription
-            throw .cannotCreate("--to '\(ladder.master)': cannot write the master playlist: \(reason)")
+            throw .cannotCreate("cannot write the master playlist: \(error.localizedDescription)",
+                                about: .output(ladder.master))
         }
         guard rename(temporary, ladder.master) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
-            throw .cannotCreate("--to '\(ladder.master)': cannot write the master playlist: \(reason)")
+            throw .cannotCreate("cannot write the master playlist: \(reason)", about: .output(ladder.master))
         }
     }
 

@@ -27,29 +27,29 @@ public final class RecordingDesk: RecordingControl {
     }
 
     public func start(_ path: String) throws(PodiumError) {
-        let flag = "record start '\(path)'"
+        let subject = PodiumError.Subject.recording(path)
         guard let url = try? SinkURL(parsing: path), case .file = url else {
-            throw .usage("\(flag): name a file ending in .mkv, .mp4, .ts or .flv")
+            throw .usage("name a file ending in .mkv, .mp4, .ts or .flv", about: subject)
         }
         if let recording = current.withLock({ $0?.path }) {
-            throw .usage("\(flag): recording to \(recording) already; record stop first")
+            throw .usage("recording to \(recording) already; record stop first", about: subject)
         }
         let streams = hub.streams(of: program)
         guard let video = streams.first, let codec = video.video?.codec else {
-            throw .usage("\(flag): this run encodes nothing to record")
+            throw .usage("this run encodes nothing to record", about: subject)
         }
         try url.validate(codec: codec)
         if let sound = streams.dropFirst().first?.audio { try url.validate(sound: sound.codec) }
         // The encoder was opened for the run's outputs: for MPEG-TS alone, its parameters travel
         // in the stream, which MP4, Matroska and FLV do not read.
         if url.needsGlobalHeader && video.extradata.isEmpty {
-            throw .usage("\(flag): this run's encoder keeps its parameters in the stream (for its network "
-                         + "outputs); record to a .ts file")
+            throw .usage("this run's encoder keeps its parameters in the stream (for its network outputs); "
+                         + "record to a .ts file", about: subject)
         }
         if FileStatus(path: path) != nil {
-            throw .cannotCreate("\(flag): the file exists (a recording never replaces one); name a new file")
+            throw .cannotCreate("the file exists (a recording never replaces one); name a new file", about: subject)
         }
-        try OutputCheck.creatable(path, flag: "record start", overwrite: false)
+        try OutputCheck.creatable(path, as: subject, overwrite: false)
         let output = MuxerOutput(url: url, program: program, flushInterval: .seconds(1),
                                  counters: SinkCounters(url: path), capacity: capacity, logger: logger)
         let opened = ReadyLatch(count: 1)
@@ -62,7 +62,7 @@ public final class RecordingDesk: RecordingControl {
                     opened.report(error)
                 }
             } catch {
-                if told { logger.error("\(error.message)") } else { opened.report(error) }
+                if told { logger.error("\(error)") } else { opened.report(error) }
             }
             if !told { opened.report(nil) }
             current.withLock { if $0?.output === output { $0 = nil } }

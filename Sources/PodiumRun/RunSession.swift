@@ -103,7 +103,7 @@ public final class RunSession: Sendable {
             do throws(PodiumError) {
                 try HLSFolder.writeMaster(ladder, streams: encodedStreams, sound: soundStream)
             } catch {
-                logger.error("\(error.message)")
+                logger.error("\(error)")
             }
         }
     }

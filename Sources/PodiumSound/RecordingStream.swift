@@ -42,13 +42,13 @@ final class RecordingStream {
         self.loop = loop
         self.context = context
         self.stream = stream
-        let flag = "--audio \(request): "
+        let subject = PodiumError.Subject.sound("\(request)")
         guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
-            throw .unavailable(flag + "no sound server (PipeWire or PulseAudio) answers: " + reason)
+            throw .unavailable("no sound server (PipeWire or PulseAudio) answers: " + reason, about: subject)
         }
         while pa_context_get_state(context) != PA_CONTEXT_READY {
             guard PA_CONTEXT_IS_GOOD(pa_context_get_state(context)) != 0, pa_mainloop_iterate(loop, 1, nil) >= 0 else {
-                throw .unavailable(flag + "no sound server (PipeWire or PulseAudio) answers: " + reason)
+                throw .unavailable("no sound server (PipeWire or PulseAudio) answers: " + reason, about: subject)
             }
         }
         // Fragments of 20 ms; timing kept current by the server.
@@ -58,11 +58,11 @@ final class RecordingStream {
         let flags = pa_stream_flags_t(PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_INTERPOLATE_TIMING.rawValue
                                       | PA_STREAM_AUTO_TIMING_UPDATE.rawValue)
         guard pa_stream_connect_record(stream, device, &attributes, flags) >= 0 else {
-            throw .unavailable(flag + "the sound server refused to record: " + reason)
+            throw .unavailable("the sound server refused to record: " + reason, about: subject)
         }
         while pa_stream_get_state(stream) != PA_STREAM_READY {
             guard PA_STREAM_IS_GOOD(pa_stream_get_state(stream)) != 0, pa_mainloop_iterate(loop, 1, nil) >= 0 else {
-                throw .unavailable(flag + "the sound server refused to record: " + reason)
+                throw .unavailable("the sound server refused to record: " + reason, about: subject)
             }
         }
     }

@@ -42,8 +42,8 @@ public struct SoundServerInfo: Sendable, Equatable {
             case .microphone: "no default input"
             case .named(let name): "no source named '\(name)'"
             }
-            throw .unavailable("--audio \(request): \(missing) on the sound server "
-                               + "(there: \(there.isEmpty ? "none" : there))")
+            throw .unavailable("\(missing) on the sound server (there: \(there.isEmpty ? "none" : there))",
+                               about: .sound("\(request)"))
         }
         return found
     }
@@ -53,7 +53,7 @@ public struct SoundServerInfo: Sendable, Equatable {
     /// The corresponding C functions are `pa_context_get_server_info` and `pa_context_get_source_info_list`.
     /// - Throws: 69 when no server answers.
     public static func read(for request: SoundRequest? = nil) throws(PodiumError) -> SoundServerInfo {
-        let flag = request.map { "--audio \($0): " } ?? ""
+        let subject = request.map { PodiumError.Subject.sound("\($0)") }
         guard let loop = pa_mainloop_new() else { throw .software("out of memory asking the sound server") }
         defer { pa_mainloop_free(loop) }
         guard let context = pa_context_new(pa_mainloop_get_api(loop), "Podium") else {
@@ -61,17 +61,18 @@ public struct SoundServerInfo: Sendable, Equatable {
         }
         defer { pa_context_unref(context) }
         guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
-            throw .unavailable(flag + "no sound server (PipeWire or PulseAudio) answers: " + reason(context))
+            throw .unavailable("no sound server (PipeWire or PulseAudio) answers: " + reason(context), about: subject)
         }
         defer { pa_context_disconnect(context) }
         while true {
             let state = pa_context_get_state(context)
             if state == PA_CONTEXT_READY { break }
             guard PA_CONTEXT_IS_GOOD(state) != 0 else {
-                throw .unavailable(flag + "no sound server (PipeWire or PulseAudio) answers: " + reason(context))
+                throw .unavailable("no sound server (PipeWire or PulseAudio) answers: " + reason(context),
+                                   about: subject)
             }
             guard pa_mainloop_iterate(loop, 1, nil) >= 0 else {
-                throw .unavailable(flag + "the sound server went away")
+                throw .unavailable("the sound server went away", about: subject)
             }
         }
         let answers = Answers()
@@ -83,7 +84,7 @@ public struct SoundServerInfo: Sendable, Equatable {
                 + SoundServerInfo.string(info.pointee.server_version)
             answers.info.defaultSink = SoundServerInfo.string(info.pointee.default_sink_name)
             answers.info.defaultSource = SoundServerInfo.string(info.pointee.default_source_name)
-        }, user), in: loop, flag: flag)
+        }, user), in: loop, about: subject)
         try wait(for: pa_context_get_source_info_list(context, { _, info, last, user in
             guard last == 0, let info, let user else { return }
             let answers = Unmanaged<Answers>.fromOpaque(user).takeUnretainedValue()
@@ -93,7 +94,7 @@ public struct SoundServerInfo: Sendable, Equatable {
             answers.info.sources.append(Source(name: SoundServerInfo.string(info.pointee.name),
                                                description: SoundServerInfo.string(info.pointee.description),
                                                monitorOf: monitor))
-        }, user), in: loop, flag: flag)
+        }, user), in: loop, about: subject)
         return answers.info
     }
 
@@ -103,12 +104,13 @@ public struct SoundServerInfo: Sendable, Equatable {
     }
 
     /// Runs the loop until `operation` is done.
-    private static func wait(for operation: OpaquePointer?, in loop: OpaquePointer, flag: String) throws(PodiumError) {
-        guard let operation else { throw .unavailable(flag + "the sound server did not answer") }
+    private static func wait(for operation: OpaquePointer?, in loop: OpaquePointer, about subject: PodiumError.Subject?)
+        throws(PodiumError) {
+        guard let operation else { throw .unavailable("the sound server did not answer", about: subject) }
         defer { pa_operation_unref(operation) }
         while pa_operation_get_state(operation) == PA_OPERATION_RUNNING {
             guard pa_mainloop_iterate(loop, 1, nil) >= 0 else {
-                throw .unavailable(flag + "the sound server went away")
+                throw .unavailable("the sound server went away", about: subject)
             }
         }
     }

@@ -51,7 +51,7 @@ public final class ScreencopyCapture: FrameGrabber {
                 bufferCount: Int, logger: Logger) throws(PodiumError) {
         guard display.screencopy != nil, display.sharedMemory != nil else {
             throw .unavailable("the Wayland compositor at '\(display.name)' has no screencopy "
-                               + "(zwlr_screencopy_manager_v1, wlroots' desktops): try --source portal")
+                               + "(zwlr_screencopy_manager_v1, wlroots' desktops)", remedy: .portal)
         }
         guard display.output(named: outputName) != nil else {
             let names = display.outputs.map(\.name).joined(separator: ", ")

@@ -10,8 +10,8 @@ extension WaylandScreenPlan {
         let connection = try WaylandDisplay(name: display)
         guard connection.screencopy != nil else {
             throw .unavailable("the Wayland compositor at '\(connection.name)' has no screencopy "
-                               + "(zwlr_screencopy_manager_v1, which wlroots desktops such as sway offer): "
-                               + "try --source portal")
+                               + "(zwlr_screencopy_manager_v1, which wlroots desktops such as sway offer)",
+                               remedy: .portal)
         }
         let monitors = connection.monitors
         let names = monitors.map { "\($0.index) \($0.name)" }.joined(separator: ", ")
@@ -22,8 +22,9 @@ extension WaylandScreenPlan {
         case .index(let index): chosen = monitors.first { $0.index == index }
         }
         guard let chosen else {
-            throw .unavailable("--monitor '\(monitor ?? .primary)': no such output on '\(connection.name)'; "
-                               + (monitors.isEmpty ? "it has none" : "outputs here: \(names)"))
+            throw .unavailable("no such output on '\(connection.name)'; "
+                               + (monitors.isEmpty ? "it has none" : "outputs here: \(names)"),
+                               about: .monitor("\(monitor ?? .primary)"))
         }
         return WaylandScreenPlan(display: connection.name, output: chosen.name, size: chosen.rect.size,
                                  drawsCursor: drawsCursor, tracksDamage: tracksDamage)

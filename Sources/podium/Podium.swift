@@ -62,7 +62,7 @@ enum Main {
             code = 0
         } catch let error as PodiumError {
             StatsLine.clear()
-            Console.say(error.message, wrapped: false)
+            Console.say(error.said, wrapped: false)
             code = error.exitCode.rawValue
         } catch {
             let exitCode = Podium.exitCode(for: error)

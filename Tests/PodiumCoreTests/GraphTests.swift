@@ -97,16 +97,17 @@ import Testing
     }
 
     @Test func aFileThatCannotBeCreatedEndsTheRunBeforeCapture() async {
-        let graph = FakeGraph(outputs: [(0, .cannotCreate("--to 'x.mkv' cannot be created"), nil), (0, nil, nil)])
+        let failure = PodiumError.cannotCreate("cannot be created", about: .output("x.mkv"))
+        let graph = FakeGraph(outputs: [(0, failure, nil), (0, nil, nil)])
         let error = await graph.run.run()
-        #expect(error?.exitCode == .cannotCreate)
+        #expect(error == failure, "the executable words its subject")
         #expect(!hasStarted(graph.run))
         #expect(graph.logs[0].count == 0)
     }
 
     @Test func aSourceOrEncoderThatCannotOpenEndsTheRunBeforeAnOutputOpens() async {
         for graph in [FakeGraph(sourceFailure: .unavailable("cannot open X display ':9'")),
-                      FakeGraph(encoderFailure: .usage("--preset 'warp9' is not a preset of libx264"))] {
+                      FakeGraph(encoderFailure: .usage("not a preset of libx264", about: .preset("warp9")))] {
             let error = await graph.run.run()
             #expect(error != nil)
             #expect(!hasStarted(graph.run))

@@ -19,6 +19,7 @@ import Testing
                 "\(String(describing: several))")
         let none = #expect(throws: PodiumError.self) { try WindowSelector.name("gimp").select(from: windows) }
         #expect(none?.exitCode == .unavailable && none?.message.contains("'xterm' (0x3)") == true)
+        #expect(none?.subject == .window(.name("gimp")) && none?.message.contains("--window") == false)
         #expect(throws: OptionParseError.self) { try WindowSelector(parsing: "0xZZ") }
         #expect(throws: OptionParseError.self) { try WindowSelector(parsing: " ") }
     }

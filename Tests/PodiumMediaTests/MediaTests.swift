@@ -13,10 +13,10 @@ import Testing
     @Test func encoderNamesAreChecked() {
         #expect(throws: Never.self) { try EncoderCatalog.validate(name: "libx264", codec: .h264) }
         let unknown = #expect(throws: PodiumError.self) { try EncoderCatalog.validate(name: "nope264", codec: .h264) }
-        #expect(unknown?.exitCode == .usage)
+        #expect(unknown?.exitCode == .usage && unknown?.subject == .encoder("nope264"))
         let mismatch = #expect(throws: PodiumError.self) { try EncoderCatalog.validate(name: "libx264", codec: .vp9) }
         #expect(mismatch?.exitCode == .usage)
-        #expect(mismatch?.message.contains("--codec") == true)
+        #expect(mismatch?.subject == .encoder("libx264") && mismatch?.remedy == .videoCodec(.h264))
     }
 
     @Test func containersRefuseCodecsTheyCannotCarry() throws {
@@ -35,7 +35,7 @@ import Testing
                                  globalHeader: false)
         }
         #expect(error?.exitCode == .usage)
-        #expect(error?.message.contains("warp9") == true)
+        #expect(error?.subject == .preset("warp9"))
     }
 
     @Test func keyframeIntervalBecomesFrames() {

@@ -110,7 +110,7 @@ import Testing
         window.destroy()
         let result = try run.wait(timeout: 10)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("closed; ending the run (--exit-when-gone)"), "\(result.stderr)")
+        #expect(result.stderr.contains("closed; ending the run, as asked"), "\(result.stderr)")
         let probe = try Tools.probe(recording)
         #expect(probe.frames >= 2 && (probe.duration ?? 0) > 0.8, "\(probe)")
     }

@@ -16,29 +16,31 @@ public enum OutputCheck {
 
     /// Whether `path` may be written: a stream always (see `isStream`); an existing regular file
     /// only with `overwrite`; a new file where its folder exists and can hold it.
+    /// - Parameter subject: what refusals are about, the path as the user gave it.
     /// - Throws: 73 when the file exists (and `overwrite` is off), is a folder, or cannot be
     ///   created: its folder is missing, read-only, not writable or a kernel interface (`/sys`).
-    public static func creatable(_ path: String, flag: String, overwrite: Bool) throws(PodiumError) {
+    public static func creatable(_ path: String, as subject: PodiumError.Subject, overwrite: Bool)
+        throws(PodiumError) {
         if isStream(path) { return }
         if let status = FileStatus(path: path) {
-            if status.kind == .folder { throw .cannotCreate("\(flag) '\(path)' is a folder") }
-            guard overwrite else { throw .cannotCreate("\(flag) '\(path)' exists; pass --overwrite to replace it") }
-            guard access(path, W_OK) == 0 else { throw .cannotCreate("\(flag) '\(path)' is not writable") }
+            if status.kind == .folder { throw .cannotCreate("a folder, not a file", about: subject) }
+            guard overwrite else { throw .cannotCreate("already exists", about: subject, remedy: .overwrite) }
+            guard access(path, W_OK) == 0 else { throw .cannotCreate("not writable", about: subject) }
             return
         }
         let folder = folder(of: path)
         guard FileStatus(path: folder)?.kind == .folder else {
-            throw .cannotCreate("\(flag) '\(path)': folder '\(folder)' does not exist")
+            throw .cannotCreate("folder '\(folder)' does not exist", about: subject)
         }
         var volume = statvfs()
         if statvfs(folder, &volume) == 0, volume.f_flag & UInt(ST_RDONLY) != 0 {
-            throw .cannotCreate("\(flag) '\(path)': folder '\(folder)' is on a read-only file system")
+            throw .cannotCreate("folder '\(folder)' is on a read-only file system", about: subject)
         }
         // The one sure test (permissions, quotas, kernel folders such as /sys): make the file and
         // remove it at once. Nothing is left, and an existing file is never touched (O_EXCL).
         let probe = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard probe >= 0 else {
-            throw .cannotCreate("\(flag) '\(path)' cannot be created: \(String(cString: strerror(errno)))")
+            throw .cannotCreate("cannot be created: \(String(cString: strerror(errno)))", about: subject)
         }
         close(probe)
         unlink(path)

@@ -92,7 +92,8 @@ extension RunControl {
             let changes = try perform(request)
             reply = ControlReply(ok: true, changes: changes.map(\.line), status: status())
         } catch {
-            reply = ControlReply(ok: false, error: error.message)
+            // Flag-free with its subject: a client's own words (`record start 'x'`), not the command line's.
+            reply = ControlReply(ok: false, error: error.description)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

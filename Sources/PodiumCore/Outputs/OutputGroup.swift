@@ -54,7 +54,7 @@ public final class OutputGroup: Sendable {
                 try guest.start(run.hub.streams(of: guest.program))
                 run.hub.subscribe(guest, to: guest.program)
             } catch {
-                run.logger.error("\(error.message)")
+                run.logger.error("\(error)")
             }
         }
     }
@@ -65,7 +65,7 @@ public final class OutputGroup: Sendable {
         guard !output.isLocal || output.hasWritten else { return }
         // Failing to finish while stopping on purpose (a peer cut off after the grace period) is no news.
         if run.isStopping && !output.hasFailed { return }
-        run.logger.error("\(error.message)")
+        run.logger.error("\(error)")
         if failed.add(1, ordering: .relaxed).newValue == outputs.count {
             // The run ends with the last failure's code: 77 when a server refused, 74 for I/O.
             run.fail(PodiumError(error.exitCode, "every output failed; stopping"))

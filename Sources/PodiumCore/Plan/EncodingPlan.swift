@@ -139,12 +139,12 @@ public struct EncodingPlan: Sendable {
                 continue
             }
             if let key = output.rendition.fields.first(where: { !$0.hasPrefix("codec=") && !$0.hasPrefix("preset=") }) {
-                throw .usage("--to '\(output.url)': ?\(key.prefix { $0 != "=" })= does not apply to a playlist; "
-                             + "choose its variants with ?ladder=")
+                throw .usage("?\(key.prefix { $0 != "=" })= does not apply to a playlist; choose its variants "
+                             + "with ?ladder=", about: .output("\(output.url)"))
             }
             // The ladder starts from the size the run encodes (--size, --max-size or the captured size).
             let top = encode.scale.outputSize(for: source).size
-            let planned = try Self.rungs(of: options, top: top, base: settings, naming: "--to '\(output.url)'")
+            let planned = try Self.rungs(of: options, top: top, base: settings, about: .output("\(output.url)"))
             for rung in planned.dropped {
                 notices.append("\(output.url): \(rung) is larger than the \(top) source; that variant is left out")
             }
@@ -212,7 +212,7 @@ public struct EncodingPlan: Sendable {
         }
         var options = HLSOptions()
         options.ladder = ladder
-        let planned = try rungs(of: options, top: size, base: base, naming: "--to '\(viewer.options)'")
+        let planned = try rungs(of: options, top: size, base: base, about: .output("\(viewer.options)"))
         for rung in planned.dropped {
             notices.append("\(viewer.options): \(rung) is larger than the \(size) source; that rendition is left out")
         }
@@ -234,15 +234,16 @@ public struct EncodingPlan: Sendable {
 
     /// The encoding of each variant of `options`' ladder over a `top` picture: `base` at the
     /// variant's size and rate.
-    /// - Parameter naming: the flag and value a refusal names.
+    /// - Parameter subject: what a refusal is about.
     /// - Throws: 64 when no variant is left.
-    private static func rungs(of options: HLSOptions, top: PixelSize, base: EncoderSettings, naming: String)
+    private static func rungs(of options: HLSOptions, top: PixelSize, base: EncoderSettings,
+                              about subject: PodiumError.Subject)
         throws(PodiumError) -> (rungs: [(HLSOptions.Variant, EncoderSettings)], dropped: [LadderRung]) {
         let planned: (variants: [HLSOptions.Variant], dropped: [LadderRung])
         do {
             planned = try options.variants(for: top, framesPerSecond: base.framesPerSecond)
         } catch {
-            throw .usage("\(naming): \(error.reason)")
+            throw .usage(error.reason, about: subject)
         }
         let rungs = planned.variants.map { variant in
             var rung = base
@@ -263,7 +264,7 @@ public struct EncodingPlan: Sendable {
         var options = HLSOptions()
         options.ladder = ladder
         let rungs = try ladder == nil ? [settings] : Self.rungs(of: options, top: top, base: settings,
-                                                                naming: "--ladder").rungs.map(\.1)
+                                                                about: .ladder).rungs.map(\.1)
         encodings = rungs.map { Encoding(settings: $0, name: "", sinks: []) }
         try nameAndCheckEncodings()
     }
@@ -277,14 +278,14 @@ public struct EncodingPlan: Sendable {
                 + (sameSize > 1 ? " \(settings.codec) \(settings.bitrate.map(\.description) ?? "cq")" : "")
             encodings[index].settings.alignedKeyframes = aligned
             if aligned && settings.codec == .mjpeg {
-                throw .usage("--codec mjpeg: MJPEG's full-range pictures cannot share a conversion with other "
-                             + "encodings; give every output the same encoding, or none of them mjpeg")
+                throw .usage("MJPEG's full-range pictures cannot share a conversion with other encodings; "
+                             + "give every output the same encoding, or none of them mjpeg", about: .videoCodec(.mjpeg))
             }
         }
         // A variant's playlist may not be another output's (`--to d/live_720p.m3u8` beside `--to d/live.m3u8`).
         var playlists = Set(ladders.map(\.master))
         for case .hls(let path, _) in sinks where !playlists.insert(path).inserted {
-            throw .usage("--to: two outputs write '\(path)'; give each playlist a name of its own")
+            throw .usage("two outputs write '\(path)'; give each playlist a name of its own", about: .outputs)
         }
     }
 

@@ -48,7 +48,7 @@ public enum WindowSelector: Hashable, Sendable, CustomStringConvertible {
     /// The one window this selector names among `windows` (`pick` is resolved by the caller).
     /// - Throws: 69 when none matches, listing the windows there are (up to ten); 64 when a
     ///   name matches several, listing them with their ids so one can be named by id.
-    public func select(from windows: [ClientWindow], flag: String = "--window") throws(PodiumError) -> ClientWindow {
+    public func select(from windows: [ClientWindow]) throws(PodiumError) -> ClientWindow {
         let found: [ClientWindow]
         switch self {
         case .id(let id): found = windows.filter { $0.id == id }
@@ -57,10 +57,10 @@ public enum WindowSelector: Hashable, Sendable, CustomStringConvertible {
         }
         if found.count == 1 { return found[0] }
         if found.count > 1 {
-            throw .usage("\(flag) '\(self)' matches \(found.count) windows: "
-                         + found.map(\.label).joined(separator: ", ") + "; name one by its id")
+            throw .usage("matches \(found.count) windows: " + found.map(\.label).joined(separator: ", ")
+                         + "; name one by its id", about: .window(self))
         }
-        throw .unavailable("\(flag) '\(self)': no such window; " + Self.listing(windows))
+        throw .unavailable("no such window; " + Self.listing(windows), about: .window(self))
     }
 
     /// `windows here: 'a' (0x…), 'b' (0x…)`, at most ten of them, for a message.

@@ -81,18 +81,20 @@ public enum EncoderCatalog {
     public static func validate(preset: String, encoderName: String?, codec: VideoCodec) throws(PodiumError) {
         let name = encoderName ?? preferred[codec]?.first ?? ""
         guard let presets = knownPresets[name], !presets.contains(preset) else { return }
-        throw .usage("--preset '\(preset)' is not a preset of \(name); use one of " + presets.joined(separator: ", "))
+        throw .usage("not a preset of \(name); use one of " + presets.joined(separator: ", "), about: .preset(preset))
     }
 
     /// Checks `--encoder` without opening anything.
     /// - Throws: 64 when libavcodec has no such video encoder for `codec`.
     public static func validate(name: String, codec: VideoCodec) throws(PodiumError) {
         guard let encoder = avcodec_find_encoder_by_name(name), encoder.pointee.type == AVMEDIA_TYPE_VIDEO else {
-            throw .usage("--encoder '\(name)': no such video encoder; see podium encoders")
+            throw .usage("no such video encoder", about: .encoder(name), remedy: .listEncoders)
         }
         guard encoder.pointee.id == codec.codecID else {
             let other = String(cString: avcodec_get_name(encoder.pointee.id))
-            throw .usage("--encoder '\(name)' encodes \(other), not \(codec); pass --codec to match")
+            let matching = VideoCodec.allCases.first { $0.codecID == encoder.pointee.id }
+            throw .usage("encodes \(other), not \(codec)", about: .encoder(name),
+                         remedy: matching.map { .videoCodec($0) })
         }
     }
 }

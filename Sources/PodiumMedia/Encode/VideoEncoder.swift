@@ -89,14 +89,14 @@ public final class VideoEncoder: PictureEncoding {
         } catch {
             if let preset = settings.preset,
                Self.opens(encoder, codec: settings.codec, settings: settings, ignoringPreset: true) {
-                throw .usage("--preset '\(preset)' is not a preset of \(encoder.name)")
+                throw .usage("not a preset of \(encoder.name)", about: .preset(preset))
             }
             // An encoder that opens at a common size was refused this one.
             var common = settings
             common.size = PixelSize(width: 640, height: 360)
             if settings.size != common.size, Self.opens(encoder, codec: settings.codec, settings: common) {
-                throw .usage("--size \(settings.size): \(encoder.name) cannot encode pictures of this size; "
-                             + "choose another with --size or --max-size")
+                throw .usage("\(encoder.name) cannot encode pictures of this size", about: .size(settings.size),
+                             remedy: .otherSize)
             }
             throw error
         }
@@ -424,9 +424,10 @@ public final class VideoEncoder: PictureEncoding {
             context.pointee.bit_rate = 0
             let result = av_opt_set(context.pointee.priv_data, "crf", quality.plain, 0)
             if result == FFmpegError.optionNotFound.code {
-                throw .usage("--crf: encoder \(encoder.name) has no constant quality (crf); pass --bitrate")
+                throw .usage("encoder \(encoder.name) has no constant quality (crf)", about: .quality(quality),
+                             remedy: .bitrate)
             }
-            if result < 0 { throw .usage("--crf '\(quality.plain)' is out of range for \(encoder.name)") }
+            if result < 0 { throw .usage("out of range for \(encoder.name)", about: .quality(quality)) }
         }
         if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         for (key, value) in liveOptions(for: encoder.name) {
@@ -449,9 +450,9 @@ public final class VideoEncoder: PictureEncoding {
         if let preset = settings.preset {
             let result = av_opt_set(context.pointee.priv_data, "preset", preset, 0)
             if result == FFmpegError.optionNotFound.code {
-                throw .usage("--preset '\(preset)': encoder \(encoder.name) has no presets")
+                throw .usage("encoder \(encoder.name) has no presets", about: .preset(preset))
             }
-            if result < 0 { throw .usage("--preset '\(preset)' is not a preset of \(encoder.name)") }
+            if result < 0 { throw .usage("not a preset of \(encoder.name)", about: .preset(preset)) }
         }
     }
 

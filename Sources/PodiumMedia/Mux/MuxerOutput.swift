@@ -96,7 +96,7 @@ public final class MuxerOutput: RunOutput, PacketSink {
                 counters.link.attemptFailed()
                 let failures = counters.link.failedAttempts.load(ordering: .relaxed)
                 let delay = retry.delay(afterFailures: failures)
-                if failures == 1 { logger.warning("\(error.message); trying again in \(Int(delay.seconds)) s") }
+                if failures == 1 { logger.warning("\(error); trying again in \(Int(delay.seconds)) s") }
                 wait(delay, clock: clock)
                 continue
             }
@@ -116,7 +116,7 @@ public final class MuxerOutput: RunOutput, PacketSink {
             guard let error = fault ?? finishFault else { return }
             if ended.isRaised || interrupt.isRaised || route.retry == nil { throw failed(error) }
             // A listener does not reconnect: it waits for the next receiver to call.
-            logger.warning("\(error.message); \(route.listens ? "waiting for another receiver" : "reconnecting")")
+            logger.warning("\(error); \(route.listens ? "waiting for another receiver" : "reconnecting")")
             counters.link.wentDown(at: clock.now())
             queue.removeAll(policy: KeyframeGate())
         }

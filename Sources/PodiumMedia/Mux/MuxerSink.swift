@@ -151,7 +151,7 @@ final class MuxerSink {
         func openingFailed(_ code: Int32) -> PodiumError {
             if code == FFmpegError.exit.code { return .io("\(url): stopped before it was opened") }
             if route.isLocal {
-                return .cannotCreate("--to '\(url)' cannot be created: \(FFmpegError(code: code))")
+                return .cannotCreate("cannot be created: \(FFmpegError(code: code))", about: .output("\(url)"))
             }
             if let reason = ServerRefusal.reason(for: url, code: code, transcript: transcript,
                                                  srtRejection: SRTLog.rejection(since: rejectionsBefore)) {

@@ -147,16 +147,17 @@ extension SinkURL {
     }
 
     /// Checks, without opening anything, that `codec` can be carried by this output's container.
-    /// - Throws: 64 naming the flag values that do not fit together.
+    /// - Throws: 64 about this output when its container cannot carry `codec`.
     public func validate(codec: VideoCodec) throws(PodiumError) {
         guard let format = av_guess_format(container.muxerName, nil, nil) else {
             throw .unavailable("this FFmpeg has no \(container.muxerName) muxer")
         }
         if case .rtmp = self, codec != .h264 {
-            throw .usage("--codec \(codec) with --to \(self): RTMP carries H.264; pass --codec h264")
+            throw .usage("RTMP carries H.264", about: .output("\(self)"), remedy: .videoCodec(.h264))
         }
         if case .hls = self, ![.h264, .hevc].contains(codec) {
-            throw .usage("--codec \(codec) with --to \(self): HLS segments carry H.264 or HEVC; pass --codec h264")
+            throw .usage("HLS segments carry H.264 or HEVC", about: .output("\(self)"),
+                         remedy: .videoCodec(.h264))
         }
         // MPEG-TS and RTSP answer no codec query; they carry H.264 and HEVC with standard stream
         // types and RTP payload formats.
@@ -164,7 +165,7 @@ extension SinkURL {
             ? [.h264, .hevc].contains(codec)
             : avformat_query_codec(format, codec.codecID, FF_COMPLIANCE_NORMAL) == 1
         guard fits else {
-            throw .usage("--codec \(codec) cannot be carried in \(container.displayName) (--to \(self))")
+            throw .usage("\(codec) cannot be carried in \(container.displayName)", about: .output("\(self)"))
         }
     }
 
@@ -176,8 +177,8 @@ extension SinkURL {
         default: container != .flv
         }
         if codec == .opus && !carriesOpus {
-            throw .usage("--audio-codec opus cannot be carried in \(container.displayName) (--to \(self)); "
-                         + "pass --audio-codec aac")
+            throw .usage("opus cannot be carried in \(container.displayName)", about: .output("\(self)"),
+                         remedy: .audioCodec(.aac))
         }
     }
 

@@ -108,7 +108,7 @@ public final class ViewerFeed: GuestSink {
 
     public func start(_ streams: [StreamDescription]) throws(PodiumError) {
         guard let stream = streams.first, stream.video?.codec == .h264 else {
-            throw .usage("the browser viewer plays H.264; pass --codec h264")
+            throw .usage("the browser viewer plays H.264", remedy: .videoCodec(.h264))
         }
         let sound = streams.first { $0.audio != nil }.flatMap(Self.sound)
         state.withLock { state in

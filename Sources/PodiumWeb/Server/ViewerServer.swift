@@ -136,13 +136,13 @@ public final class ViewerServer: Service, Sendable {
                 }
             }
         } catch {
-            let failure = PodiumError.unavailable("--to '\(options)': cannot listen on port \(options.port) "
-                                                  + "(\(Self.reason(error)))")
+            let failure = PodiumError.unavailable("cannot listen on port \(options.port) (\(Self.reason(error)))",
+                                                  about: .output("\(options)"))
             started.open(failure)
             throw failure
         }
         // It ended before it ever listened: the group is stopping.
-        started.open(.unavailable("--to '\(options)': the viewer server stopped before it started"))
+        started.open(.unavailable("the viewer server stopped before it started", about: .output("\(options)")))
     }
 
     /// Every viewer's stream ends; the server itself stops with the service group.

@@ -17,8 +17,8 @@ extension ScreenPlan {
         var captured: Monitor?
         if let region {
             guard screen.contains(region) else {
-                throw .usage("--region '\(region)' is not inside the \(layout.size) screen of "
-                             + connection.displayName)
+                throw .usage("not inside the \(layout.size) screen of " + connection.displayName,
+                             about: .region(region))
             }
             area = region
         } else if let chosen = try (monitor ?? .primary).select(from: layout.monitors) {

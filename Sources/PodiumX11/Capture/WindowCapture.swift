@@ -140,7 +140,7 @@ public final class WindowCapture: FrameGrabber {
     private func gone(_ loss: Loss) -> CaptureOutcome {
         let how = loss.rawValue
         if plan.exitWhenGone {
-            logger.notice("window \(window.label) \(how); ending the run (--exit-when-gone)")
+            logger.notice("window \(window.label) \(how); ending the run, as asked")
         } else {
             logger.notice("window \(window.label) \(how); waiting for a window named '\(plan.awaitedName)'")
         }
@@ -239,7 +239,7 @@ extension XConnection {
         }, { (major: $0.pointee.major_version, minor: $0.pointee.minor_version) }) : nil
         guard let version, version.major > 0 || version.minor >= 2 else {
             throw .unavailable("display \(displayName) has no Composite extension (0.2 or later); "
-                               + "a window cannot be captured there, a --region of the screen can")
+                               + "a window cannot be captured there", remedy: .region)
         }
     }
 }

@@ -25,8 +25,7 @@ public final class XConnection {
     public init(display: String?) throws(PodiumError) {
         let name = display ?? Environment.display
         guard let name, !name.isEmpty else {
-            throw .unavailable("no X display: set DISPLAY or pass --display :N "
-                               + "(on Wayland: --source portal, or --source wlr)")
+            throw .unavailable("no X display", remedy: .display)
         }
         var screenNumber: Int32 = 0
         // xcb_connect never returns NULL; failures show as an error state on the connection.

@@ -28,7 +28,7 @@ extension XConnection {
         let cookie = xcb_grab_pointer(raw, 0, root, mask, async, async, 0, cursor, 0)
         let status = try? withReply({ xcb_grab_pointer_reply($0, cookie, $1) }) { $0.pointee.status }
         guard status == UInt8(XCB_GRAB_STATUS_SUCCESS.rawValue) else {
-            throw .unavailable("--window pick: cannot grab the pointer (another program holds it)")
+            throw .unavailable("cannot grab the pointer (another program holds it)", about: .window(.pick))
         }
         defer { xcb_ungrab_pointer(raw, 0) }
         var picked: xcb_window_t?
@@ -42,7 +42,7 @@ extension XConnection {
                 picked = press.child
             } else if type == XCB_BUTTON_RELEASE, let picked {
                 guard picked != 0 else {
-                    throw .unavailable("--window pick: the click was on the desktop, not a window")
+                    throw .unavailable("the click was on the desktop, not a window", about: .window(.pick))
                 }
                 return picked
             }

@@ -22,15 +22,15 @@ extension WindowSourcePlan {
             let clicked = try connection.pickWindow()
             let client = connection.clientWindow(of: clicked, atoms: atoms, depth: 3) ?? clicked
             guard let described = connection.describe(client, atoms: atoms) else {
-                throw .unavailable("--window pick: the window clicked closed")
+                throw .unavailable("the window clicked closed", about: .window(.pick))
             }
             chosen = described
         case .id(let id) where !shown.contains(where: { $0.id == id }):
             // An id `xwininfo` printed may be a frame's: its client is meant.
             let client = connection.clientWindow(of: id, atoms: atoms, depth: 3) ?? id
             guard let described = connection.describe(client, atoms: atoms), described.isMapped else {
-                throw .unavailable("--window '\(selector)': no such window is shown; "
-                                   + WindowSelector.listing(shown))
+                throw .unavailable("no such window is shown; " + WindowSelector.listing(shown),
+                                   about: .window(selector))
             }
             chosen = described
         default:

@@ -97,7 +97,7 @@ extension Podium {
         }
 
         func run() async throws {
-            if let plot { try OutputCheck.creatable(plot, flag: "--plot", overwrite: overwrite) }
+            if let plot { try OutputCheck.creatable(plot, as: .plot(plot), overwrite: overwrite) }
             if let name = encode.encoder { try EncoderCatalog.validate(name: name, codec: encode.codec) }
             if let preset = encode.preset { try EncoderCatalog.validate(preset: preset, encoderName: encode.encoder, codec: encode.codec) }
             let logger = RunSetup.logger(.error)

@@ -53,7 +53,7 @@ extension Podium {
             do {
                 _ = try request()
             } catch {
-                throw ValidationError(error.message)
+                throw ValidationError(error.said)
             }
         }
 

@@ -116,7 +116,7 @@ enum PlanRunner {
             return try ControlSocket()
         } catch {
             if asked { throw error }
-            logger.warning("\(error.message); running without it")
+            logger.warning("\(error.said); running without it")
             return nil
         }
     }

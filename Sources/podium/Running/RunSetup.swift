@@ -49,8 +49,11 @@ enum RunSetup {
                 throw .usage("--to '\(target)': cannot read the certificate authorities in '\(authorities)'")
             }
         }
-        for file in files + (run.statsJSON.map { [(flag: "--stats-json", path: $0)] } ?? []) {
-            try OutputCheck.creatable(file.path, flag: file.flag, overwrite: run.overwrite)
+        for path in urls.compactMap(\.filePath) {
+            try OutputCheck.creatable(path, as: .output(path), overwrite: run.overwrite)
+        }
+        if let stats = run.statsJSON {
+            try OutputCheck.creatable(stats, as: .statsFile(stats), overwrite: run.overwrite)
         }
         for playlist in playlists { try HLSFolder.check(master: playlist, overwrite: run.overwrite) }
     }
