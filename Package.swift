@@ -148,6 +148,11 @@ let package = Package(
             name: "PodiumWebTests",
             dependencies: ["PodiumWeb", "PodiumTestSupport", .product(name: "NIOCore", package: "swift-nio")]
         ),
+        // wlroots' screencopy and PipeWire video in-process, against a headless sway and a private PipeWire.
+        .testTarget(
+            name: "PodiumWaylandTests",
+            dependencies: ["PodiumWayland", "PodiumTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         // The graph of real parts, built from a plan and run in-process.
         .testTarget(name: "PodiumRunTests", dependencies: ["PodiumRun", "PodiumX11", "PodiumTestSupport"]),
         .testTarget(name: "podiumTests", dependencies: ["podium", "PodiumTestSupport"], exclude: ["Golden"]),
