@@ -150,6 +150,14 @@ let package = Package(
             name: "PodiumWebTests",
             dependencies: ["PodiumWeb", "PodiumTestSupport", .product(name: "NIOCore", package: "swift-nio")]
         ),
+        // wlroots' screencopy and PipeWire video in-process, against a headless sway and a private PipeWire.
+        .testTarget(
+            name: "PodiumWaylandTests",
+            dependencies: ["PodiumWayland", "PodiumTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        // The desktop's sound in-process, against a private PipeWire playing tones; the Core's
+        // recording sound encoder takes what the source delivers.
+        .testTarget(name: "PodiumSoundTests", dependencies: ["PodiumSound", "PodiumCoreTesting", "PodiumTestSupport"]),
         // The graph of real parts, built from a plan and run in-process.
         .testTarget(name: "PodiumRunTests", dependencies: ["PodiumRun", "PodiumX11", "PodiumTestSupport"]),
         .testTarget(name: "podiumTests", dependencies: ["podium", "PodiumTestSupport"], exclude: ["Golden"]),

@@ -15,12 +15,17 @@ public struct PulseSource: SoundSource {
     public let request: SoundRequest
     /// Its level in the mix, in decibels, for the start message.
     public let gain: Double
+    /// The sound server's address (`unix:/run/user/1000/pulse/native`, as `PULSE_SERVER` takes);
+    /// `nil` for the one `PULSE_SERVER` names, or the user's own. A test names its private one,
+    /// without changing the environment every thread of the process reads.
+    public let server: String?
     /// How often a lost server is tried again.
     static let retryInterval: UInt64 = 1_000_000_000
 
-    public init(request: SoundRequest, gain: Double = 0) {
+    public init(request: SoundRequest, gain: Double = 0, server: String? = nil) {
         self.request = request
         self.gain = gain
+        self.server = server
     }
 
     /// The server's name for the source: the default output's monitor or the default input, as
@@ -38,11 +43,11 @@ public struct PulseSource: SoundSource {
         let said: String
         do {
             // PipeWire records the default for a name it does not know: check it is there first.
-            let server = try SoundServerInfo.read(for: request)
-            let source = try server.source(for: request)
-            connected = try RecordingStream(device: device, request: request)
+            let info = try SoundServerInfo.read(for: request, server: server)
+            let source = try info.source(for: request)
+            connected = try RecordingStream(device: device, request: request, server: server)
             let level = gain == 0 ? "" : " at \(gain > 0 ? "+" : "")\(gain.plain) dB"
-            said = "sound from \(source.description) (\(source.name))\(level) on \(server.serverName)"
+            said = "sound from \(source.description) (\(source.name))\(level) on \(info.serverName)"
         } catch {
             feed.failedToOpen(error)
             return
@@ -56,7 +61,7 @@ public struct PulseSource: SoundSource {
                 let retry = clock.now() + Self.retryInterval
                 while !feed.isStopping && clock.now() < retry { usleep(20_000) }
                 guard !feed.isStopping else { break }
-                connected = try? RecordingStream(device: device, request: request)
+                connected = try? RecordingStream(device: device, request: request, server: server)
                 continue
             }
             let outcome = open.next { samples, latency in

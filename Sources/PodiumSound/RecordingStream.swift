@@ -25,8 +25,9 @@ final class RecordingStream {
     /// Connects to the sound server and opens a recording stream of `device`.
     ///
     /// The corresponding C functions are `pa_context_connect` and `pa_stream_connect_record`.
+    /// - Parameter server: the server's address; `nil` for the one `PULSE_SERVER` names, or the user's own.
     /// - Throws: 69 when there is no server, or it refuses the stream.
-    init(device: String, request: SoundRequest) throws(PodiumError) {
+    init(device: String, request: SoundRequest, server: String? = nil) throws(PodiumError) {
         guard let loop = pa_mainloop_new() else { throw .software("out of memory connecting to the sound server") }
         guard let context = pa_context_new(pa_mainloop_get_api(loop), "Podium") else {
             pa_mainloop_free(loop)
@@ -43,7 +44,7 @@ final class RecordingStream {
         self.context = context
         self.stream = stream
         let subject = PodiumError.Subject.sound("\(request)")
-        guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
+        guard pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
             throw .unavailable("no sound server (PipeWire or PulseAudio) answers: " + reason, about: subject)
         }
         while pa_context_get_state(context) != PA_CONTEXT_READY {

@@ -51,8 +51,10 @@ public struct SoundServerInfo: Sendable, Equatable {
     /// Asks the sound server (the one `PULSE_SERVER` names, or the user's own), on the calling thread.
     ///
     /// The corresponding C functions are `pa_context_get_server_info` and `pa_context_get_source_info_list`.
+    /// - Parameter server: another server's address (`unix:/path/native`, as `PULSE_SERVER` takes).
     /// - Throws: 69 when no server answers.
-    public static func read(for request: SoundRequest? = nil) throws(PodiumError) -> SoundServerInfo {
+    public static func read(for request: SoundRequest? = nil, server: String? = nil)
+        throws(PodiumError) -> SoundServerInfo {
         let subject = request.map { PodiumError.Subject.sound("\($0)") }
         guard let loop = pa_mainloop_new() else { throw .software("out of memory asking the sound server") }
         defer { pa_mainloop_free(loop) }
@@ -60,7 +62,7 @@ public struct SoundServerInfo: Sendable, Equatable {
             throw .software("out of memory asking the sound server")
         }
         defer { pa_context_unref(context) }
-        guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
+        guard pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
             throw .unavailable("no sound server (PipeWire or PulseAudio) answers: " + reason(context), about: subject)
         }
         defer { pa_context_disconnect(context) }

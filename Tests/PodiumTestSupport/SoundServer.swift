@@ -10,8 +10,11 @@ public final class SoundServer: Sendable {
     private let secondTone: Int?
     private let process = Mutex<RunningCommand?>(nil)
 
+    /// The server's address, as `PULSE_SERVER` (or a library's connection) takes it.
+    public var address: String { "unix:\(folder.path)/pulse/native" }
+
     /// What a client needs in its environment to reach this server.
-    public var environment: [String: String] { ["PULSE_SERVER": "unix:\(folder.path)/pulse/native"] }
+    public var environment: [String: String] { ["PULSE_SERVER": address] }
 
     /// - Parameters:
     ///   - tone: a sine of this many hertz plays into the default output all along.

@@ -6,7 +6,7 @@ import Testing
 /// `podium sources --video`, and laid over a screen, as a presenter's face in a corner.
 extension PipeWireTests {
     @Test func camerasAreListedByName() throws {
-        let (producer, _) = try provide(colour: "336699", name: "podium-test-camera")
+        let (producer, _) = try server.provideVideo(colour: "336699", name: "podium-test-camera")
         defer { _ = try? producer.interrupt(timeout: 5) }
         let listed = try Tools.podium(["sources", "--video"], environment: environment)
         #expect(listed.status == 0 && listed.stdout.contains("--source camera:podium-test-camera"), "\(listed)")
@@ -20,7 +20,7 @@ extension PipeWireTests {
     @Test func aCameraInTheCornerOfTheScreen() throws {
         let screen = try XvfbServer(width: 640, height: 360)
         try Painter(display: screen.display).fill(x: 0, y: 0, width: 640, height: 360, bgra: (0x20, 0xC0, 0x40))
-        let (producer, _) = try provide(colour: "336699", name: "podium-test-face")
+        let (producer, _) = try server.provideVideo(colour: "336699", name: "podium-test-face")
         defer { _ = try? producer.interrupt(timeout: 5) }
         let recording = folder.appendingPathComponent("over.mkv").path
         let run = try Tools.podium(["stream", "--display", screen.display, "--source", screen.display, "--source",
@@ -43,7 +43,7 @@ extension PipeWireTests {
 
     /// A webcam's YUYV pictures, converted to the screen's BGRA, in their colours.
     @Test func aWebcamsYUYVIsTaken() throws {
-        let (producer, _) = try provide(colour: "336699", name: "podium-test-webcam", format: "YUY2")
+        let (producer, _) = try server.provideVideo(colour: "336699", name: "podium-test-webcam", format: "YUY2")
         defer { _ = try? producer.interrupt(timeout: 5) }
         let recording = folder.appendingPathComponent("yuyv.mkv").path
         let run = try Tools.podium(["stream", "--source", "camera:webcam", "--to", recording, "-t", "2s"],
@@ -57,7 +57,7 @@ extension PipeWireTests {
     /// A camera that goes away is said once; the screen goes on, and the recording is whole.
     @Test func aCameraThatGoesAwayLeavesTheScreenGoingOn() throws {
         let screen = try XvfbServer(width: 640, height: 360)
-        let (producer, _) = try provide(colour: "336699", name: "podium-test-leaving")
+        let (producer, _) = try server.provideVideo(colour: "336699", name: "podium-test-leaving")
         let recording = folder.appendingPathComponent("left.mkv").path
         let run = try Tools.start(Tools.podium.path, ["stream", "--display", screen.display, "--source",
                                                       screen.display, "--source", "camera", "--layout", "over",
@@ -75,7 +75,7 @@ extension PipeWireTests {
     }
 
     @Test func aCameraThatIsNotThereIsRefusedWithTheOnesThatAre() throws {
-        let (producer, _) = try provide(colour: "336699", name: "podium-test-only")
+        let (producer, _) = try server.provideVideo(colour: "336699", name: "podium-test-only")
         defer { _ = try? producer.interrupt(timeout: 5) }
         let output = folder.appendingPathComponent("never.mkv").path
         let result = try Tools.podium(["stream", "--source", "camera:nosuch", "--to", output],
@@ -95,7 +95,7 @@ extension PipeWireTests {
     @Test func aCameraOverAWaylandOutput() throws {
         let sway = try SwayServer(width: 1280, height: 720)
         try sway.paint("#20c040", output: "HEADLESS-1")
-        let (producer, _) = try provide(colour: "336699", name: "podium-test-presenter")
+        let (producer, _) = try server.provideVideo(colour: "336699", name: "podium-test-presenter")
         defer { _ = try? producer.interrupt(timeout: 5) }
         let recording = folder.appendingPathComponent("wayland-over.mkv").path
         let run = try Tools.podium(["stream", "--display", sway.display, "--source", "wlr:HEADLESS-1", "--source",

@@ -19,7 +19,8 @@ extension PipeWireTests {
     /// A portal sharing a new node of `colour`, as a desktop makes one for each session (and as
     /// GStreamer's provider takes a few seconds to serve again after a consumer leaves).
     func share(colour: String) throws -> (producer: RunningCommand, portal: MockPortal) {
-        let (producer, node) = try provide(colour: colour, name: "podium-test-shared-\(UUID().uuidString.prefix(8))")
+        let (producer, node) = try server.provideVideo(colour: colour,
+                                                       name: "podium-test-shared-\(UUID().uuidString.prefix(8))")
         return (producer, try MockPortal(node: node, pipewire: server.folder))
     }
 

@@ -15,37 +15,10 @@ import Testing
     }
 
     /// What a client of this PipeWire needs.
-    var environment: [String: String] { ["XDG_RUNTIME_DIR": server.folder.path] }
-
-    /// Starts a video node of one colour (`0xRRGGBB`) and returns it with its id.
-    /// - Parameter format: its pixels' layout: `BGRx` as screens have it, `YUY2` as webcams do.
-    func provide(colour: String, name: String, fps: Int = 30, format: String = "BGRx") throws
-        -> (producer: RunningCommand, node: Int) {
-        try provide(named: name, by: Tools.start("gst-launch-1.0", [
-            "-q", "videotestsrc", "pattern=solid-color", "foreground-color=0xff\(colour)", "is-live=true", "!",
-            "video/x-raw,format=\(format),width=640,height=360,framerate=\(fps)/1", "!", "pipewiresink", "mode=provide",
-            "stream-properties=props,media.class=Video/Source,node.name=\(name)",
-        ], environment: environment))
-    }
-
-    /// `producer` with the id of the node `name` it made, once it is there.
-    func provide(named name: String, by producer: RunningCommand) throws -> (producer: RunningCommand, node: Int) {
-        for _ in 0..<100 {
-            let dump = try Tools.start("pw-dump", [], environment: environment).wait(timeout: 10)
-            let objects = (try? JSONSerialization.jsonObject(with: Data(dump.stdout.utf8))) as? [[String: Any]] ?? []
-            let node = objects.first { object in
-                let props = (object["info"] as? [String: Any])?["props"] as? [String: Any]
-                return object["type"] as? String == "PipeWire:Interface:Node" && props?["node.name"] as? String == name
-            }
-            if let id = node?["id"] as? Int { return (producer, id) }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        _ = try? producer.interrupt(timeout: 5)
-        throw TestFailure("the video node \(name) did not appear")
-    }
+    var environment: [String: String] { server.pipeWireEnvironment }
 
     @Test func aVideoNodeIsCapturedAtItsSizeInItsColours() throws {
-        let (producer, node) = try provide(colour: "336699", name: "podium-test-blue")
+        let (producer, node) = try server.provideVideo(colour: "336699", name: "podium-test-blue")
         defer { _ = try? producer.interrupt(timeout: 5) }
         let recording = folder.appendingPathComponent("node.mkv").path
         let run = try Tools.podium(["stream", "--source", "pipewire:\(node)", "--to", recording, "-t", "3s"],
@@ -73,7 +46,7 @@ import Testing
 
     /// A producer faster than --fps is taken at --fps: frames skipped, never bursts.
     @Test func aFasterProducerIsTakenAtTheRunsRate() throws {
-        let (producer, node) = try provide(colour: "808080", name: "podium-test-fast", fps: 60)
+        let (producer, node) = try server.provideVideo(colour: "808080", name: "podium-test-fast", fps: 60)
         defer { _ = try? producer.interrupt(timeout: 5) }
         let recording = folder.appendingPathComponent("paced.mkv").path
         let run = try Tools.podium(["stream", "--source", "pipewire:\(node)", "--fps", "10", "--constant-fps",
@@ -90,7 +63,7 @@ import Testing
     /// A producer that says which rows changed (as the desktop's screen cast does): only those
     /// are converted, and the pictures are whole all the same.
     @Test func theProducersDamageIsAllThatIsConverted() throws {
-        let (producer, node) = try provide(named: "podium-test-damage", by: Tools.start(
+        let (producer, node) = try server.provideVideo(named: "podium-test-damage", by: Tools.start(
             Tools.built("pipewire-damage-producer").path, ["podium-test-damage", "30"], environment: environment))
         defer { _ = try? producer.interrupt(timeout: 5) }
         let recording = folder.appendingPathComponent("damage.mkv").path
@@ -114,7 +87,7 @@ import Testing
     }
 
     @Test func aProducerThatStopsIsWaitedForAndTheRecordingGoesOn() throws {
-        let (producer, node) = try provide(colour: "00ff00", name: "podium-test-green")
+        let (producer, node) = try server.provideVideo(colour: "00ff00", name: "podium-test-green")
         let recording = folder.appendingPathComponent("waited.mkv").path
         let run = try Tools.start(Tools.podium.path, ["stream", "--source", "pipewire:\(node)", "--to", recording],
                                   environment: environment)
@@ -133,7 +106,7 @@ import Testing
     }
 
     @Test func pipeWireGoingAwayEndsTheRunWithItsRecordingWhole() throws {
-        let (producer, node) = try provide(colour: "ff0000", name: "podium-test-red")
+        let (producer, node) = try server.provideVideo(colour: "ff0000", name: "podium-test-red")
         defer { _ = try? producer.interrupt(timeout: 5) }
         let (result, decodes) = try Tools.streamLosingTheSource(
             ["--source", "pipewire:\(node)"], recording: folder.appendingPathComponent("lost.mkv").path,
