@@ -6,7 +6,7 @@ import Synchronization
 public final class PaintedGrabber: FrameGrabber, Sendable {
     public let size: PixelSize
     private let pool: FrameBufferPool
-    private let state: Mutex<(picture: [UInt32], changed: RowBands?, looks: Int)>
+    private let state: Mutex<(picture: [UInt32], changed: RowBands?, looks: Int, gone: Bool)>
 
     public init(size: PixelSize, color: RGBColor, buffers: Int = 3) {
         self.size = size
@@ -15,7 +15,7 @@ public final class PaintedGrabber: FrameGrabber, Sendable {
             let storage = HeapStorage(capacity: bytes)
             return FrameBuffer(bytes: storage.bytes, capacity: bytes, index: index, storage: storage)
         })
-        state = Mutex((Array(repeating: color.pixel, count: size.area), nil, 0))
+        state = Mutex((Array(repeating: color.pixel, count: size.area), nil, 0, false))
     }
 
     public var description: String { "a painted \(size) picture" }
@@ -33,12 +33,21 @@ public final class PaintedGrabber: FrameGrabber, Sendable {
         }
     }
 
+    /// Makes the source go away (it waits, as a camera unplugged does) or come back, changed whole.
+    public func setGone(_ gone: Bool) {
+        state.withLock { state in
+            state.gone = gone
+            if !gone { state.changed = RowBands(0..<size.height) }
+        }
+    }
+
     public func capture(sequence: UInt64, time: UInt64, slotTime: UInt64, evenIfUnchanged: Bool)
         throws(PodiumError) -> CaptureOutcome {
-        let (picture, changed) = state.withLock { state in
+        let (picture, changed, gone) = state.withLock { state in
             state.looks += 1
-            return (state.picture, state.changed)
+            return (state.picture, state.changed, state.gone)
         }
+        if gone { return .waiting }
         guard changed != nil || evenIfUnchanged else { return .unchanged }
         guard let buffer = pool.acquire() else { return .busy }
         state.withLock { $0.changed = nil }

@@ -116,6 +116,28 @@ import Testing
         #expect(Self.color(composed, x: 10, y: 25) == Self.green && !fixture.log.scalers.isEmpty)
     }
 
+    /// A source gone for now (a camera unplugged) leaves the picture to the other one alone; back,
+    /// the layout is as it was.
+    @Test func aSourceGoneLeavesThePictureToTheOther() throws {
+        var fixture = Fixture(Layout(mode: .over, corner: .topRight, overSize: 0.25))
+        let corner = (x: 200 - 10 - 25, y: 10 + 25)
+        let first = try #require(try fixture.next())
+        #expect(Self.color(first, x: corner.x, y: corner.y) == Self.blue)
+        first.buffer.share(with: 0)
+        fixture.secondary.setGone(true)
+        let alone = try #require(try fixture.next(), "the layout changed: a frame")
+        #expect(Self.color(alone, x: corner.x, y: corner.y) == Self.red, "the primary alone, no stale corner")
+        alone.buffer.share(with: 0)
+        let looks = fixture.secondary.looks
+        #expect(try fixture.next() == nil)
+        #expect(fixture.secondary.looks > looks, "a source gone is looked at until it is back")
+        fixture.secondary.setGone(false)
+        let back = try #require(try fixture.next())
+        defer { back.buffer.share(with: 0) }
+        #expect(Self.color(back, x: corner.x, y: corner.y) == Self.blue)
+        #expect(back.changedRows == RowBands(0..<100), "drawn whole")
+    }
+
     @Test func aChangeRedrawsOnlyItsRowsInItsPane() throws {
         var fixture = Fixture(Layout(mode: .beside, split: 0.5))
         try #require(try fixture.next()).buffer.share(with: 0)

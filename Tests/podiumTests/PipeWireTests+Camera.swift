@@ -54,9 +54,10 @@ extension PipeWireTests {
         #expect(frames >= 10 && frames == coloured, "\(coloured) of \(frames) frames the camera's colour")
     }
 
-    /// A camera that goes away is said once; the screen goes on, and the recording is whole.
+    /// A camera that goes away is said once; the screen goes on alone, and the recording is whole.
     @Test func aCameraThatGoesAwayLeavesTheScreenGoingOn() throws {
         let screen = try XvfbServer(width: 640, height: 360)
+        try Painter(display: screen.display).fill(x: 0, y: 0, width: 640, height: 360, bgra: (0x20, 0xC0, 0x40))
         let (producer, _) = try server.provideVideo(colour: "336699", name: "podium-test-leaving")
         let recording = folder.appendingPathComponent("left.mkv").path
         let run = try Tools.start(Tools.podium.path, ["stream", "--display", screen.display, "--source",
@@ -72,6 +73,10 @@ extension PipeWireTests {
         #expect((try Tools.probe(recording).duration ?? 0) > 3.5)
         let decoded = try Tools.run("ffmpeg", ["-v", "error", "-i", recording, "-f", "null", "-"])
         #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded)")
+        // The corner shows the screen again, not the camera's last picture.
+        let last = try #require(try Tools.rgbFrames(recording, size: (width: 32, height: 18)).last)
+        let corner = (0..<3).map { Int(last.pixels[(3 * 32 + 28) * 3 + $0]) }
+        #expect(zip(corner, [0x40, 0xC0, 0x20]).allSatisfy { abs($0 - $1) < 12 }, "corner \(corner)")
     }
 
     @Test func aCameraThatIsNotThereIsRefusedWithTheOnesThatAre() throws {

@@ -10,6 +10,9 @@
 /// A source shown alone, whole, at the picture's size (`primary` with the larger source) is
 /// handed through: its own frames go on, with no copy into a picture of the compositor's.
 ///
+/// A source that is gone for now (a camera unplugged, a monitor or window away) leaves the picture
+/// to the other one, shown alone, and is looked at each slot until it is back.
+///
 /// Not thread-safe: made on the capture thread with its sources' grabbers, and used there alone.
 public final class ComposedCapture: FrameGrabber {
     /// Makes a scaler from a rectangle of a source to its place in the picture (BGRA to BGRA).
@@ -53,6 +56,8 @@ public final class ComposedCapture: FrameGrabber {
     private var sizes: [PixelSize]
     /// Sources to be grabbed whole at their next look: never grabbed, or hidden until now.
     private var stale: [Bool]
+    /// Sources gone for now (they said they wait): the other one is shown alone meanwhile.
+    private var missing: [Bool]
     /// Where each source goes now, bottom first, and the scaler each pane uses.
     private var panes: [Layout.Pane] = []
     private var scalers: [(any FrameScaling)?] = [nil, nil]
@@ -92,6 +97,7 @@ public final class ComposedCapture: FrameGrabber {
         latest = Array(repeating: nil, count: sources.count)
         sourceSequences = Array(repeating: 0, count: sources.count)
         stale = Array(repeating: true, count: sources.count)
+        missing = Array(repeating: false, count: sources.count)
         history = Array(repeating: (UInt64.max, PaneRows()), count: bufferCount + 1)
         shows = Array(repeating: nil, count: bufferCount)
         placePanes()
@@ -114,12 +120,18 @@ public final class ComposedCapture: FrameGrabber {
             layout = layouts.layout
             placePanes()
         }
+        // A source gone is looked at each slot, shown or not, so that it shows again once back.
+        var gone = 0
+        while gone < sources.count {
+            if missing[gone] { _ = try look(at: gone, time: time, slotTime: slotTime) }
+            gone += 1
+        }
         if let source = handedThrough { return try handThrough(source, sequence: sequence, time: time,
                                                                slotTime: slotTime, evenIfUnchanged: evenIfUnchanged) }
         var repainted = false
         var index = 0
         while index < sources.count {
-            if shown(index) {
+            if shown(index) && !missing[index] {
                 switch try look(at: index, time: time, slotTime: slotTime) {
                 case .repainted: repainted = true
                 case .ended: return .ended
@@ -142,6 +154,8 @@ public final class ComposedCapture: FrameGrabber {
         let frame = CapturedFrame(buffer: buffer, size: canvas, bytesPerRow: bytesPerRow, captureTime: time,
                                   slotTime: slotTime, sequence: sequence, changedRows: pending.all)
         pending = PaneRows()
+        // Panes placed for a hand-through this slot: this picture is that source's latest frame.
+        if let source = handedThrough, latest[source] != nil { lastHanded = (source, sourceSequences[source] &- 1) }
         return .frame(frame)
     }
 
@@ -150,7 +164,7 @@ public final class ComposedCapture: FrameGrabber {
                              evenIfUnchanged: Bool) throws(PodiumError) -> CaptureOutcome {
         var other = 0
         while other < sources.count {
-            if other != source { stale[other] = true }
+            if other != source && !missing[other] { stale[other] = true }
             other += 1
         }
         let outcome = try look(at: source, time: time, slotTime: slotTime)
@@ -202,13 +216,22 @@ public final class ComposedCapture: FrameGrabber {
                 sizes[index] = frame.size
                 placePanes()
             }
-            if stale[index] {
+            if missing[index] {
+                // Back: the layout as it was, drawn whole.
+                missing[index] = false
+                stale[index] = false
+                placePanes()
+            } else if stale[index] {
                 stale[index] = false
                 markWhole(source: index)
             } else {
                 markChanged(source: index, rows: frame.changedRows)
             }
             return .unchanged
+        case .waiting where !missing[index] && sources.count > 1:
+            missing[index] = true
+            placePanes()
+            return outcome
         case .repainted, .unchanged, .busy, .waiting, .ended:
             return outcome
         }
@@ -216,7 +239,13 @@ public final class ComposedCapture: FrameGrabber {
 
     /// Places the sources for the layout and their sizes now; a pane that moved is drawn whole.
     private func placePanes() {
-        let placed = layout.panes(canvas: canvas, sizes: sizes)
+        var shownLayout = layout
+        // One source gone: the other alone (`primary` shows the second source when swapped).
+        if sources.count == 2, missing[0] != missing[1] {
+            let present = missing[0] ? 1 : 0
+            shownLayout.mode = (present == 0) != layout.swapped ? .primary : .secondary
+        }
+        let placed = shownLayout.panes(canvas: canvas, sizes: sizes)
         guard placed != panes else { return }
         panes = placed
         handedThrough = nil
