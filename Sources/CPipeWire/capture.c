@@ -2,8 +2,8 @@
 //
 // libpipewire runs its own loop thread; every call into it from another thread holds the loop's
 // lock. The stream asks for 32-bit BGRx or BGRA pictures, or a webcam's YUYV, of any size and rate, in buffers
-// PipeWire maps for us (memfd or plain memory), with the damage metadata when the producer
-// gives it.
+// PipeWire maps for us (memfd or plain memory), with the damage and cursor metadata when the
+// producer gives them.
 #include "cpipewire.h"
 
 #include <errno.h>
@@ -30,6 +30,7 @@ struct cpw_capture {
     struct spa_video_info_raw info;
     int has_format;
     cpw_frame_handler on_frame;
+    cpw_pointer_handler on_pointer;
     cpw_state_handler on_state;
     void *handler_context;
     // Set as it closes: the stream's own end is not reported.
@@ -38,7 +39,63 @@ struct cpw_capture {
     // says what changed since the frame before, so it holds only when none was missed between.
     uint64_t last_sequence;
     int sequence_known;
+    // The pointer's image, converted for the handler.
+    uint32_t cursor[CPW_CURSOR_MAX * CPW_CURSOR_MAX];
 };
+
+// The size of cursor metadata holding an image of `side` × `side` 32-bit pixels.
+static int cursor_meta_size(int side) {
+    return (int)(sizeof(struct spa_meta_cursor) + sizeof(struct spa_meta_bitmap)) + side * side * 4;
+}
+
+// Reads the cursor metadata, if the buffer has it, and hands it on: the pointer's place, and its
+// picture (as premultiplied BGRA) when the producer sent one.
+static void read_pointer(struct cpw_capture *capture, struct spa_buffer *spa) {
+    struct spa_meta *meta = spa_buffer_find_meta(spa, SPA_META_Cursor);
+    if (meta == NULL || meta->size < sizeof(struct spa_meta_cursor) || capture->on_pointer == NULL) return;
+    struct spa_meta_cursor *cursor = meta->data;
+    if (!spa_meta_cursor_is_valid(cursor)) {
+        capture->on_pointer(capture->handler_context, 0, 0, 0, NULL, 0, 0, 0, 0);
+        return;
+    }
+    const uint32_t *image = NULL;
+    uint32_t width = 0, height = 0;
+    // The picture is read only where the metadata holds all of it.
+    struct spa_meta_bitmap *bitmap = cursor->bitmap_offset >= sizeof(*cursor)
+        && (uint64_t)cursor->bitmap_offset + sizeof(struct spa_meta_bitmap) <= meta->size
+        ? SPA_PTROFF(cursor, cursor->bitmap_offset, struct spa_meta_bitmap) : NULL;
+    if (bitmap != NULL && bitmap->offset >= sizeof(*bitmap) && bitmap->size.width > 0
+        && bitmap->size.width <= CPW_CURSOR_MAX && bitmap->size.height > 0 && bitmap->size.height <= CPW_CURSOR_MAX
+        && bitmap->stride >= (int32_t)bitmap->size.width * 4
+        && (uint64_t)cursor->bitmap_offset + bitmap->offset + (uint64_t)bitmap->stride * bitmap->size.height
+           <= meta->size) {
+        // Where each channel sits in a pixel's bytes, for the layouts producers send.
+        int r, g, b, a;
+        switch (bitmap->format) {
+        case SPA_VIDEO_FORMAT_RGBA: r = 0; g = 1; b = 2; a = 3; break;
+        case SPA_VIDEO_FORMAT_BGRA: b = 0; g = 1; r = 2; a = 3; break;
+        case SPA_VIDEO_FORMAT_ARGB: a = 0; r = 1; g = 2; b = 3; break;
+        case SPA_VIDEO_FORMAT_ABGR: a = 0; b = 1; g = 2; r = 3; break;
+        default: r = g = b = a = -1; break;
+        }
+        if (a >= 0) {
+            width = bitmap->size.width;
+            height = bitmap->size.height;
+            const uint8_t *rows = SPA_PTROFF(bitmap, bitmap->offset, const uint8_t);
+            for (uint32_t y = 0; y < height; y++) {
+                const uint8_t *pixel = rows + (size_t)y * (size_t)bitmap->stride;
+                for (uint32_t x = 0; x < width; x++, pixel += 4) {
+                    uint32_t alpha = pixel[a];
+                    capture->cursor[y * width + x] = alpha << 24 | (pixel[r] * alpha / 255) << 16
+                        | (pixel[g] * alpha / 255) << 8 | (pixel[b] * alpha / 255);
+                }
+            }
+            image = capture->cursor;
+        }
+    }
+    capture->on_pointer(capture->handler_context, 1, cursor->position.x, cursor->position.y, image, width, height,
+                        cursor->hotspot.x, cursor->hotspot.y);
+}
 
 static uint32_t bytes_per_pixel(uint32_t format) {
     return format == SPA_VIDEO_FORMAT_YUY2 ? 2 : 4;
@@ -50,6 +107,8 @@ static void on_process(void *data) {
     if (buffer == NULL) return;
     struct spa_buffer *spa = buffer->buffer;
     struct spa_data *plane = &spa->datas[0];
+    // A buffer may carry the pointer alone, its picture unchanged and left out.
+    read_pointer(capture, spa);
     uint32_t format = capture->info.format == SPA_VIDEO_FORMAT_BGRA ? CPW_FORMAT_BGRA
         : capture->info.format == SPA_VIDEO_FORMAT_YUY2 ? CPW_FORMAT_YUY2 : CPW_FORMAT_BGRX;
     uint32_t width = capture->info.size.width, height = capture->info.size.height;
@@ -98,10 +157,10 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
     if (spa_format_video_raw_parse(param, &capture->info) < 0) return;
     capture->has_format = 1;
 
-    // The buffers and metadata taken: mapped memory, a header, and what changed.
+    // The buffers and metadata taken: mapped memory, a header, what changed, and the pointer.
     uint8_t room[1024];
     struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(room, sizeof room);
-    const struct spa_pod *params[3];
+    const struct spa_pod *params[4];
     uint32_t stride = capture->info.size.width * bytes_per_pixel(capture->info.format);
     params[0] = spa_pod_builder_add_object(&builder,
         SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
@@ -120,7 +179,12 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
         SPA_PARAM_META_size, SPA_POD_CHOICE_RANGE_Int(sizeof(struct spa_meta_region) * CPW_MAX_REGIONS,
                                                       sizeof(struct spa_meta_region),
                                                       sizeof(struct spa_meta_region) * CPW_MAX_REGIONS));
-    pw_stream_update_params(capture->stream, params, 3);
+    params[3] = spa_pod_builder_add_object(&builder,
+        SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
+        SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Cursor),
+        SPA_PARAM_META_size, SPA_POD_CHOICE_RANGE_Int(cursor_meta_size(64), cursor_meta_size(1),
+                                                      cursor_meta_size(CPW_CURSOR_MAX)));
+    pw_stream_update_params(capture->stream, params, 4);
 }
 
 static void on_state_changed(void *data, enum pw_stream_state old, enum pw_stream_state state, const char *error) {
@@ -171,8 +235,8 @@ static cpw_capture *abandon(cpw_capture *capture, char *error, size_t size, cons
     return NULL;
 }
 
-cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame, cpw_state_handler on_state,
-                              void *context, char *error, size_t error_size) {
+cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame, cpw_pointer_handler on_pointer,
+                              cpw_state_handler on_state, void *context, char *error, size_t error_size) {
     pw_init(NULL, NULL);
     struct cpw_capture *capture = calloc(1, sizeof *capture);
     if (capture == NULL) {
@@ -181,6 +245,7 @@ cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame,
         return NULL;
     }
     capture->on_frame = on_frame;
+    capture->on_pointer = on_pointer;
     capture->on_state = on_state;
     capture->handler_context = context;
     capture->loop = pw_thread_loop_new("podium-pipewire", NULL);

@@ -21,7 +21,7 @@
 #define SESSION "org.freedesktop.portal.Session"
 
 // The portal's cursor modes.
-enum { CURSOR_HIDDEN = 1, CURSOR_EMBEDDED = 2 };
+enum { CURSOR_HIDDEN = 1, CURSOR_EMBEDDED = 2, CURSOR_METADATA = 4 };
 // Keep the choice until the user revokes it (ScreenCast version 4 and later).
 enum { PERSIST_UNTIL_REVOKED = 2 };
 // The steps before the dialog answer at once; a portal that does not is broken or stuck.
@@ -277,7 +277,10 @@ int cportal_open(uint32_t types, int draws_cursor, const char *restore_token, cp
                         portal);
 
     call = screencast_call(portal, "SelectSources", token, sizeof token);
-    uint32_t cursor = draws_cursor ? CURSOR_EMBEDDED : CURSOR_HIDDEN;
+    // The pointer sent apart where the desktop can: its place is what the highlight and the zoom
+    // need, and its picture is drawn in from it (or not) as asked.
+    uint32_t cursor = (cursors & CURSOR_METADATA) ? CURSOR_METADATA : draws_cursor ? CURSOR_EMBEDDED : CURSOR_HIDDEN;
+    stream->cursor_metadata = cursor == CURSOR_METADATA;
     int written = call && sd_bus_message_append(call, "{sv}{sv}", "types", "u", available & types,
                                                 "multiple", "b", 0) >= 0;
     if (written && (cursors & cursor)) written = sd_bus_message_append(call, "{sv}", "cursor_mode", "u", cursor) >= 0;

@@ -69,10 +69,16 @@ public enum RunBuilder {
         let capture = plan.capture
         let layouts = capture.composition.map { LayoutSwitch($0.layout) }
         let presenter = PresenterTools(highlight: capture.highlight, zoom: capture.zoom,
-                                       drawn: capture.sources.allSatisfy(\.drawsPresenterTools))
+                                       unavailable: capture.sources.lazy.compactMap(\.presenterTools.reason).first)
+        // Sources that say where the pointer is have the tools drawn over the (composed) picture.
+        let overlaid = capture.sources.filter { $0.presenterTools == .overPointer }
         let source = PacedCapture(idleFPS: capture.idleFPS) {
             () throws(PodiumError) -> any FrameGrabber in
-            try grabber(of: capture, layouts: layouts, bufferCount: buffers, presenter: presenter, logger: logger)
+            let grabber = try grabber(of: capture, layouts: layouts, bufferCount: buffers, presenter: presenter,
+                                      logger: logger)
+            guard !overlaid.isEmpty else { return grabber }
+            return PresenterOverlay(source: grabber, presenter: presenter,
+                                    drawsCursor: overlaid.contains(where: \.drawsCursor), bufferCount: buffers)
         }
         let run = Run(source: source, stages: stages,
                       sound: sound.map { Run.SoundBranch(sources: $0.sources, stage: $0.stage) },

@@ -67,7 +67,9 @@ public struct Camera: Sendable, Equatable, CustomStringConvertible {
         public func resolve(_ lookup: SourceLookup) throws(PodiumError) -> (any SourcePlan)? {
             guard case .camera(let name) = lookup.request else { return nil }
             let camera = try Camera.select(name, from: Camera.list())
-            return try PipeWirePlan.look(node: camera.node, name: "camera \(camera)")
+            var plan = try PipeWirePlan.look(node: camera.node, name: "camera \(camera)")
+            plan.presenterTools = .unavailable("a camera shows no pointer")
+            return plan
         }
     }
 }

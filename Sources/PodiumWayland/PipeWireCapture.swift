@@ -46,6 +46,13 @@ public final class PipeWireCapture: FrameGrabber {
                 .receive(pixels, size: PixelSize(width: Int(width), height: Int(height)), bytesPerRow: Int(stride),
                          isYUYV: format == CPW_FORMAT_YUY2,
                          regions: regions.map { UnsafeBufferPointer(start: $0, count: Int(count)) })
+        }, { context, visible, x, y, image, width, height, hotX, hotY in
+            guard let context else { return }
+            let size = PixelSize(width: Int(width), height: Int(height))
+            Unmanaged<PipeWireInbox>.fromOpaque(context).takeUnretainedValue()
+                .pointed(visible: visible != 0, x: Int(x), y: Int(y),
+                         image: image.map { UnsafeBufferPointer(start: $0, count: size.area) }, size: size,
+                         hotspotX: Int(hotX), hotspotY: Int(hotY))
         }, { context, state, error in
             guard let context else { return }
             Unmanaged<PipeWireInbox>.fromOpaque(context).takeUnretainedValue()
@@ -74,6 +81,9 @@ public final class PipeWireCapture: FrameGrabber {
     public func firstSize(within timeout: Double) -> PixelSize? {
         inbox.firstSize(within: timeout)
     }
+
+    /// Where the stream's cursor metadata says the pointer is; `nil` when it sends none.
+    public var pointer: PointerReport? { inbox.pointer }
 
     public func capture(sequence: UInt64, time: UInt64, slotTime: UInt64, evenIfUnchanged: Bool)
         throws(PodiumError) -> CaptureOutcome {
@@ -133,6 +143,9 @@ final class PipeWireInbox: Sendable {
         /// Streaming once, then paused.
         var streamed = false
         var paused = false
+        /// Where the cursor metadata last put the pointer, and its last picture.
+        var pointer: PointerReport?
+        var cursor: CursorImage?
     }
 
     private let bufferCount: Int
@@ -212,6 +225,24 @@ final class PipeWireInbox: Sendable {
         }
         replaced?.share(with: 0)
     }
+
+    /// On PipeWire's thread: where the producer says the pointer is, and its picture when it
+    /// sends one (kept until it sends another).
+    func pointed(visible: Bool, x: Int, y: Int, image: UnsafeBufferPointer<UInt32>?, size: PixelSize,
+                 hotspotX: Int, hotspotY: Int) {
+        state.withLock { state in
+            if let image, let kept = state.cursor, kept.size == size, kept.hotspotX == hotspotX,
+               kept.hotspotY == hotspotY, kept.pixels.elementsEqual(image) {
+                // The same picture again, as some producers send with every frame.
+            } else if let image {
+                state.cursor = CursorImage(pixels: Array(image), size: size, hotspotX: hotspotX, hotspotY: hotspotY)
+            }
+            state.pointer = visible ? PointerReport(x: x, y: y, cursor: state.cursor) : nil
+        }
+    }
+
+    /// Where the pointer is now, as the producer last said.
+    var pointer: PointerReport? { state.withLock { $0.pointer } }
 
     /// Whether the stream, once streaming, is paused now.
     var isPaused: Bool { state.withLock { $0.paused } }

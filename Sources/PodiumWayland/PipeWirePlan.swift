@@ -12,6 +12,11 @@ public struct PipeWirePlan: Sendable {
     /// Where connections to PipeWire come from: the portal's session, or the user's own daemon
     /// when `nil`.
     public var remote: (any PipeWireRemote)?
+    /// The pointer's picture is drawn where the stream sends it apart (its cursor metadata).
+    public var drawsCursor = true
+    /// The highlight and the zoom are drawn where the stream says where the pointer is (a
+    /// screen's producer may; a camera's does not).
+    public var presenterTools = PresenterToolSupport.overPointer
 
     public init(node: UInt32, size: PixelSize, name: String? = nil, remote: (any PipeWireRemote)? = nil) {
         self.node = node
@@ -32,8 +37,6 @@ public protocol PipeWireRemote: AnyObject, Sendable {
 
 extension PipeWirePlan: SourcePlan {
     public var display: String { "PipeWire" }
-    /// PipeWire streams carry the pointer drawn in.
-    public var drawsCursor: Bool { true }
 
     public func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
         throws(PodiumError) -> any FrameGrabber {

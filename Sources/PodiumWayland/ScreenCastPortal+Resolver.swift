@@ -24,8 +24,13 @@ extension ScreenCastPortal {
             if let token = portal.shared.restoreToken, let problem = PortalChoice.keep(token) {
                 lookup.events(.notice(problem))
             }
-            return try PipeWirePlan.look(node: portal.shared.node,
-                                         name: "the \(portal.shared.kind) shared by the portal", remote: portal)
+            var plan = try PipeWirePlan.look(node: portal.shared.node,
+                                             name: "the \(portal.shared.kind) shared by the portal", remote: portal)
+            plan.drawsCursor = lookup.drawsCursor
+            if !portal.shared.cursorAsMetadata {
+                plan.presenterTools = .unavailable("the desktop's portal draws the pointer in without saying where")
+            }
+            return plan
         }
     }
 }

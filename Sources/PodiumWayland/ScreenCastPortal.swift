@@ -27,6 +27,8 @@ public final class ScreenCastPortal: PipeWireRemote {
         /// What to hand to the next run so that the desktop does not ask again; `nil` when the
         /// portal keeps no choice.
         public var restoreToken: String?
+        /// The pointer comes apart from the pictures, as the stream's cursor metadata.
+        public var cursorAsMetadata = false
     }
 
     private let link = PortalLink()
@@ -111,7 +113,7 @@ public final class ScreenCastPortal: PipeWireRemote {
             ? PixelSize(width: Int(stream.width), height: Int(stream.height)) : nil
         let shared = Shared(node: stream.node, size: size,
                             kind: stream.source_type == UInt32(CPORTAL_WINDOW) ? "window" : "monitor",
-                            restoreToken: token.isEmpty ? nil : token)
+                            restoreToken: token.isEmpty ? nil : token, cursorAsMetadata: stream.cursor_metadata != 0)
         // The exchange's own connection goes to the first who asks (the probe of the first frame).
         var spare: Int32? = stream.fd
         link.state.withLock { $0.opened = .success(shared) }

@@ -25,6 +25,12 @@ public struct WaylandScreenPlan: Sendable {
 
 extension WaylandScreenPlan: SourcePlan {
     public var name: String { output }
+    /// A wlroots compositor tells no other client where the pointer is: screencopy draws it in or
+    /// leaves it out, and says nothing of its place.
+    public var presenterTools: PresenterToolSupport {
+        .unavailable("the compositor's screencopy does not say where the pointer is "
+                     + "(a portal that sends the cursor as metadata does)")
+    }
 
     public func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
         throws(PodiumError) -> any FrameGrabber {

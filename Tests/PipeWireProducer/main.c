@@ -3,7 +3,11 @@
 // moving down it, two rows a frame, each frame's damage metadata naming the rows the band left
 // and entered. It runs until SIGINT or SIGTERM.
 //
-// usage: pipewire-damage-producer NODE-NAME [FPS]
+// With `pointer`, the picture stays grey (no band) and each frame's cursor metadata puts the
+// pointer at (100, 100): a red square 16 pixels a side, its hot spot at its top left corner, as a
+// desktop's screen cast sends the pointer apart.
+//
+// usage: pipewire-damage-producer NODE-NAME [FPS] [pointer]
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +18,9 @@
 #include <spa/param/video/format-utils.h>
 
 enum { WIDTH = 640, HEIGHT = 360, STRIDE = WIDTH * 4, BAND = 16, STEP = 2, REGIONS = 4 };
+enum { POINTER_X = 100, POINTER_Y = 100, POINTER_SIDE = 16 };
+#define CURSOR_META_SIZE \
+    (sizeof(struct spa_meta_cursor) + sizeof(struct spa_meta_bitmap) + POINTER_SIDE * POINTER_SIDE * 4)
 
 struct producer {
     struct pw_main_loop *loop;
@@ -24,7 +31,31 @@ struct producer {
     int top;      // the band's top row
     uint64_t sequence;
     int streaming;
+    int pointer;  // sends the pointer as cursor metadata, over a still picture
 };
+
+// The pointer at its place, its picture an opaque red square.
+static void write_cursor(struct spa_buffer *buffer) {
+    struct spa_meta_cursor *cursor = spa_buffer_find_meta_data(buffer, SPA_META_Cursor, CURSOR_META_SIZE);
+    if (cursor == NULL) return;
+    cursor->id = 1;
+    cursor->flags = 0;
+    cursor->position = SPA_POINT(POINTER_X, POINTER_Y);
+    cursor->hotspot = SPA_POINT(0, 0);
+    cursor->bitmap_offset = sizeof(*cursor);
+    struct spa_meta_bitmap *bitmap = SPA_PTROFF(cursor, cursor->bitmap_offset, struct spa_meta_bitmap);
+    bitmap->format = SPA_VIDEO_FORMAT_RGBA;
+    bitmap->size = SPA_RECTANGLE(POINTER_SIDE, POINTER_SIDE);
+    bitmap->stride = POINTER_SIDE * 4;
+    bitmap->offset = sizeof(*bitmap);
+    uint8_t *pixels = SPA_PTROFF(bitmap, bitmap->offset, uint8_t);
+    for (int i = 0; i < POINTER_SIDE * POINTER_SIDE; i++) {
+        pixels[i * 4] = 0xff;
+        pixels[i * 4 + 1] = 0;
+        pixels[i * 4 + 2] = 0;
+        pixels[i * 4 + 3] = 0xff;
+    }
+}
 
 static void fill_row(uint8_t *row, uint8_t level) { memset(row, level, STRIDE); }
 
@@ -42,8 +73,9 @@ static void on_process(void *data) {
     // the frame before, which is what a consumer holding that frame needs.
     int previous = producer->top;
     producer->top = (producer->top + STEP) % (HEIGHT - BAND);
+    if (producer->pointer) write_cursor(buffer);
     for (int y = 0; y < HEIGHT; y++) {
-        int in_band = y >= producer->top && y < producer->top + BAND;
+        int in_band = !producer->pointer && y >= producer->top && y < producer->top + BAND;
         fill_row(pixels + (size_t)y * STRIDE, in_band ? 0xff : 0x80);
     }
     struct spa_meta_region *regions = spa_buffer_find_meta_data(buffer, SPA_META_VideoDamage,
@@ -97,7 +129,7 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
     if (param == NULL || id != SPA_PARAM_Format) return;
     uint8_t room[1024];
     struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(room, sizeof room);
-    const struct spa_pod *params[3];
+    const struct spa_pod *params[4];
     params[0] = spa_pod_builder_add_object(&builder, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
         SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(4, 2, 8),
         SPA_PARAM_BUFFERS_blocks, SPA_POD_Int(1),
@@ -112,7 +144,10 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
         SPA_PARAM_META_size, SPA_POD_CHOICE_RANGE_Int(sizeof(struct spa_meta_region) * REGIONS,
                                                       sizeof(struct spa_meta_region) * 1,
                                                       sizeof(struct spa_meta_region) * REGIONS));
-    pw_stream_update_params(producer->stream, params, 3);
+    params[3] = spa_pod_builder_add_object(&builder, SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
+        SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Cursor),
+        SPA_PARAM_META_size, SPA_POD_Int(CURSOR_META_SIZE));
+    pw_stream_update_params(producer->stream, params, producer->pointer ? 4 : 3);
 }
 
 static const struct pw_stream_events stream_events = {
@@ -129,12 +164,13 @@ static void on_signal(void *data, int number) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: pipewire-damage-producer NODE-NAME [FPS]\n");
+        fprintf(stderr, "usage: pipewire-damage-producer NODE-NAME [FPS] [pointer]\n");
         return 64;
     }
     pw_init(&argc, &argv);
     struct producer producer = {.fps = argc > 2 ? atoi(argv[2]) : 30};
     if (producer.fps < 1 || producer.fps > 240) producer.fps = 30;
+    producer.pointer = argc > 3 && strcmp(argv[3], "pointer") == 0;
     producer.loop = pw_main_loop_new(NULL);
     struct pw_loop *loop = pw_main_loop_get_loop(producer.loop);
     pw_loop_add_signal(loop, SIGINT, on_signal, &producer);

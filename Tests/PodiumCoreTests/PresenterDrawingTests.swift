@@ -121,12 +121,13 @@ struct PresenterDrawingTests {
                                                   "zoom 2× → 4×, by key", "zoom 4× → 1×, by key"])
     }
 
-    /// Where the grabbers do not draw the tools (Wayland, PipeWire), `h` and `z` change nothing
-    /// and `?` leaves them out.
+    /// Where the source cannot have the tools (it does not say where the pointer is), `h` and `z`
+    /// change nothing and `?` leaves them out.
     @Test func hAndZChangeNothingWhereTheToolsAreNotDrawn() {
         #expect(!KeyCommand.help(layouts: false, window: false, presenter: false).contains("highlight"))
         let control = RunControl(tuning: LiveTuning(frameRate: FrameRate(30), plannedRate: nil), layout: nil,
-                                 recordings: nil, presenter: PresenterTools(drawn: false), hub: StreamHub(),
+                                 recordings: nil, presenter: PresenterTools(unavailable: "no pointer"),
+                                 hub: StreamHub(),
                                  clock: FakeClock(), logger: FakeGraph.logger, quit: {})
         control.perform(.highlight)
         control.perform(.zoom)

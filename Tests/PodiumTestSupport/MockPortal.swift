@@ -12,12 +12,14 @@ public final class MockPortal: Sendable {
     ///   - pipewire: the runtime folder of the PipeWire it connects Podium to.
     ///   - answer: `ok`, `cancel`, `fail` or `never` (the dialog stays open).
     ///   - absent: a session bus without the portal.
-    public init(node: Int = 0, pipewire: URL? = nil, answer: String = "ok", absent: Bool = false) throws {
+    ///   - cursorModes: the cursor modes it offers (1 hidden, 2 embedded, 4 metadata).
+    public init(node: Int = 0, pipewire: URL? = nil, answer: String = "ok", absent: Bool = false,
+                cursorModes: Int = 7) throws {
         folder = try Tools.temporaryFolder().appendingPathComponent("portal")
         let script = Tools.repository.appendingPathComponent("Scripts/mock-portal").path
         var arguments = ["--dir", folder.path, "--node", "\(node)", "--answer", answer]
         arguments += (pipewire.map { ["--pipewire", $0.appendingPathComponent("pipewire-0").path] } ?? [])
-        arguments += absent ? ["--absent"] : []
+        arguments += (absent ? ["--absent"] : []) + ["--cursor-modes", "\(cursorModes)"]
         process = try Tools.start(script, arguments)
         try process.waitForStderr(containing: "mock-portal: ready", timeout: 20)
     }

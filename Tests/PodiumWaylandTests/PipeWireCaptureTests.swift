@@ -57,6 +57,43 @@ import Glibc
         }
     }
 
+    /// A producer that sends the pointer apart, as a desktop's screen cast does with the cursor as
+    /// metadata (`pipewire-damage-producer … pointer`: a red square 16 pixels a side at (100, 100)
+    /// on grey): the capture says where it is, and the overlay draws its picture, the highlight
+    /// under it, and the zoom around it, over a copy (the capture's own frames stay as sent).
+    @Test func thePointerSentApartIsDrawnWithTheHighlightAndTheZoom() throws {
+        let (producer, node) = try server.provideVideo(named: "podium-inprocess-pointer", by: Tools.start(
+            Tools.built("pipewire-damage-producer").path, ["podium-inprocess-pointer", "30", "pointer"],
+            environment: server.pipeWireEnvironment))
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let plan = try PipeWirePlan.look(node: UInt32(node), remote: remote)
+        var capture = try PipeWireCapture(plan: plan, bufferCount: 2, logger: logger)
+        let plain = try nextFrame(of: &capture)
+        #expect(plain.rgb(x: 104, y: 104) == [0x80, 0x80, 0x80], "the picture itself has no pointer")
+        let report = try #require(capture.pointer, "the cursor metadata")
+        #expect(report.x == 100 && report.y == 100 && report.cursor?.size == PixelSize(width: 16, height: 16))
+
+        var highlighted = PresenterOverlay(source: capture, presenter: PresenterTools(highlight: .default),
+                                           drawsCursor: true, bufferCount: 2)
+        let frame = try nextFrame(of: &highlighted)
+        #expect(frame.size == plan.size && frame.rgb(x: 104, y: 104) == [255, 0, 0], "\(describe(frame))")
+        // 40 % of yellow over grey, 28 pixels from the pointer; nothing far from it.
+        let lit = frame.rgb(x: 120, y: 120)
+        #expect(abs(lit[0] - 179) <= 3 && abs(lit[1] - 179) <= 3 && abs(lit[2] - 77) <= 3, "\(lit)")
+        #expect(frame.rgb(x: 300, y: 300) == [0x80, 0x80, 0x80] && frame.rgb(x: 100, y: 150) == [0x80, 0x80, 0x80])
+        frame.buffer.share(with: 0)
+
+        // Twice the size: a quarter of the picture around the pointer, kept inside it.
+        var zoomed = PresenterOverlay(source: try PipeWireCapture(plan: plan, bufferCount: 2, logger: logger),
+                                      presenter: PresenterTools(zoom: 2), drawsCursor: true, bufferCount: 2)
+        let part = try nextFrame(of: &zoomed)
+        // 320x180 around (100, 100), moved right and down to stay inside: from (0, 10).
+        #expect(part.size == PixelSize(width: 320, height: 180), "\(describe(part))")
+        #expect(part.rgb(x: 100, y: 90) == [255, 0, 0] && part.rgb(x: 99, y: 90) == [0x80, 0x80, 0x80]
+                && part.rgb(x: 115, y: 105) == [255, 0, 0] && part.rgb(x: 116, y: 106) == [0x80, 0x80, 0x80],
+                "the pointer's square at (100, 90) of the part: \(describe(part))")
+    }
+
     @Test func aNodeThatIsNotThereIsRefused() throws {
         let error = #expect(throws: PodiumError.self) { try PipeWirePlan.look(node: 99_999, remote: remote) }
         #expect(error?.exitCode == .unavailable

@@ -18,10 +18,10 @@ extension PipeWireTests {
 
     /// A portal sharing a new node of `colour`, as a desktop makes one for each session (and as
     /// GStreamer's provider takes a few seconds to serve again after a consumer leaves).
-    func share(colour: String) throws -> (producer: RunningCommand, portal: MockPortal) {
+    func share(colour: String, cursorModes: Int = 7) throws -> (producer: RunningCommand, portal: MockPortal) {
         let (producer, node) = try server.provideVideo(colour: colour,
                                                        name: "podium-test-shared-\(UUID().uuidString.prefix(8))")
-        return (producer, try MockPortal(node: node, pipewire: server.folder))
+        return (producer, try MockPortal(node: node, pipewire: server.folder, cursorModes: cursorModes))
     }
 
     @Test func thePortalSharesAScreenAndTheChoiceIsRememberedUntilForgotten() throws {
@@ -37,7 +37,8 @@ extension PipeWireTests {
         #expect(portal.requests().map { $0["request"] as? String ?? "" }.prefix(4)
                 == ["CreateSession", "SelectSources", "Start", "OpenPipeWireRemote"])
         var options = selected(portal)
-        #expect(options["persist_mode"] as? Int == 2 && options["cursor_mode"] as? Int == 2, "\(options)")
+        // The pointer apart, as metadata, where the desktop offers it.
+        #expect(options["persist_mode"] as? Int == 2 && options["cursor_mode"] as? Int == 4, "\(options)")
         #expect(options["restore_token"] == nil, "nothing to restore the first time")
         let (frames, coloured) = try framesAndColoured(recording, red: 0x33, green: 0x66, blue: 0x99)
         #expect(frames >= 20 && frames == coloured, "\(coloured) of \(frames) frames the shared node's colour")
@@ -59,8 +60,8 @@ extension PipeWireTests {
         let renewed = try String(contentsOf: kept, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(renewed != token && renewed.hasPrefix("mock-choice-"))
 
-        // --forget-choice asks again; --no-cursor asks for the pointer hidden.
-        let (last, lastPortal) = try share(colour: "336699")
+        // --forget-choice asks again; --no-cursor asks for the pointer hidden where there is no metadata.
+        let (last, lastPortal) = try share(colour: "336699", cursorModes: 1 | 2)
         defer { _ = try? last.interrupt(timeout: 5) }
         let third = try Tools.podium(["stream", "--source", "portal", "--forget-choice", "--no-cursor", "--to",
                                       recording, "--overwrite", "-t", "1s"],

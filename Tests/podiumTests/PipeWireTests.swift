@@ -86,6 +86,33 @@ import Testing
                 "white rows a frame: \(bands.map(\.count))")
     }
 
+    /// A stream that sends the pointer apart (cursor metadata, as a desktop's screen cast does):
+    /// the recording has its picture, the highlight under it, and with `--zoom 2` the part around it.
+    @Test func theHighlightAndTheZoomFollowThePointerTheStreamSends() throws {
+        let (producer, node) = try server.provideVideo(named: "podium-test-pointer", by: Tools.start(
+            Tools.built("pipewire-damage-producer").path, ["podium-test-pointer", "30", "pointer"],
+            environment: environment))
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        func recorded(_ flags: [String]) throws -> [UInt8] {
+            let recording = folder.appendingPathComponent("pointer\(flags.count).mkv").path
+            let run = try Tools.podium(["stream", "--source", "pipewire:\(node)", "--to", recording, "-t", "1s"]
+                                       + flags, environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            return try #require(try Tools.rgbFrames(recording, size: (width: 640, height: 360)).last).pixels
+        }
+        func near(_ pixels: [UInt8], _ x: Int, _ y: Int, _ colour: [Int], within slack: Int = 12) -> Bool {
+            (0..<3).allSatisfy { abs(Int(pixels[(y * 640 + x) * 3 + $0]) - colour[$0]) <= slack }
+        }
+        // The red square 16 pixels a side at (100, 100); 40 % of yellow over grey around it.
+        let lit = try recorded(["--highlight-pointer"])
+        #expect(near(lit, 108, 108, [255, 0, 0], within: 40) && near(lit, 125, 125, [179, 179, 77])
+                && near(lit, 400, 300, [128, 128, 128]), "\(Array(lit[((125 * 640 + 125) * 3)...].prefix(3)))")
+        // A quarter of the picture from (0, 10), twice the size: the square at (200, 180), 32 pixels a side.
+        let zoomed = try recorded(["--zoom", "2"])
+        #expect(near(zoomed, 216, 196, [255, 0, 0], within: 40) && near(zoomed, 180, 196, [128, 128, 128])
+                && near(zoomed, 216, 240, [128, 128, 128]), "\(Array(zoomed[((196 * 640 + 216) * 3)...].prefix(3)))")
+    }
+
     @Test func aProducerThatStopsIsWaitedForAndTheRecordingGoesOn() throws {
         let (producer, node) = try server.provideVideo(colour: "00ff00", name: "podium-test-green")
         let recording = folder.appendingPathComponent("waited.mkv").path

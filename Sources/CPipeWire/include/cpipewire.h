@@ -31,13 +31,24 @@ typedef void (*cpw_frame_handler)(void *context, const uint8_t *pixels, uint32_t
                                   uint32_t region_count);
 typedef void (*cpw_state_handler)(void *context, int state, const char *error);
 
+// The largest pointer image taken from a stream's cursor metadata, in pixels a side.
+enum { CPW_CURSOR_MAX = 256 };
+
+// Where the producer says the pointer is (its cursor metadata), in the frame's pixels: `visible`
+// 0 when it is hidden or outside. `image` is the pointer's picture when it changed (NULL when
+// not given again): premultiplied BGRA, `width` × `height` packed, its hot spot at
+// (`hot_x`, `hot_y`); valid only during the call.
+typedef void (*cpw_pointer_handler)(void *context, int visible, int32_t x, int32_t y, const uint32_t *image,
+                                    uint32_t width, uint32_t height, int32_t hot_x, int32_t hot_y);
+
 typedef struct cpw_capture cpw_capture;
 
 // Connects to PipeWire (through `fd`, as the ScreenCast portal hands it out, or the user's
 // daemon when `fd` is -1; PipeWire owns `fd` from then) and reads node `node` as video. The
-// handlers are called on PipeWire's thread. Returns NULL with `error` filled when it cannot.
-cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame, cpw_state_handler on_state,
-                              void *context, char *error, size_t error_size);
+// handlers are called on PipeWire's thread (`on_pointer` only when the producer sends cursor
+// metadata). Returns NULL with `error` filled when it cannot.
+cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame, cpw_pointer_handler on_pointer,
+                              cpw_state_handler on_state, void *context, char *error, size_t error_size);
 
 // Stops the stream and PipeWire's thread; no handler is called after it returns.
 void cpw_capture_close(cpw_capture *capture);

@@ -25,6 +25,7 @@ typedef struct {
     int32_t width, height; // its size, when the portal says (0 otherwise)
     uint32_t source_type; // CPORTAL_MONITOR or CPORTAL_WINDOW (0 when not said)
     int fd;               // a connection to PipeWire for the stream, owned by the caller
+    int cursor_metadata;  // nonzero when the pointer comes apart, as the stream's cursor metadata
     char restore_token[512]; // hand it back to a later run to skip the dialog ("" when none)
 } cportal_stream;
 
@@ -34,9 +35,9 @@ typedef struct cportal cportal;
 // nonzero ends the wait with CPORTAL_INTERRUPTED.
 typedef int (*cportal_interrupted)(void *context);
 
-// Opens a session: CreateSession, SelectSources (offering `types`, the cursor drawn into the
-// picture or not, the choice kept until revoked, and `restore_token` when not NULL), Start and
-// OpenPipeWireRemote. On CPORTAL_OK `*session` is set and `stream` filled; otherwise `error` says why.
+// Opens a session: CreateSession, SelectSources (offering `types`, the cursor as metadata where
+// the desktop offers it, else drawn into the picture or not as `draws_cursor` says, the choice
+// kept until revoked, and `restore_token` when not NULL), Start and OpenPipeWireRemote. On CPORTAL_OK `*session` is set and `stream` filled; otherwise `error` says why.
 int cportal_open(uint32_t types, int draws_cursor, const char *restore_token, cportal_interrupted interrupted,
                  void *context, cportal **session, cportal_stream *stream, char *error, size_t error_size);
 

@@ -112,6 +112,22 @@ public final class ComposedCapture: FrameGrabber {
         sources.map(\.description).joined(separator: " and ") + ", \(layout), into \(canvas)"
     }
 
+    /// The pointer of the topmost source that says where it is over its pane, moved to where the
+    /// pane shows it.
+    public var pointer: PointerReport? {
+        if let source = handedThrough { return sources[source].pointer }
+        for pane in panes.reversed() {
+            guard var report = sources[pane.source].pointer else { continue }
+            let (from, to) = (pane.placement.source, pane.placement.destination)
+            guard from.width > 0, from.height > 0, (from.x..<from.maxX).contains(report.x),
+                  (from.y..<from.maxY).contains(report.y) else { continue }
+            report.x = to.x + (report.x - from.x) * to.width / from.width
+            report.y = to.y + (report.y - from.y) * to.height / from.height
+            return report
+        }
+        return nil
+    }
+
     public func capture(sequence: UInt64, time: UInt64, slotTime: UInt64, evenIfUnchanged: Bool)
         throws(PodiumError) -> CaptureOutcome {
         let version = layouts.version

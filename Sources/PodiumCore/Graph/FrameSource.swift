@@ -26,6 +26,13 @@ public protocol FrameGrabber {
     /// - Throws: when the source is gone for good (the X server closed the connection).
     mutating func capture(sequence: UInt64, time: UInt64, slotTime: UInt64, evenIfUnchanged: Bool)
         throws(PodiumError) -> CaptureOutcome
+    /// Where the pointer is in its pictures now, for the presenter's tools drawn over them; `nil`
+    /// when it does not say (or the pointer is hidden or outside).
+    var pointer: PointerReport? { get }
+}
+
+extension FrameGrabber {
+    public var pointer: PointerReport? { nil }
 }
 
 /// What one look at the source gave.

@@ -87,8 +87,8 @@ extension RunControl {
             requestKeyframe(by: origin)
         case .blank(let colour):
             setBlank(blankColour == colour ? nil : colour, by: origin)
-        case .highlight where !presenter.areDrawn, .zoom where !presenter.areDrawn:
-            logger.notice("the highlight and the zoom are drawn on X11 screens for now, not on this source")
+        case .highlight where presenter.unavailable != nil, .zoom where presenter.unavailable != nil:
+            logger.notice("the highlight and the zoom cannot be drawn: \(presenter.unavailable ?? "")")
         case .highlight:
             toggleHighlight(by: origin)
         case .zoom:
@@ -102,7 +102,7 @@ extension RunControl {
         case .help:
             let quality = if case .quality = tuning.plannedRate { true } else { false }
             let keys = KeyCommand.help(layouts: layout != nil, window: window, quality: quality,
-                                       presenter: presenter.areDrawn)
+                                       presenter: presenter.unavailable == nil)
             logger.notice("\(keys)")
         case .fullscreen:
             break

@@ -15,21 +15,37 @@ public protocol SourcePlan: Sendable {
     var size: PixelSize { get }
     /// Whether the pointer is drawn into its pictures.
     var drawsCursor: Bool { get }
-    /// Whether its grabber draws the presenter's tools (the highlight, the zoom).
-    var drawsPresenterTools: Bool { get }
+    /// How its pictures get the presenter's tools (the highlight, the zoom).
+    var presenterTools: PresenterToolSupport { get }
 
     /// Opens what grabs its pictures. Called on the capture thread, which owns the grabber from
     /// then on.
     /// - Parameters:
     ///   - bufferCount: pictures that may be in flight at once downstream.
-    ///   - presenter: the highlight and the zoom, read at each grab by grabbers that draw them.
+    ///   - presenter: the highlight and the zoom, read at each grab by grabbers that draw them
+    ///     (`.drawnByGrabber`).
     /// - Throws: 69 when the source cannot be opened.
     func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
         throws(PodiumError) -> any FrameGrabber
 }
 
 extension SourcePlan {
-    public var drawsPresenterTools: Bool { false }
+    public var presenterTools: PresenterToolSupport { .unavailable("\(name) does not say where the pointer is") }
+}
+
+/// How a source's pictures get the presenter's tools (the highlight and the zoom).
+public enum PresenterToolSupport: Sendable, Equatable {
+    /// Its grabber draws them (X11's: a zoom grabs only the part it shows).
+    case drawnByGrabber
+    /// It says where the pointer is (`FrameGrabber.pointer`): the run draws them over its frames.
+    case overPointer
+    /// It cannot have them, for the reason said.
+    case unavailable(String)
+
+    /// The reason, when it cannot.
+    public var reason: String? {
+        if case .unavailable(let reason) = self { reason } else { nil }
+    }
 }
 
 /// Finds the sources of one kind at plan time: a `SourceLookup` asks each resolver in turn, and

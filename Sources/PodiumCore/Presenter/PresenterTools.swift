@@ -8,19 +8,19 @@ public final class PresenterTools: Sendable {
 
     /// The highlight's look, whether it is on or not (`h` turns on the default one).
     public let highlightStyle: PointerHighlight
-    /// Whether the run's grabbers draw the tools: X11's do; Wayland's and PipeWire's do not yet,
-    /// and there the keys say so instead of turning on what would not show.
-    public let areDrawn: Bool
+    /// Why the run's source cannot have the tools (it does not say where the pointer is), for
+    /// the keys to say instead of turning on what would not show; `nil` when it can.
+    public let unavailable: String?
     private let highlighting: Atomic<Bool>
     private let zoomFactor: Atomic<Int>
 
     /// - Parameters:
     ///   - highlight: `--highlight-pointer`, on from the start; `nil` for off.
     ///   - zoom: `--zoom`, one of `zoomFactors`.
-    ///   - drawn: whether the grabbers draw them.
-    public init(highlight: PointerHighlight? = nil, zoom: Int = 1, drawn: Bool = true) {
+    ///   - unavailable: why they cannot be drawn; `nil` when they can.
+    public init(highlight: PointerHighlight? = nil, zoom: Int = 1, unavailable: String? = nil) {
         highlightStyle = highlight ?? .default
-        areDrawn = drawn
+        self.unavailable = unavailable
         highlighting = Atomic(highlight != nil)
         zoomFactor = Atomic(zoom)
     }

@@ -12,10 +12,8 @@ public final class CursorOverlay {
     let cursorNotifyEvent: UInt8
     /// Set when the picture must be read again before the next draw.
     var stale = true
-    /// Premultiplied ARGB, one `UInt32` a pixel, the layout of a BGRA frame in memory.
-    private var pixels: [UInt32] = []
-    private var size = PixelSize(width: 0, height: 0)
-    private var hotspot = (x: 0, y: 0)
+    /// XFixes gives it premultiplied, as a BGRA frame lays its pixels out.
+    private var image: CursorImage?
 
     /// - Returns: `nil` when the server lacks XFixes (frames are then captured without a cursor).
     public init?(connection: XConnection) {
@@ -36,46 +34,30 @@ public final class CursorOverlay {
     @discardableResult
     func draw(into frame: CapturedFrame, region: PixelRect, at pointer: PointerWatch.Position?) -> Range<Int>? {
         guard let picture = bounds(in: region, at: pointer) else { return nil }
-        let frameRect = PixelRect(x: 0, y: 0, width: min(region.width, frame.size.width),
-                                  height: min(region.height, frame.size.height))
-        guard let visible = picture.intersection(frameRect) else { return nil }
-        pixels.withUnsafeBufferPointer { source in
-            for y in visible.y..<visible.maxY {
-                let line = (frame.buffer.bytes + y * frame.bytesPerRow).assumingMemoryBound(to: UInt32.self)
-                let sourceRow = (y - picture.y) * size.width - picture.x
-                for x in visible.x..<visible.maxX {
-                    line[x] = PixelBlend.over(source[sourceRow + x], line[x])
-                }
-            }
-        }
-        return visible.y..<visible.maxY
+        return image?.draw(into: frame, x: picture.x, y: picture.y, within: PixelRect(x: 0, y: 0, size: region.size))
     }
 
     /// Where the cursor's picture goes in a frame showing `region`, whole (the frame shows only
     /// the part inside it); `nil` when there is none to draw. Reads the picture again if it changed.
     func bounds(in region: PixelRect, at pointer: PointerWatch.Position?) -> PixelRect? {
         refreshImageIfChanged()
-        guard let pointer, pointer.onScreen, !pixels.isEmpty else { return nil }
-        return PixelRect(x: pointer.x - hotspot.x - region.x, y: pointer.y - hotspot.y - region.y, size: size)
+        guard let pointer, pointer.onScreen, let image else { return nil }
+        return PixelRect(x: pointer.x - image.hotspotX - region.x, y: pointer.y - image.hotspotY - region.y,
+                         size: image.size)
     }
 
     /// Re-reads the cursor picture if XFixes reported a change.
     private func refreshImageIfChanged() {
         guard stale else { return }
         stale = false
-        let image = try? connection.withReply({ xcb_xfixes_get_cursor_image_reply($0, xcb_xfixes_get_cursor_image($0), $1) }) { reply in
+        image = try? connection.withReply({
+            xcb_xfixes_get_cursor_image_reply($0, xcb_xfixes_get_cursor_image($0), $1)
+        }) { reply in
             let count = Int(xcb_xfixes_get_cursor_image_cursor_image_length(reply))
             let data = UnsafeBufferPointer(start: xcb_xfixes_get_cursor_image_cursor_image(reply), count: count)
-            return (
-                pixels: Array(data),
-                size: PixelSize(width: Int(reply.pointee.width), height: Int(reply.pointee.height)),
-                hotspot: (x: Int(reply.pointee.xhot), y: Int(reply.pointee.yhot))
-            )
+            return CursorImage(pixels: Array(data),
+                               size: PixelSize(width: Int(reply.pointee.width), height: Int(reply.pointee.height)),
+                               hotspotX: Int(reply.pointee.xhot), hotspotY: Int(reply.pointee.yhot))
         }
-        guard let image, image.pixels.count >= image.size.area else {
-            pixels = []
-            return
-        }
-        (pixels, size, hotspot) = image
     }
 }

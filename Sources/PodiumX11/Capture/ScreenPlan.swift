@@ -35,7 +35,7 @@ extension ScreenPlan: SourcePlan {
     public var name: String { region.description }
     public var size: PixelSize { region.size }
     /// The X11 grabbers draw the highlight and the zoom.
-    public var drawsPresenterTools: Bool { true }
+    public var presenterTools: PresenterToolSupport { .drawnByGrabber }
 
     public func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
         throws(PodiumError) -> any FrameGrabber {

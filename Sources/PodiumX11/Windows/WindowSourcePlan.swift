@@ -36,7 +36,7 @@ extension WindowSourcePlan: SourcePlan {
     public var name: String { "window \(window.label)" }
     public var size: PixelSize { window.rect.size }
     /// The X11 grabbers draw the highlight and the zoom.
-    public var drawsPresenterTools: Bool { true }
+    public var presenterTools: PresenterToolSupport { .drawnByGrabber }
 
     public func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
         throws(PodiumError) -> any FrameGrabber {

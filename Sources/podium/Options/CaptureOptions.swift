@@ -116,8 +116,9 @@ struct CaptureSource: ParsableArguments {
     }
 
     /// One source that is not an X server's (a Wayland output, what the portal shares, a PipeWire
-    /// node, a camera) is one whole picture: no region of it, no X11 flags, none of the
-    /// presenter's tools the X11 grabbers draw.
+    /// node, a camera) is one whole picture: no region of it, no X11 flags, no masks. (The
+    /// highlight and the zoom are for the plan to allow: they need a source that says where the
+    /// pointer is.)
     private func validate(whole source: SourceRequest) throws {
         let given = "--source \(source)"
         if let region {
@@ -136,8 +137,7 @@ struct CaptureSource: ParsableArguments {
         if let flag = layout.firstGiven {
             throw ValidationError("\(flag) lays out two sources; \(given) is captured alone")
         }
-        let presenting = [(presenter.highlight != nil, "--highlight-pointer"), (presenter.zoom > 1, "--zoom"),
-                          (!presenter.masks.isEmpty, "--mask"), (presenter.showsRegion, "--show-region")]
+        let presenting = [(!presenter.masks.isEmpty, "--mask"), (presenter.showsRegion, "--show-region")]
         if let (_, flag) = presenting.first(where: \.0) {
             throw ValidationError("\(flag) works on X11 screens for now, not with \(given)")
         }

@@ -100,10 +100,10 @@ enum RunSetup {
         var plan = try await SourceCatalog.capturePlan(source.allSources, lookup: lookup, layout: source.layout.chosen,
                                                        filter: filter, idleFPS: source.idleRate(for: outputs))
         (plan.highlight, plan.zoom) = (source.presenter.highlight, source.presenter.zoom)
-        // The highlight and the zoom are drawn by the grabbers that draw them (X11's, for now).
+        // The highlight and the zoom need a source that says where the pointer is.
         let tool = plan.highlight != nil ? "--highlight-pointer" : plan.zoom > 1 ? "--zoom" : nil
-        if let tool, let other = plan.sources.first(where: { !$0.drawsPresenterTools }) {
-            throw .usage("\(tool) works on X11 screens and windows for now, not on \(other.name)")
+        if let tool, let reason = plan.sources.lazy.compactMap(\.presenterTools.reason).first {
+            throw .usage("\(tool) cannot be drawn: \(reason)")
         }
         return plan
     }
