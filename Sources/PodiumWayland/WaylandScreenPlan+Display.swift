@@ -1,3 +1,4 @@
+import Foundation
 public import PodiumCore
 
 extension WaylandScreenPlan {
@@ -36,8 +37,29 @@ extension WaylandScreenPlan {
 
         public func resolve(_ lookup: SourceLookup) throws(PodiumError) -> (any SourcePlan)? {
             guard case .wlr(let output) = lookup.request else { return nil }
-            return try WaylandScreenPlan.look(display: lookup.display, monitor: output ?? lookup.monitor,
-                                              drawsCursor: lookup.drawsCursor, tracksDamage: lookup.tracksDamage)
+            var plan = try WaylandScreenPlan.look(display: lookup.display, monitor: output ?? lookup.monitor,
+                                                  drawsCursor: lookup.drawsCursor, tracksDamage: lookup.tracksDamage)
+            if !lookup.masks.isEmpty { try plan.mask(lookup.masks) }
+            return plan
         }
+    }
+}
+
+extension WaylandScreenPlan {
+    /// Masks the windows `masks` names, which sway's IPC says where they are (tried once now).
+    /// - Throws: 64 for notifications (layer surfaces, which sway's tree does not list); 69 when
+    ///   the compositor has no sway IPC.
+    mutating func mask(_ masks: PrivacyMasks) throws(PodiumError) {
+        guard !masks.notifications else {
+            throw .usage("notification pop-ups cannot be masked on a wlroots desktop: they are layer surfaces, "
+                         + "which sway's tree does not list")
+        }
+        guard let socket = SwayWindows.socketPath(display: display, environment: ProcessInfo.processInfo.environment)
+        else {
+            throw .unavailable("masks on a Wayland output follow the windows through sway's IPC, and there is none "
+                               + "for '\(display)' (no $SWAYSOCK, no sway-ipc socket beside it)")
+        }
+        _ = try SwayWindows(socket: socket, output: output, masks: masks)
+        (self.masks, ipcSocket) = (masks, socket)
     }
 }

@@ -13,6 +13,9 @@ public struct WaylandScreenPlan: Sendable {
     public var drawsCursor: Bool
     /// Copy only when the output changed (screencopy's damage); `--constant-fps` copies every slot.
     public var tracksDamage: Bool
+    /// The windows painted black, followed through sway's IPC at `ipcSocket`.
+    public var masks = PrivacyMasks()
+    public var ipcSocket: String?
 
     public init(display: String, output: String, size: PixelSize, drawsCursor: Bool = true, tracksDamage: Bool = true) {
         self.display = display
@@ -34,6 +37,9 @@ extension WaylandScreenPlan: SourcePlan {
 
     public func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
         throws(PodiumError) -> any FrameGrabber {
-        try ScreencopyCapture(plan: self, bufferCount: bufferCount, logger: logger)
+        let capture = try ScreencopyCapture(plan: self, bufferCount: bufferCount, logger: logger)
+        guard !masks.isEmpty, let ipcSocket else { return capture }
+        return MaskedCapture(source: capture, windows: try SwayWindows(socket: ipcSocket, output: output, masks: masks),
+                             bufferCount: bufferCount)
     }
 }

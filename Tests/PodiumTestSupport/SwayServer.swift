@@ -79,6 +79,25 @@ public final class SwayServer: Sendable {
         Thread.sleep(forTimeInterval: 0.3)
     }
 
+    /// Opens a window titled `title` (a foot terminal, all of it `colour`, `RRGGBB`), floating at
+    /// `rect`, and waits until sway shows it there.
+    public func openWindow(_ title: String, colour: String, at rect: (x: Int, y: Int, width: Int, height: Int))
+        throws {
+        try swaymsg("exec foot --title '\(title)' -o colors.background=\(colour) -o cursor.color=\(colour) "
+                    + "-o colors.foreground=\(colour) sleep 600")
+        for _ in 0..<100 where (try? swaymsg("-t", "get_tree"))?.contains("\"\(title)\"") != true {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        try move(title, to: rect)
+    }
+
+    /// Moves and resizes the window titled `title`, floating, and waits until it is drawn.
+    public func move(_ title: String, to rect: (x: Int, y: Int, width: Int, height: Int)) throws {
+        try swaymsg("[title=\"\(title)\"] floating enable, resize set \(rect.width) \(rect.height), "
+                    + "move position \(rect.x) \(rect.y)")
+        Thread.sleep(forTimeInterval: 0.3)
+    }
+
     /// Ends sway now (to test what happens when the compositor goes away).
     public func stop() {
         kill(pid, SIGTERM)

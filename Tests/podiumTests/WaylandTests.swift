@@ -113,6 +113,45 @@ import Testing
         #expect(decodes)
     }
 
+    /// `--mask-window` on a sway output: the window sway's tree names is black in every frame,
+    /// where it is and where it moves; another window shows.
+    @Test func aMaskedWindowIsBlackWhereverItGoes() throws {
+        try sway.paint("#00ff00")
+        try sway.openWindow("Public Notes", colour: "ff00ff", at: (x: 800, y: 80, width: 320, height: 240))
+        try sway.openWindow("Secret Notes", colour: "ff00ff", at: (x: 100, y: 100, width: 400, height: 300))
+        let recording = path("masked.mkv")
+        let run = try Tools.start(Tools.podium.path, ["stream", "--source", "wlr", "--display", sway.display,
+                                                      "--mask-window", "secret", "--to", recording, "-t", "3s"])
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 1.2)
+        try sway.move("Secret Notes", to: (x: 560, y: 380, width: 400, height: 300))
+        let result = try run.wait(timeout: 20)
+        #expect(result.status == 0, "\(result.stderr)")
+        // A quarter of the size: Public at (200, 20) 80x60; Secret at (25, 25) then (140, 95), 100x75.
+        // A still screen is sent when it changes: the first picture, the move, the end.
+        let frames = try Tools.rgbFrames(recording, size: (width: 320, height: 180))
+        #expect(frames.count >= 2, "\(frames.count) frames")
+        func colour(_ pixels: [UInt8], _ x: Int, _ y: Int) -> [Int] {
+            (0..<3).map { Int(pixels[(y * 320 + x) * 3 + $0]) }
+        }
+        func magenta(_ rgb: [Int]) -> Bool { rgb[0] > 128 && rgb[1] < 100 && rgb[2] > 128 }
+        for (index, frame) in frames.enumerated() {
+            // Not one magenta pixel but Public's own.
+            var leaked = 0
+            for y in 0..<180 {
+                for x in 0..<320 where !(198...282).contains(x) || !(18...82).contains(y) {
+                    if magenta(colour(frame.pixels, x, y)) { leaked += 1 }
+                }
+            }
+            #expect(leaked == 0, "frame \(index) at \(frame.time) s shows \(leaked) pixels of the masked window")
+            #expect(magenta(colour(frame.pixels, 240, 50)), "Public Notes shows: \(colour(frame.pixels, 240, 50))")
+        }
+        let first = try #require(frames.first), last = try #require(frames.last)
+        #expect(colour(first.pixels, 75, 62).allSatisfy { $0 < 24 }, "black where Secret Notes was")
+        #expect(colour(last.pixels, 190, 132).allSatisfy { $0 < 24 }, "black where it went")
+        #expect(colour(last.pixels, 75, 62)[1] > 200, "green where it no longer is")
+    }
+
     @Test func badRequestsAreRefusedBeforeAnythingOpens() throws {
         let output = path("never.mkv")
         let region = try Tools.podium(["stream", "--source", "wlr", "--region", "100x100+0+0", "--to", output])
@@ -122,6 +161,9 @@ import Testing
                                      "--to", output])
         #expect(zoom.status == 64 && zoom.stderr.contains("--zoom cannot be drawn: the compositor's screencopy "
                                                           + "does not say where the pointer is"), "\(zoom)")
+        let notifications = try Tools.podium(["stream", "--source", "wlr", "--display", sway.display, "--mask",
+                                              "notifications", "--to", output])
+        #expect(notifications.status == 64 && notifications.stderr.contains("layer surfaces"), "\(notifications)")
         let missing = try Tools.podium(["stream", "--source", "wlr", "--display", sway.display, "--monitor", "DP-9",
                                         "--to", output])
         #expect(missing.status == 69 && missing.stderr.contains("HEADLESS-1"), "the outputs it has: \(missing)")

@@ -70,6 +70,14 @@ public enum SourceRequest: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether windows can be masked on it: an X11 screen, or a wlroots output (through sway's IPC).
+    public var masksWindows: Bool {
+        switch self {
+        case .monitor, .region, .display, .wlr: true
+        case .window, .portal, .pipewire, .camera: false
+        }
+    }
+
     /// Whether it names a window.
     public var isWindow: Bool {
         if case .window = self { return true }

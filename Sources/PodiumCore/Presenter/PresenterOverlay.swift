@@ -18,9 +18,7 @@ public final class PresenterOverlay: FrameGrabber {
     private var source: any FrameGrabber
     private let presenter: PresenterTools
     private let drawsCursor: Bool
-    private let bufferCount: Int
-    private var pool: FrameBufferPool?
-    private var poolCapacity = 0
+    private var copies: FrameCopies
     /// The highlight's drawing, made when it is first turned on.
     private var marks: PointerMarks?
     /// Where the pointer was last said to be: the zoom stays there while it is hidden.
@@ -34,7 +32,7 @@ public final class PresenterOverlay: FrameGrabber {
         self.source = source
         self.presenter = presenter
         self.drawsCursor = drawsCursor
-        self.bufferCount = bufferCount
+        copies = FrameCopies(bufferCount: bufferCount)
     }
 
     public var description: String { source.description }
@@ -63,19 +61,9 @@ public final class PresenterOverlay: FrameGrabber {
         }
         let whole = PixelRect(x: 0, y: 0, size: frame.size)
         let view = lastPosition.map { ZoomView.view(of: whole, factor: look.zoom, around: $0) } ?? whole
-        guard let buffer = buffer(holding: view.size) else {
-            frame.buffer.share(with: 0)
-            return .busy
-        }
-        let rowBytes = view.width * 4
-        for row in 0..<view.height {
-            (buffer.bytes + row * rowBytes).copyMemory(
-                from: frame.buffer.bytes + (view.y + row) * frame.bytesPerRow + view.x * 4, byteCount: rowBytes)
-        }
+        let copy = copies.copy(of: frame, area: view)
         frame.buffer.share(with: 0)
-        var drawn = CapturedFrame(buffer: buffer, size: view.size, bytesPerRow: rowBytes,
-                                  captureTime: frame.captureTime, slotTime: frame.slotTime, sequence: frame.sequence)
-        drawn.interval = frame.interval
+        guard let drawn = copy else { return .busy }
         if let report {
             let at = (x: report.x - view.x, y: report.y - view.y)
             if look.highlighting {
@@ -88,19 +76,5 @@ public final class PresenterOverlay: FrameGrabber {
             }
         }
         return .frame(drawn)
-    }
-
-    /// A free buffer of the overlay's own for a picture of `size`: new ones when the picture
-    /// grew past them (those in flight go as they are released).
-    private func buffer(holding size: PixelSize) -> FrameBuffer? {
-        let bytes = size.area * 4
-        if pool == nil || bytes > poolCapacity {
-            pool = FrameBufferPool((0..<bufferCount).map { index in
-                let storage = HeapStorage(capacity: bytes)
-                return FrameBuffer(bytes: storage.bytes, capacity: bytes, index: index, storage: storage)
-            })
-            poolCapacity = bytes
-        }
-        return pool?.acquire()
     }
 }

@@ -101,7 +101,9 @@ struct CaptureSource: ParsableArguments {
             throw ValidationError("\(flag) lays out two sources: pass --source twice")
         }
         let screenOnly = presenter.showsRegion ? "--show-region" : !presenter.masks.isEmpty ? "--mask" : nil
-        if let screenOnly, !all.isEmpty, all.allSatisfy({ $0.isWindow || !$0.isX11 }) {
+        let takes = { (source: SourceRequest) in presenter.showsRegion ? source.isX11 && !source.isWindow
+                                                                       : source.masksWindows }
+        if let screenOnly, !all.isEmpty, !all.contains(where: takes) {
             throw ValidationError("\(screenOnly) works on a captured X11 screen; "
                                   + (all.contains(where: \.isWindow) ? "--window captures one window's own pixels, "
                                      + "without the others" : "pass one with --source"))
@@ -137,7 +139,8 @@ struct CaptureSource: ParsableArguments {
         if let flag = layout.firstGiven {
             throw ValidationError("\(flag) lays out two sources; \(given) is captured alone")
         }
-        let presenting = [(!presenter.masks.isEmpty, "--mask"), (presenter.showsRegion, "--show-region")]
+        let presenting = [(!presenter.masks.isEmpty && !source.masksWindows, "--mask"),
+                          (presenter.showsRegion, "--show-region")]
         if let (_, flag) = presenting.first(where: \.0) {
             throw ValidationError("\(flag) works on X11 screens for now, not with \(given)")
         }
