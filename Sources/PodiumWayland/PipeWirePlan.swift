@@ -51,7 +51,9 @@ extension PipeWirePlan {
 
         public func resolve(_ lookup: SourceLookup) throws(PodiumError) -> (any SourcePlan)? {
             guard case .pipewire(let node) = lookup.request else { return nil }
-            return try PipeWirePlan.look(node: node)
+            var plan = try PipeWirePlan.look(node: node)
+            plan.drawsCursor = lookup.drawsCursor
+            return plan
         }
     }
 }

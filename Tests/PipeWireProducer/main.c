@@ -7,7 +7,9 @@
 // pointer at (100, 100): a red square 16 pixels a side, its hot spot at its top left corner, as a
 // desktop's screen cast sends the pointer apart.
 //
-// usage: pipewire-damage-producer NODE-NAME [FPS] [pointer]
+// A fourth argument, WxH, makes the picture that size (640x360 by default).
+//
+// usage: pipewire-damage-producer NODE-NAME [FPS] [pointer|band] [WxH]
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,9 @@
 #include <spa/buffer/meta.h>
 #include <spa/param/video/format-utils.h>
 
-enum { WIDTH = 640, HEIGHT = 360, STRIDE = WIDTH * 4, BAND = 16, STEP = 2, REGIONS = 4 };
+enum { BAND = 16, STEP = 2, REGIONS = 4 };
+// The picture's size, and its rows' length in bytes.
+static int width = 640, height = 360, stride = 640 * 4;
 enum { POINTER_X = 100, POINTER_Y = 100, POINTER_SIDE = 16 };
 #define CURSOR_META_SIZE \
     (sizeof(struct spa_meta_cursor) + sizeof(struct spa_meta_bitmap) + POINTER_SIDE * POINTER_SIDE * 4)
@@ -57,7 +61,7 @@ static void write_cursor(struct spa_buffer *buffer) {
     }
 }
 
-static void fill_row(uint8_t *row, uint8_t level) { memset(row, level, STRIDE); }
+static void fill_row(uint8_t *row, uint8_t level) { memset(row, level, stride); }
 
 static void on_process(void *data) {
     struct producer *producer = data;
@@ -72,11 +76,11 @@ static void on_process(void *data) {
     // Buffers are reused in turn, so each is drawn whole; the metadata says what changed since
     // the frame before, which is what a consumer holding that frame needs.
     int previous = producer->top;
-    producer->top = (producer->top + STEP) % (HEIGHT - BAND);
+    producer->top = (producer->top + STEP) % (height - BAND);
     if (producer->pointer) write_cursor(buffer);
-    for (int y = 0; y < HEIGHT; y++) {
+    for (int y = 0; y < height; y++) {
         int in_band = !producer->pointer && y >= producer->top && y < producer->top + BAND;
-        fill_row(pixels + (size_t)y * STRIDE, in_band ? 0xff : 0x80);
+        fill_row(pixels + (size_t)y * stride, in_band ? 0xff : 0x80);
     }
     struct spa_meta_region *regions = spa_buffer_find_meta_data(buffer, SPA_META_VideoDamage,
                                                                 sizeof(*regions) * REGIONS);
@@ -86,10 +90,10 @@ static void on_process(void *data) {
         int high = (previous > producer->top ? previous : producer->top) + BAND;
         if (producer->top < previous) {
             // Wrapped to the top: the old band and the new one, apart.
-            regions[0].region = SPA_REGION(0, previous, WIDTH, BAND);
-            regions[1].region = SPA_REGION(0, producer->top, WIDTH, BAND);
+            regions[0].region = SPA_REGION(0, previous, width, BAND);
+            regions[1].region = SPA_REGION(0, producer->top, width, BAND);
         } else {
-            regions[0].region = SPA_REGION(0, low, WIDTH, high - low);
+            regions[0].region = SPA_REGION(0, low, width, high - low);
         }
     }
     struct spa_meta_header *header = spa_buffer_find_meta_data(buffer, SPA_META_Header, sizeof(*header));
@@ -99,8 +103,8 @@ static void on_process(void *data) {
         header->seq = producer->sequence++;
     }
     buffer->datas[0].chunk->offset = 0;
-    buffer->datas[0].chunk->size = STRIDE * HEIGHT;
-    buffer->datas[0].chunk->stride = STRIDE;
+    buffer->datas[0].chunk->size = stride * height;
+    buffer->datas[0].chunk->stride = stride;
     pw_stream_queue_buffer(producer->stream, taken);
 }
 
@@ -133,8 +137,8 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
     params[0] = spa_pod_builder_add_object(&builder, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
         SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(4, 2, 8),
         SPA_PARAM_BUFFERS_blocks, SPA_POD_Int(1),
-        SPA_PARAM_BUFFERS_size, SPA_POD_Int(STRIDE * HEIGHT),
-        SPA_PARAM_BUFFERS_stride, SPA_POD_Int(STRIDE),
+        SPA_PARAM_BUFFERS_size, SPA_POD_Int(stride * height),
+        SPA_PARAM_BUFFERS_stride, SPA_POD_Int(stride),
         SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int(1 << SPA_DATA_MemFd));
     params[1] = spa_pod_builder_add_object(&builder, SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
         SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Header),
@@ -164,13 +168,19 @@ static void on_signal(void *data, int number) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: pipewire-damage-producer NODE-NAME [FPS] [pointer]\n");
+        fprintf(stderr, "usage: pipewire-damage-producer NODE-NAME [FPS] [pointer|band] [WxH]\n");
         return 64;
     }
     pw_init(&argc, &argv);
     struct producer producer = {.fps = argc > 2 ? atoi(argv[2]) : 30};
     if (producer.fps < 1 || producer.fps > 240) producer.fps = 30;
     producer.pointer = argc > 3 && strcmp(argv[3], "pointer") == 0;
+    if (argc > 4 && (sscanf(argv[4], "%dx%d", &width, &height) != 2 || width < BAND || height < 2 * BAND
+                     || width > 8192 || height > 8192)) {
+        fprintf(stderr, "pipewire-damage-producer: expected WxH, such as 1920x1080\n");
+        return 64;
+    }
+    stride = width * 4;
     producer.loop = pw_main_loop_new(NULL);
     struct pw_loop *loop = pw_main_loop_get_loop(producer.loop);
     pw_loop_add_signal(loop, SIGINT, on_signal, &producer);
@@ -186,7 +196,7 @@ int main(int argc, char **argv) {
         SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
         SPA_FORMAT_mediaSubtype, SPA_POD_Id(SPA_MEDIA_SUBTYPE_raw),
         SPA_FORMAT_VIDEO_format, SPA_POD_Id(SPA_VIDEO_FORMAT_BGRx),
-        SPA_FORMAT_VIDEO_size, SPA_POD_Rectangle(&SPA_RECTANGLE(WIDTH, HEIGHT)),
+        SPA_FORMAT_VIDEO_size, SPA_POD_Rectangle(&SPA_RECTANGLE(width, height)),
         SPA_FORMAT_VIDEO_framerate, SPA_POD_Fraction(&SPA_FRACTION(producer.fps, 1)));
     if (pw_stream_connect(producer.stream, PW_DIRECTION_OUTPUT, PW_ID_ANY,
                           PW_STREAM_FLAG_DRIVER | PW_STREAM_FLAG_MAP_BUFFERS,

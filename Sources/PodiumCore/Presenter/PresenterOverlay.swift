@@ -24,6 +24,10 @@ public final class PresenterOverlay: FrameGrabber {
     /// Where the pointer was last said to be: the zoom stays there while it is hidden.
     private var lastPosition: (x: Int, y: Int)?
     private var lastLook = Look()
+    /// The part of the source's picture the last frame drawn on showed, and its rows drawn on:
+    /// while the part stays, a frame's changed rows are the source's and those.
+    private var lastView: PixelRect?
+    private var lastDrawnRows = RowBands()
 
     /// - Parameters:
     ///   - drawsCursor: the pointer's picture is drawn where the source sends it apart.
@@ -57,24 +61,41 @@ public final class PresenterOverlay: FrameGrabber {
         guard draws else {
             // The frame before had something drawn on it that this one has not.
             if changed { frame.changedRows = nil }
+            lastView = nil
             return .frame(frame)
         }
         let whole = PixelRect(x: 0, y: 0, size: frame.size)
         let view = lastPosition.map { ZoomView.view(of: whole, factor: look.zoom, around: $0) } ?? whole
         let copy = copies.copy(of: frame, area: view)
         frame.buffer.share(with: 0)
-        guard let drawn = copy else { return .busy }
+        guard var drawn = copy else {
+            lastView = nil
+            return .busy
+        }
+        var drawnRows = RowBands()
         if let report {
             let at = (x: report.x - view.x, y: report.y - view.y)
             if look.highlighting {
                 let marks = marks ?? PointerMarks(style: presenter.highlightStyle)
                 self.marks = marks
-                _ = marks.draw(into: drawn, at: at, time: frame.captureTime)
+                marks.draw(into: drawn, at: at, time: frame.captureTime).map { drawnRows.insert($0) }
             }
             if look.cursor, let cursor = report.cursor {
                 cursor.draw(into: drawn, x: at.x - cursor.hotspotX, y: at.y - cursor.hotspotY)
+                    .map { drawnRows.insert($0) }
             }
         }
+        if view == lastView, let sourceRows = frame.changedRows {
+            var rows = lastDrawnRows
+            rows.formUnion(drawnRows)
+            for index in 0..<sourceRows.count {
+                let band = sourceRows[index]
+                let (top, bottom) = (max(0, band.lowerBound - view.y), min(view.height, band.upperBound - view.y))
+                if top < bottom { rows.insert(top..<bottom) }
+            }
+            drawn.changedRows = rows
+        }
+        (lastView, lastDrawnRows) = (view, drawnRows)
         return .frame(drawn)
     }
 }
