@@ -78,14 +78,15 @@ let package = Package(
             name: "PodiumMedia",
             dependencies: ["PodiumCore", "CFFmpeg", "CYUV", "CSRT", .product(name: "Logging", package: "swift-log")]
         ),
-        // Sound from the desktop's sound server (PipeWire or PulseAudio), through libpulse.
-        .target(name: "PodiumSound", dependencies: ["PodiumCore", "CPulse"]),
+        // Sound from the desktop's sound server: straight from PipeWire where it runs, through libpulse
+        // otherwise; and PipeWire's nodes, which the cameras are found among too.
+        .target(name: "PodiumSound", dependencies: ["PodiumCore", "CPulse", "CPipeWire"]),
         // Wayland screens: wlroots' screencopy, and PipeWire video streams (the ScreenCast portal's,
         // cameras'; libyuv for a webcam's YUYV).
         .target(
             name: "PodiumWayland",
             dependencies: [
-                "PodiumCore", "CWayland", "CPipeWire", "CPortal", "CYUV",
+                "PodiumCore", "PodiumSound", "CWayland", "CPipeWire", "CPortal", "CYUV",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -5,6 +5,7 @@
 // PipeWire maps for us (memfd or plain memory), with the damage and cursor metadata when the
 // producer gives them.
 #include "cpipewire.h"
+#include "streams.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -190,16 +191,7 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
 static void on_state_changed(void *data, enum pw_stream_state old, enum pw_stream_state state, const char *error) {
     (void)old;
     struct cpw_capture *capture = data;
-    if (capture->closing) return;
-    switch (state) {
-    case PW_STREAM_STATE_STREAMING: capture->on_state(capture->handler_context, CPW_STATE_STREAMING, NULL); break;
-    case PW_STREAM_STATE_PAUSED: capture->on_state(capture->handler_context, CPW_STATE_PAUSED, NULL); break;
-    case PW_STREAM_STATE_CONNECTING: capture->on_state(capture->handler_context, CPW_STATE_CONNECTING, NULL); break;
-    case PW_STREAM_STATE_ERROR:
-    case PW_STREAM_STATE_UNCONNECTED:
-        capture->on_state(capture->handler_context, CPW_STATE_ENDED, error ? error : "the stream was disconnected");
-        break;
-    }
+    if (!capture->closing) cpw_say_state(capture->on_state, capture->handler_context, state, error);
 }
 
 static const struct pw_stream_events stream_events = {
@@ -212,13 +204,7 @@ static const struct pw_stream_events stream_events = {
 static void on_core_error(void *data, uint32_t id, int seq, int res, const char *message) {
     (void)seq;
     struct cpw_capture *capture = data;
-    if (capture->closing) return;
-    // The daemon gone (a broken pipe), or the node refused: the stream cannot go on.
-    if (id == PW_ID_CORE || res == -EPIPE) {
-        char said[256];
-        snprintf(said, sizeof said, "%s (%s)", message ? message : "PipeWire failed", spa_strerror(res));
-        capture->on_state(capture->handler_context, CPW_STATE_ENDED, said);
-    }
+    if (!capture->closing) cpw_say_core_error(capture->on_state, capture->handler_context, id, res, message);
 }
 
 static const struct pw_core_events core_events = { PW_VERSION_CORE_EVENTS, .error = on_core_error };
@@ -299,16 +285,6 @@ cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame,
 
 void cpw_capture_close(cpw_capture *capture) {
     if (capture == NULL) return;
-    pw_thread_loop_lock(capture->loop);
-    capture->closing = 1;
-    if (capture->stream) {
-        pw_stream_disconnect(capture->stream);
-        pw_stream_destroy(capture->stream);
-    }
-    if (capture->core) pw_core_disconnect(capture->core);
-    pw_thread_loop_unlock(capture->loop);
-    pw_thread_loop_stop(capture->loop);
-    pw_context_destroy(capture->context);
-    pw_thread_loop_destroy(capture->loop);
+    cpw_shut(capture->loop, capture->context, capture->core, capture->stream, &capture->closing);
     free(capture);
 }

@@ -30,7 +30,8 @@ static void on_global(void *data, uint32_t id, uint32_t permissions, const char 
     const char *media_class = spa_dict_lookup(props, PW_KEY_MEDIA_CLASS);
     if (media_class == NULL || strcmp(media_class, listing->media_class) != 0) return;
     listing->on_node(listing->context, id, spa_dict_lookup(props, PW_KEY_NODE_NAME),
-                     spa_dict_lookup(props, PW_KEY_NODE_DESCRIPTION), spa_dict_lookup(props, PW_KEY_NODE_NICK));
+                     spa_dict_lookup(props, PW_KEY_NODE_DESCRIPTION), spa_dict_lookup(props, PW_KEY_NODE_NICK),
+                     spa_dict_lookup(props, PW_KEY_APP_NAME));
 }
 
 static const struct pw_registry_events registry_events = { PW_VERSION_REGISTRY_EVENTS, .global = on_global };
@@ -60,8 +61,8 @@ static void on_timeout(void *data, uint64_t expirations) {
     pw_main_loop_quit(listing->loop);
 }
 
-int cpw_list_nodes(const char *media_class, cpw_node_handler on_node, void *context, char *error,
-                   size_t error_size) {
+int cpw_list_nodes(const char *remote, const char *media_class, cpw_node_handler on_node, void *context,
+                   char *error, size_t error_size) {
     pw_init(NULL, NULL);
     struct listing listing = {
         .media_class = media_class, .on_node = on_node, .context = context, .error = error, .error_size = error_size,
@@ -73,7 +74,9 @@ int cpw_list_nodes(const char *media_class, cpw_node_handler on_node, void *cont
     }
     struct pw_loop *loop = pw_main_loop_get_loop(listing.loop);
     struct pw_context *pw_context = pw_context_new(loop, NULL, 0);
-    struct pw_core *core = pw_context ? pw_context_connect(pw_context, NULL, 0) : NULL;
+    struct pw_core *core = pw_context
+        ? pw_context_connect(pw_context, remote ? pw_properties_new(PW_KEY_REMOTE_NAME, remote, NULL) : NULL, 0)
+        : NULL;
     if (core == NULL) {
         snprintf(error, error_size, "cannot connect to PipeWire");
         if (pw_context) pw_context_destroy(pw_context);

@@ -131,7 +131,7 @@ public enum RunBuilder {
             stream throws(PodiumError) in
             try AudioEncoder(codec: sound.codec, bitrate: sound.bitrate, globalHeader: globalHeader, streamID: stream)
         }
-        return (sound.inputs.map { PulseSource(request: $0.source, gain: $0.gain) }, stage)
+        return (sound.inputs.map { PipeWireSoundSource.choose(for: $0) }, stage)
     }
 
     /// The encode stage for the plan's encodings, or `nil` when nothing is encoded (a window alone).

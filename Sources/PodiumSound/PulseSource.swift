@@ -35,6 +35,7 @@ public struct PulseSource: SoundSource {
         case .desktop: "@DEFAULT_MONITOR@"
         case .microphone: "@DEFAULT_SOURCE@"
         case .named(let name): name
+        case .application(let name): name
         }
     }
 

@@ -34,6 +34,7 @@ public struct SoundServerInfo: Sendable, Equatable {
         case .desktop: desktopSource
         case .microphone: sources.first { $0.name == defaultSource }
         case .named(let name): sources.first { $0.name == name }
+        case .application: nil
         }
         guard let found else {
             let there = sources.map(\.name).joined(separator: ", ")
@@ -41,6 +42,8 @@ public struct SoundServerInfo: Sendable, Equatable {
             case .desktop: "no monitor of the default output '\(defaultSink)'"
             case .microphone: "no default input"
             case .named(let name): "no source named '\(name)'"
+            case .application(let name):
+                "no sound of one application ('\(name)') through PulseAudio: it is recorded through PipeWire"
             }
             throw .unavailable("\(missing) on the sound server (there: \(there.isEmpty ? "none" : there))",
                                about: .sound("\(request)"))

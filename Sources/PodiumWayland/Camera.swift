@@ -1,5 +1,5 @@
-import CPipeWire
 public import PodiumCore
+import PodiumSound
 
 /// A camera as PipeWire offers it: a `Video/Source` node (a webcam through PipeWire's V4L2 or
 /// libcamera plugin, a virtual camera, another program's video), read as any PipeWire video
@@ -17,24 +17,7 @@ public struct Camera: Sendable, Equatable, CustomStringConvertible {
     /// The cameras the user's PipeWire has now, in the registry's order. Blocks for a round trip.
     /// - Throws: 69 when PipeWire cannot be reached.
     public static func list() throws(PodiumError) -> [Camera] {
-        final class Found {
-            var cameras: [Camera] = []
-        }
-        let found = Found()
-        var error = [CChar](repeating: 0, count: 256)
-        let status = withExtendedLifetime(found) {
-            cpw_list_nodes("Video/Source", { context, id, name, description, nick in
-                guard let context else { return }
-                let found = Unmanaged<Found>.fromOpaque(context).takeUnretainedValue()
-                let label = (description ?? nick).map { String(cString: $0) }
-                found.cameras.append(Camera(node: id, name: name.map { String(cString: $0) } ?? "node \(id)",
-                                            label: label))
-            }, Unmanaged.passUnretained(found).toOpaque(), &error, error.count)
-        }
-        guard status == 0 else {
-            throw .unavailable("PipeWire: \(String(decoding: error.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))")
-        }
-        return found.cameras
+        try PipeWireNode.list("Video/Source").map { Camera(node: $0.id, name: $0.name, label: $0.label) }
     }
 
     /// The camera `name` picks among `cameras`: its node name exactly, or a part of its name or

@@ -71,7 +71,8 @@ public struct FakeGraph: Sendable {
                 [log = soundLog] id in
                 FakeSoundEncoder(stream: id, log: log)
             }
-            soundBranch = Run.SoundBranch(sources: soundSources, stage: stage)
+            // Placing is tested with the times given: each source's clock takes its first block.
+            soundBranch = Run.SoundBranch(sources: soundSources, stage: stage, settlingBlocks: 1)
             self.sounds = soundSources
         } else {
             self.sounds = []

@@ -96,6 +96,7 @@ import Testing
              mentions: "--show-region works on a captured X11 screen; pass one with --source"),
         Case(arguments: ["--source", "portal", "--mask", "notifications"], status: 64,
              mentions: "--mask works on X11 screens for now, not with --source portal"),
+        Case(arguments: ["--audio", "app:"], status: 64, mentions: "expected app:NAME with an application's name"),
         Case(arguments: ["--audio", "a", "--audio", "b", "--audio", "c", "--audio", "d", "--audio", "e"], status: 64,
              mentions: "--audio 'e': at most 4 sources are mixed"),
     ]

@@ -48,6 +48,29 @@ import Testing
         #expect(tone >= 4, "\(tone) half seconds of 1 kHz tone in \(seconds) s")
     }
 
+    /// Where PipeWire runs and no `PULSE_SERVER` names another server, the sound is read straight
+    /// from it, on its graph's clock; `--audio app:NAME` takes one application's sound (here the
+    /// player of the second output's 1 kHz tone, not the desktop's 440 Hz one). Through PulseAudio
+    /// alone there is no such thing, and the run says so before anything is written.
+    @Test func pipeWireIsReadStraightAndOneApplicationsSoundIsTaken() throws {
+        let sound = try SoundServer(tone: 440, secondTone: 1_000)
+        let output = desk.path("application.mkv")
+        let result = try Tools.podium(["stream", "--audio", "app:tone-1000", "-t", "2s", "--to", output],
+                                      display: desk.display.display, environment: sound.pipeWireEnvironment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("sound from the sound of tone-1000 (PipeWire stream "), "\(result.stderr)")
+        let samples = try Tools.decodeSound(output)
+        let heard = try #require(samples.count > 72_000 ? samples[24_000..<72_000] : nil, "\(samples.count) samples")
+        #expect(Tools.tonePower(near: 1_000, in: heard) > 1_000 * Tools.tonePower(near: 440, in: heard),
+                "the application's tone alone")
+
+        let pulse = desk.path("pulse.mkv")
+        let refused = try Tools.podium(["stream", "--audio", "app:tone-1000", "-t", "2s", "--to", pulse],
+                                       display: desk.display.display, environment: sound.environment)
+        #expect(refused.status == 69 && refused.stderr.contains("it is recorded through PipeWire"), "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: pulse))
+    }
+
     /// The sound server goes away mid-run and comes back: the picture and the recording go on,
     /// the live line says the sound is reconnecting, silence fills the gap, and the tone returns.
     @Test func theSoundServerGoingAwayLeavesSilenceAndTheSoundReturns() throws {
@@ -239,6 +262,15 @@ import Testing
         #expect(sources.first?["name"] as? String == "auto_null.monitor")
         #expect(sources.first?["monitorOf"] as? String == "auto_null")
         #expect(sources.first?["defaultFor"] as? [String] == ["desktop", "mic"])
+
+        // With the PipeWire beside it reachable, the applications playing are listed for app:NAME.
+        let playing = try SoundServer(tone: 440)
+        let environment = playing.environment.merging(playing.pipeWireEnvironment) { $1 }
+        let apps = try Tools.podium(["sources"], environment: environment)
+        #expect(apps.stdout.contains("applications playing (--audio app:NAME):\n  tone-440\n"), "\(apps.stdout)")
+        let appsJSON = try Tools.podium(["sources", "--json"], environment: environment)
+        let appsListing = try JSONSerialization.jsonObject(with: Data(appsJSON.stdout.utf8)) as? [String: Any]
+        #expect(appsListing?["applications"] as? [String] == ["tone-440"], "\(appsJSON.stdout)")
     }
 
     /// No sound server: one line naming --audio, 69, and no file.

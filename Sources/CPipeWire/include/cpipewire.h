@@ -53,14 +53,40 @@ cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame,
 // Stops the stream and PipeWire's thread; no handler is called after it returns.
 void cpw_capture_close(cpw_capture *capture);
 
-// One node as the registry describes it; the strings are valid only during the call (any may be NULL).
+// One node as the registry describes it, with the application it belongs to (a stream's); the
+// strings are valid only during the call (any may be NULL).
 typedef void (*cpw_node_handler)(void *context, uint32_t id, const char *name, const char *description,
-                                 const char *nick);
+                                 const char *nick, const char *application);
 
-// Calls `on_node` for every node of `media_class` (`Video/Source`: cameras and shared screens) the
-// user's PipeWire has now, on the caller's thread. Returns 0, or -1 with `error` filled when
-// PipeWire cannot be reached or does not answer within 5 s.
-int cpw_list_nodes(const char *media_class, cpw_node_handler on_node, void *context, char *error,
-                   size_t error_size);
+// Calls `on_node` for every node of `media_class` (`Video/Source`: cameras and shared screens;
+// `Audio/Sink`, `Audio/Source`, `Stream/Output/Audio`: applications playing) the PipeWire at
+// `remote` (a socket's path; the user's when NULL) has now, on the caller's thread. Returns 0,
+// or -1 with `error` filled when PipeWire cannot be reached or does not answer within 5 s.
+int cpw_list_nodes(const char *remote, const char *media_class, cpw_node_handler on_node, void *context,
+                   char *error, size_t error_size);
+
+// Sound recorded from one PipeWire node (see sound.c).
+typedef struct cpw_sound cpw_sound;
+
+// A block of sound: `frames` frames of interleaved 32-bit float stereo at 48 kHz, valid only
+// during the call; its first frame heard at `heard` (nanoseconds on CLOCK_MONOTONIC), from the
+// graph's own time and its delay to or from the device.
+typedef void (*cpw_sound_handler)(void *context, const float *samples, uint32_t frames, int64_t heard);
+
+// Records `target` (a node's name; NULL for the default) or node `node` (an application's stream;
+// PW_ID_ANY for none): with `monitor`, the sound a sink plays (its monitor; the default sink's
+// when neither is given), otherwise a source's (a microphone) or a stream's. Connects to `remote`
+// (a socket's path), or the user's PipeWire when NULL. The handlers are called on PipeWire's
+// thread. Returns NULL with `error` filled when it cannot.
+cpw_sound *cpw_sound_open(const char *remote, const char *target, uint32_t node, int monitor,
+                          cpw_sound_handler on_sound, cpw_state_handler on_state, void *context, char *error,
+                          size_t error_size);
+
+// Stops recording and PipeWire's thread; no handler is called after it returns.
+void cpw_sound_close(cpw_sound *sound);
+
+// Whether a PipeWire daemon takes connections at `remote` (a socket's path), or at the user's
+// socket (`$PIPEWIRE_REMOTE`, or `$XDG_RUNTIME_DIR/pipewire-0`) when NULL.
+int cpw_reachable(const char *remote);
 
 #endif

@@ -30,10 +30,15 @@ public final class Run: Sendable {
     public struct SoundBranch: Sendable {
         public var sources: [any SoundSource]
         public var stage: any SoundStaging
+        /// The blocks each source's clock settles on before its sound is placed (`SoundClock`);
+        /// tests of placing alone take 1.
+        public var settlingBlocks: Int
 
-        public init(sources: [any SoundSource], stage: any SoundStaging) {
+        public init(sources: [any SoundSource], stage: any SoundStaging,
+                    settlingBlocks: Int = SoundClock.settlingBlocks) {
             self.sources = sources
             self.stage = stage
+            self.settlingBlocks = settlingBlocks
         }
     }
 
@@ -164,7 +169,7 @@ public final class Run: Sendable {
         if let sound {
             for (number, source) in sound.sources.enumerated() {
                 let feed = SoundFeed(ring: sound.stage.soundRing, counters: sound.stage.counters, run: self,
-                                     index: 1 + number, source: number)
+                                     index: 1 + number, source: number, settlingBlocks: sound.settlingBlocks)
                 sourceThreads.spawn("podium-sound") { source.run(into: feed) }
             }
             stageThreads.spawn("podium-audio") { [self] in sound.stage.runStage(in: self) }

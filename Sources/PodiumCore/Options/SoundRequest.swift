@@ -9,12 +9,20 @@ public enum SoundRequest: Hashable, Sendable, CustomStringConvertible {
     case microphone
     /// A source by its sound server name (`alsa_input.usb-…`, `room.monitor`).
     case named(String)
+    /// `app:NAME`: what one application plays (a PipeWire stream by the application's name).
+    case application(String)
 
     /// `desktop` (or nothing), `mic`, or a source's name.
     public init(parsing text: String) throws(OptionParseError) {
         switch text {
         case "", "desktop": self = .desktop
         case "mic", "microphone": self = .microphone
+        case let app where app.lowercased().hasPrefix("app:"):
+            let name = String(app.dropFirst("app:".count))
+            guard !name.isEmpty, !name.contains(where: \.isNewline) else {
+                throw OptionParseError("expected app:NAME with an application's name, such as app:firefox")
+            }
+            self = .application(name)
         default:
             guard !text.contains(where: { $0.isWhitespace || $0.isNewline }) else {
                 throw OptionParseError("expected desktop, mic or a source's name without spaces")
@@ -28,6 +36,7 @@ public enum SoundRequest: Hashable, Sendable, CustomStringConvertible {
         case .desktop: "desktop"
         case .microphone: "mic"
         case .named(let name): name
+        case .application(let name): "app:\(name)"
         }
     }
 }

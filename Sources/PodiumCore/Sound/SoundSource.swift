@@ -24,9 +24,12 @@ public final class SoundFeed: Sendable {
     /// The source thread's processor time when it was last added to the counters.
     private let lastCharged = Atomic<UInt64>(0)
     /// Smooths the times the source measures; only its thread uses it (the lock is never contended).
-    private let soundClock = Mutex(SoundClock())
+    private let soundClock: Mutex<SoundClock>
+    /// The blocks taken while the clock settles (a fraction of a second), placed once it has.
+    private let held = Mutex([Float]())
 
-    init(ring: SoundRing, counters: SoundCounters, run: Run, index: Int, source: Int) {
+    init(ring: SoundRing, counters: SoundCounters, run: Run, index: Int, source: Int, settlingBlocks: Int) {
+        soundClock = Mutex(SoundClock(settlingBlocks: settlingBlocks))
         self.ring = ring
         self.counters = counters
         self.run = run
@@ -52,6 +55,12 @@ public final class SoundFeed: Sendable {
         return started
     }
 
+    /// Sound is delivered from the calling thread from now on (a library's own thread, not the
+    /// one `run(into:)` was given): its processor time is what counts from here.
+    public func deliversFromThisThread() {
+        lastCharged.store(threadCPUNanoseconds(), ordering: .relaxed)
+    }
+
     public var isStopping: Bool { run.isStopping }
 
     public var clock: any PacingClock { run.clock }
@@ -60,15 +69,29 @@ public final class SoundFeed: Sendable {
     public func onStop(_ handler: @escaping @Sendable () -> Void) { run.onStop(handler) }
 
     /// Hands on `samples` (interleaved, `SoundFormat`), the first of them measured to be heard at
-    /// `measured` on the run's clock (smoothed by a `SoundClock`); never waits. Samples the
-    /// encoder has no room for are dropped and counted.
+    /// `measured` on the run's clock (smoothed by a `SoundClock`; the first few blocks of a source,
+    /// and after it reconnects, are held until it settles); never waits.
     public func deliver(_ samples: UnsafeBufferPointer<Float>, heardAt measured: UInt64) {
-        let captureTime = soundClock.withLock {
-            $0.stamp(measured: measured, frames: samples.count / SoundFormat.channels)
+        let (stamped, settledStart) = soundClock.withLock { clock in
+            (clock.stamp(measured: measured, frames: samples.count / SoundFormat.channels), clock.takeSettledStart())
         }
         sourceCounters?.reconnecting.store(false, ordering: .relaxed)
         let now = threadCPUNanoseconds()
         counters.processorTime.add(Int(now &- lastCharged.exchange(now, ordering: .relaxed)), ordering: .relaxed)
+        if let captureTime = stamped {
+            put(samples, at: captureTime)
+            return
+        }
+        held.withLock { held in
+            held.append(contentsOf: samples)
+            guard let settledStart else { return }
+            held.withUnsafeBufferPointer { put($0, at: settledStart) }
+            held.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Puts `samples`, the first heard at `captureTime`, into the ring a block at a time.
+    private func put(_ samples: UnsafeBufferPointer<Float>, at captureTime: UInt64) {
         var start = 0
         while start < samples.count {
             let count = min(samples.count - start, ring.blockFrames * SoundFormat.channels)
@@ -88,5 +111,6 @@ public final class SoundFeed: Sendable {
     public func interrupted() {
         sourceCounters?.reconnecting.store(true, ordering: .relaxed)
         soundClock.withLock { $0.reset() }
+        held.withLock { $0.removeAll(keepingCapacity: true) }
     }
 }

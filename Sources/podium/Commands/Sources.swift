@@ -12,13 +12,16 @@ extension Podium {
             usage: "podium sources [--video] [--json]",
             discussion: """
                 The sound server is the user's PipeWire (through its PulseAudio interface) or \
-                PulseAudio; PULSE_SERVER names another. --video lists the cameras --source camera \
-                can capture instead: PipeWire's video sources (webcams, virtual cameras).
+                PulseAudio; PULSE_SERVER names another. With PipeWire, the applications playing \
+                now are listed too, by the name --audio app:NAME takes. --video lists the cameras \
+                --source camera can capture instead: PipeWire's video sources (webcams, virtual \
+                cameras).
 
                 Examples:
                   podium sources
                   podium sources --json
                   podium stream --audio alsa_input.usb-mic --to talk.mkv
+                  podium stream --audio app:firefox --to talk.mkv
                   podium sources --video
                   podium mirror --source :0 --source camera --layout over
                 """
@@ -43,12 +46,18 @@ extension Podium {
         struct Listing: Encodable {
             var server: String
             var sources: [Listed]
+            /// The applications playing now (PipeWire's output streams), for `--audio app:NAME`.
+            var applications: [String]
         }
 
         func run() async throws {
             if video { return try await listCameras() }
             // Connecting may block: on a thread of its own.
-            let server = try await onOwnThread("podium-sound") { () throws(PodiumError) in try SoundServerInfo.read() }
+            let (server, applications) = try await onOwnThread("podium-sound") { () throws(PodiumError) in
+                let playing = PipeWireSoundSource.isReachable()
+                    ? ((try? PipeWireNode.list("Stream/Output/Audio")) ?? []).map { $0.application ?? $0.name } : []
+                return (try SoundServerInfo.read(), Set(playing).sorted())
+            }
             let listed = server.sources.map { source in
                 Listed(name: source.name, description: source.description, monitorOf: source.monitorOf,
                        defaultFor: (source == server.desktopSource ? ["desktop"] : [])
@@ -57,7 +66,7 @@ extension Podium {
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                let listing = Listing(server: server.serverName, sources: listed)
+                let listing = Listing(server: server.serverName, sources: listed, applications: applications)
                 print(String(decoding: try encoder.encode(listing), as: UTF8.self))
                 return
             }
@@ -67,6 +76,9 @@ extension Podium {
                 let marks = source.defaultFor.map { "  --audio \($0)" }.joined()
                 print("  \(source.name)  \(source.description)\(marks)")
             }
+            guard !applications.isEmpty else { return }
+            print("applications playing (--audio app:NAME):")
+            for application in applications { print("  \(application)") }
         }
 
         /// `--video`: the cameras, by the name `--source camera:NAME` takes.

@@ -5,8 +5,9 @@ import PodiumCore
 struct SoundOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Carry sound: 'desktop' (what the machine plays; the default when no value is given), 'mic' (the "
-            + "default input), or a source's name on the sound server (PipeWire or PulseAudio). Give it again "
-            + "to mix several (up to 4); '?gain=-6dB' after a source sets its level in the mix.",
+            + "default input), a source's name on the sound server (PipeWire or PulseAudio), or 'app:NAME' (what "
+            + "one application plays, through PipeWire). Give it again to mix several (up to 4); '?gain=-6dB' "
+            + "after a source sets its level in the mix.",
         valueName: "SOURCE"),
             transform: parsed(SoundInput.init(parsing:)))
     var audio: [SoundInput] = []
