@@ -17,7 +17,6 @@ public final class PipeWireSoundSource: SoundSource {
     public let gain: Double
     /// A PipeWire socket's path; the user's PipeWire when `nil`.
     public let remote: String?
-    static let retryInterval: UInt64 = 1_000_000_000
 
     public init(request: SoundRequest, gain: Double = 0, remote: String? = nil) {
         self.request = request
@@ -95,22 +94,20 @@ public final class PipeWireSoundSource: SoundSource {
         defer { cpw_sound_close(stream) }
         guard feed.waitForStart() else { return }
         link.started.store(true, ordering: .releasing)
-        let clock = feed.clock
-        var retry: UInt64 = 0
+        feed.onStop { link.wake.signal() }
+        // Asleep until the stream ends or the run stops; then once a second until it is back.
         while !feed.isStopping {
+            _ = link.wake.wait(timeout: stream == nil ? .now() + .seconds(1) : .distantFuture)
+            guard !feed.isStopping else { break }
             if stream != nil, link.ended.load(ordering: .acquiring) {
                 // The server went away, or the application stopped: silence until it is back.
                 feed.interrupted()
                 cpw_sound_close(stream)
                 stream = nil
-                retry = clock.now() + Self.retryInterval
-            }
-            if stream == nil, clock.now() >= retry {
+            } else if stream == nil {
                 link.reopened()
                 stream = (try? self.target()).flatMap { try? open($0, link: link) }
-                retry = clock.now() + Self.retryInterval
             }
-            usleep(20_000)
         }
     }
 
@@ -126,7 +123,9 @@ public final class PipeWireSoundSource: SoundSource {
                          heard: heard)
         }, { context, state, _ in
             guard let context, state == Int32(CPW_STATE_ENDED) else { return }
-            Unmanaged<SoundLink>.fromOpaque(context).takeUnretainedValue().ended.store(true, ordering: .releasing)
+            let link = Unmanaged<SoundLink>.fromOpaque(context).takeUnretainedValue()
+            link.ended.store(true, ordering: .releasing)
+            link.wake.signal()
         }, context, &error, error.count)
         guard let opened else {
             throw .unavailable("PipeWire: \(String(decoding: error.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))",
@@ -142,6 +141,8 @@ final class SoundLink: Sendable {
     let feed: SoundFeed
     let started = Atomic(false)
     let ended = Atomic(false)
+    /// Wakes the source's thread: the stream ended, or the run stops.
+    let wake = DispatchSemaphore(value: 0)
     /// Whether the feed counts this thread's processor time yet (PipeWire's thread is new each open).
     private let charging = Atomic(false)
 

@@ -73,11 +73,13 @@ import Testing
 
     /// The sound server goes away mid-run and comes back: the picture and the recording go on,
     /// the live line says the sound is reconnecting, silence fills the gap, and the tone returns.
-    @Test func theSoundServerGoingAwayLeavesSilenceAndTheSoundReturns() throws {
+    /// Through libpulse, and straight from PipeWire.
+    @Test(arguments: [false, true]) func theSoundServerGoingAwayLeavesSilenceAndTheSoundReturns(native: Bool) throws {
         let sound = try SoundServer(tone: 1_000)
         let output = desk.path("gap.mkv")
+        let environment = native ? sound.pipeWireEnvironment : sound.environment
         let podium = try Tools.start(Tools.podium.path, ["stream", "--audio", "-t", "9s", "--to", output],
-                                     environment: sound.environment.merging(["DISPLAY": desk.display.display]) { $1 })
+                                     environment: environment.merging(["DISPLAY": desk.display.display]) { $1 })
         try podium.waitForStderr(containing: "audio -", timeout: 20)
         sound.stop()
         try podium.waitForStderr(containing: "audio: reconnecting", timeout: 10)
