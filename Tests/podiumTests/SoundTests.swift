@@ -327,8 +327,11 @@ import Testing
     /// The clapper flashes and beeps once a second; `podium av-sync` finds each flash and its beep
     /// in every container and after HLS (MPEG-TS and fMP4 segments): within 20 ms of each other
     /// (median), 40 ms at worst.
-    @Test func theClappersFlashesAndBeepsAreFoundAndPaired() throws {
+    /// Through libpulse, and straight from PipeWire; every container of one run within 2 ms of
+    /// the others (each states the encoder's priming its own way, or has it taken off its times).
+    @Test(arguments: [false, true]) func theClappersFlashesAndBeepsAreFoundAndPaired(native: Bool) throws {
         let sound = try SoundServer()
+        let recorded = native ? sound.pipeWireEnvironment : sound.environment
         let clapper = try Tools.start(Tools.podium.path, ["scene", "--display", desk.display.display,
                                                           "--kind", "clapper",
                                                           "--fps", "120", "--quiet"], environment: sound.environment)
@@ -341,8 +344,10 @@ import Testing
         let result = try Tools.podium(["stream", "--audio", "--fps", "120", "-t", "6s"]
                                       + outputs.flatMap { ["--to", $0.hasPrefix(desk.path("fmp4"))
                                                               ? $0 + "?segment-type=fmp4" : $0] },
-                                      display: desk.display.display, environment: sound.environment)
+                                      display: desk.display.display, environment: recorded)
         #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains(native ? "on PipeWire;" : "on PulseAudio"), "\(result.stderr)")
+        var medians: [Double] = []
         for output in outputs {
             let measured = try Tools.podium(["av-sync", output, "--json"])
             #expect(measured.status == 0, "\(measured.stderr)")
@@ -352,9 +357,13 @@ import Testing
             // A flash every second of the six, the first perhaps before the recording began.
             #expect((5...6).contains(offsets.count), "\(output): \(report)")
             // The targets: a median within 20 ms, none beyond 40 ms.
-            #expect(abs(try #require(report["medianMilliseconds"] as? Double)) <= 20, "\(output): \(offsets)")
+            let median = try #require(report["medianMilliseconds"] as? Double)
+            #expect(abs(median) <= 20, "\(output): \(offsets)")
             #expect(offsets.allSatisfy { abs($0) <= 40 }, "\(output): \(offsets)")
+            // HLS's playlists keep the last segments only: the files hold the whole run.
+            if !output.hasSuffix(".m3u8") { medians.append(median) }
         }
+        #expect((medians.max() ?? 0) - (medians.min() ?? 0) <= 2, "the containers' medians: \(medians)")
     }
 
     /// Pushed over RTMP to nginx-rtmp, the sound arrives as AAC beside the picture, and read back
