@@ -75,15 +75,20 @@ final class SwayWindows: WindowAreas {
 
     deinit { close(connection) }
 
-    /// The sway IPC socket of the compositor at `display`: `$SWAYSOCK`, or the one beside its
-    /// Wayland socket (sway makes both in its runtime folder); `nil` when there is none.
-    static func socketPath(display: String, environment: [String: String]) -> String? {
-        if let named = environment["SWAYSOCK"], !named.isEmpty { return named }
+    /// Where the sway IPC socket of the compositor at `display` may be: `$SWAYSOCK`, else those
+    /// beside its Wayland socket (sway makes both in its runtime folder; a sway that died leaves
+    /// its own), newest first.
+    static func socketPaths(display: String, environment: [String: String]) -> [String] {
+        if let named = environment["SWAYSOCK"], !named.isEmpty { return [named] }
         let folder = display.hasPrefix("/") ? (display as NSString).deletingLastPathComponent
             : environment["XDG_RUNTIME_DIR"] ?? ""
-        let found = (try? FileManager.default.contentsOfDirectory(atPath: folder))?
-            .filter { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }.sorted() ?? []
-        return found.last.map { (folder as NSString).appendingPathComponent($0) }
+        let paths = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+            .filter { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }
+            .map { (folder as NSString).appendingPathComponent($0) }
+        let modified = { (path: String) in
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date) ?? .distantPast
+        }
+        return paths.sorted { modified($0) > modified($1) }
     }
 
     func areas() throws(PodiumError) -> [PixelRect] {

@@ -54,12 +54,21 @@ extension WaylandScreenPlan {
             throw .usage("notification pop-ups cannot be masked on a wlroots desktop: they are layer surfaces, "
                          + "which sway's tree does not list")
         }
-        guard let socket = SwayWindows.socketPath(display: display, environment: ProcessInfo.processInfo.environment)
-        else {
+        let sockets = SwayWindows.socketPaths(display: display, environment: ProcessInfo.processInfo.environment)
+        guard !sockets.isEmpty else {
             throw .unavailable("masks on a Wayland output follow the windows through sway's IPC, and there is none "
                                + "for '\(display)' (no $SWAYSOCK, no sway-ipc socket beside it)")
         }
-        _ = try SwayWindows(socket: socket, output: output, masks: masks)
-        (self.masks, ipcSocket) = (masks, socket)
+        var failure: PodiumError?
+        for socket in sockets {
+            do {
+                _ = try SwayWindows(socket: socket, output: output, masks: masks)
+                (self.masks, ipcSocket) = (masks, socket)
+                return
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        throw failure ?? .unavailable("sway's IPC does not answer")
     }
 }
