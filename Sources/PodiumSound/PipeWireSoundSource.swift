@@ -169,8 +169,14 @@ extension PipeWireSoundSource {
     /// names a sound server; through libpulse otherwise (PulseAudio alone, or another machine's).
     /// - Parameter environment: the process's own when `nil`.
     public static func choose(for input: SoundInput, environment: [String: String]? = nil) -> any SoundSource {
-        let pulseNamed = !((environment ?? ProcessInfo.processInfo.environment)["PULSE_SERVER"] ?? "").isEmpty
-        guard !pulseNamed, isReachable() else { return PulseSource(request: input.source, gain: input.gain) }
+        guard isChosen(environment: environment) else { return PulseSource(request: input.source, gain: input.gain) }
         return PipeWireSoundSource(request: input.source, gain: input.gain)
+    }
+
+    /// Whether sound goes straight to and from PipeWire: it runs, and `PULSE_SERVER` names no
+    /// sound server. - Parameter environment: the process's own when `nil`.
+    static func isChosen(environment: [String: String]? = nil) -> Bool {
+        let pulseNamed = !((environment ?? ProcessInfo.processInfo.environment)["PULSE_SERVER"] ?? "").isEmpty
+        return !pulseNamed && isReachable()
     }
 }

@@ -2,7 +2,7 @@ import PodiumCore
 import Testing
 
 /// The sound clock: measured times that wobble become times that follow the samples, at the
-/// source's own rate; a time far off starts it afresh.
+/// source's own rate; a time far off is held until it is known whether the line moved.
 @Suite struct SoundClockTests {
     static let blockFrames = 480
     static let nominal = 10_000_000.0
@@ -45,21 +45,29 @@ import Testing
         }
     }
 
-    /// A block far off the line (a read scheduled 100 ms late) is stamped on it; as many in a row as
-    /// settle it (the server stalled and lost sound) start it afresh there, and so does a reset (a
-    /// reconnection): the stamps move at once, by the jump, never by half of one.
-    @Test func aStrayIsStampedOnTheLineAndAJumpThatStaysStartsAfresh() {
+    /// A block far off the line (a read scheduled 100 ms late) is held until the next comes back
+    /// on it, and then goes on it; as many in a row as settle it (the source lost sound, or the
+    /// graph's quantum changed) move the line to where they agree, the held blocks with it, so
+    /// the stamps move at once, by the jump, never by half of one. A reset (a reconnection) starts
+    /// it afresh.
+    @Test func aStrayIsHeldForTheLineAndAJumpThatStaysMovesIt() {
         var clock = SoundClock()
         func time(_ block: Int, _ shift: Double = 0) -> UInt64 { UInt64(1e9 + Double(block) * Self.nominal + shift) }
         for block in 0..<100 { _ = clock.stamp(measured: time(block), frames: Self.blockFrames) }
-        #expect(clock.stamp(measured: time(100, 100e6), frames: Self.blockFrames) == time(100))
+        #expect(clock.takeHeldStart() == time(0), "the first blocks, once it settled")
+        #expect(clock.stamp(measured: time(100, 100e6), frames: Self.blockFrames) == nil)
+        #expect(clock.takeHeldStart() == nil)
         #expect(clock.stamp(measured: time(101), frames: Self.blockFrames) == time(101))
+        #expect(clock.takeHeldStart() == time(100), "the stray goes on the line, before the block after it")
         var stamps: [UInt64?] = []
-        for block in 102..<120 { stamps.append(clock.stamp(measured: time(block, 200e6), frames: Self.blockFrames)) }
-        #expect(Array(stamps.prefix(4)) == (102..<106).map { Optional(time($0)) },
-                "four strays on the old line: \(stamps)")
-        #expect(stamps[4..<9].allSatisfy { $0 == nil }, "then it settles again: \(stamps)")
-        #expect(Array(stamps[9...]) == (111..<120).map { Optional(time($0, 200e6)) }, "on the new line: \(stamps)")
+        var heldStarts: [UInt64?] = []
+        for block in 102..<120 {
+            stamps.append(clock.stamp(measured: time(block, 37e6), frames: Self.blockFrames))
+            heldStarts.append(clock.takeHeldStart())
+        }
+        #expect(stamps[..<5].allSatisfy { $0 == nil }, "held while it is not known whether the line moved: \(stamps)")
+        #expect(heldStarts[4] == time(102, 37e6), "then they go where they agree: \(heldStarts)")
+        #expect(Array(stamps[5...]) == (107..<120).map { Optional(time($0, 37e6)) }, "on the new line: \(stamps)")
         clock.reset()
         #expect(clock.stamp(measured: 42, frames: Self.blockFrames) == nil)
     }

@@ -332,9 +332,7 @@ import Testing
     @Test(arguments: [false, true]) func theClappersFlashesAndBeepsAreFoundAndPaired(native: Bool) throws {
         let sound = try SoundServer()
         let recorded = native ? sound.pipeWireEnvironment : sound.environment
-        let clapper = try Tools.start(Tools.podium.path, ["scene", "--display", desk.display.display,
-                                                          "--kind", "clapper",
-                                                          "--fps", "120", "--quiet"], environment: sound.environment)
+        let clapper = try startClapper(sound)
         defer { _ = try? clapper.interrupt() }
         for folder in ["hls", "fmp4"] {
             try FileManager.default.createDirectory(atPath: desk.path(folder), withIntermediateDirectories: true)
@@ -371,14 +369,12 @@ import Testing
     @Test func theClapperThroughNginxRTMP() throws {
         let sound = try SoundServer()
         let nginx = try MediaServer()
-        let clapper = try Tools.start(Tools.podium.path, ["scene", "--display", desk.display.display,
-                                                          "--kind", "clapper",
-                                                          "--fps", "120", "--quiet"], environment: sound.environment)
+        let clapper = try startClapper(sound)
         defer { _ = try? clapper.interrupt() }
         // At 120 fps, as above: a grabbed picture's own timing then spreads the offset by ±4 ms.
         let push = try Tools.start(Tools.podium.path, ["stream", "--audio", "--fps", "120", "-t", "9s",
                                                        "--keyint", "1s", "--quiet", "--to", nginx.publishURL],
-                                   environment: sound.environment.merging(["DISPLAY": desk.display.display]) { $1 })
+                                   environment: recording(sound))
         Thread.sleep(forTimeInterval: 2)
         let measured = try Tools.podium(["av-sync", nginx.publishURL, "--duration", "5s", "--json"], timeout: 30)
         #expect(measured.status == 0, "\(measured.stderr)")
@@ -389,6 +385,49 @@ import Testing
         #expect((4...6).contains(offsets.count), "\(report)")
         #expect(abs(try #require(report["medianMilliseconds"] as? Double)) <= 20, "\(offsets)")
         #expect(offsets.allSatisfy { abs($0) <= 40 }, "\(offsets)")
+    }
+
+    /// The graph's quantum forced from 5 to 43 ms and back mid-run (as a program asking for a
+    /// longer one does): read straight from PipeWire, no flash's offset moves. Before the sound
+    /// and the clapper counted the cycle a stream's data waits, the long quantum moved the beeps
+    /// 75 ms late, and the way back lost 37 ms of sound that the resampler took 37 s to slide over.
+    @Test func aQuantumChangedMidRunMovesNoOffset() throws {
+        let sound = try SoundServer()
+        let clapper = try startClapper(sound)
+        defer { _ = try? clapper.interrupt() }
+        let output = desk.path("quantum.mkv")
+        let run = try Tools.start(Tools.podium.path, ["stream", "--audio", "--fps", "120", "-t", "12s", "--quiet",
+                                                      "--to", output],
+                                  environment: recording(sound))
+        for (wait, quantum) in [(4.0, 2048), (4.0, 0)] {
+            Thread.sleep(forTimeInterval: wait)
+            let forced = try Tools.start("pw-metadata", ["-n", "settings", "0", "clock.force-quantum", "\(quantum)"],
+                                         environment: sound.pipeWireEnvironment).wait()
+            #expect(forced.status == 0, "\(forced.stderr)")
+        }
+        let recorded = try run.wait(timeout: 30)
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        let measured = try Tools.podium(["av-sync", output, "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(measured.stdout.utf8)) as? [String: Any])
+        let offsets = try #require(report["offsets"] as? [Double])
+        let median = try #require(report["medianMilliseconds"] as? Double)
+        #expect(offsets.count >= 10, "\(report)")
+        #expect(abs(median) <= 20, "\(offsets)")
+        // Within a grabbed picture's own spread (±4 ms at 120 fps) and a little of the median.
+        #expect(offsets.allSatisfy { abs($0 - median) <= 12 }, "\(offsets)")
+    }
+
+    /// What a run recording `desk` and `sound` straight from PipeWire needs.
+    private func recording(_ sound: SoundServer) -> [String: String] {
+        sound.pipeWireEnvironment.merging(["DISPLAY": desk.display.display]) { $1 }
+    }
+
+    /// The clapper at 120 fps, its beeps played straight into PipeWire: placed by the graph's own
+    /// time, where through PipeWire's PulseAudio interface they wander by tens of milliseconds
+    /// when the quantum changes, or when the server raises a stream's latency after an underrun.
+    private func startClapper(_ sound: SoundServer) throws -> RunningCommand {
+        try Tools.start(Tools.podium.path, ["scene", "--display", desk.display.display, "--kind", "clapper",
+                                            "--fps", "120", "--quiet"], environment: sound.pipeWireEnvironment)
     }
 
 

@@ -153,10 +153,10 @@ extension WebViewerTests {
         let desk = try PrivateDesk()
         let sound = try SoundServer()
         let scene = try Tools.start(Tools.podium.path, ["scene", "--display", desk.display.display, "--kind", "clapper",
-                                                        "--quiet"], environment: sound.environment)
+                                                        "--quiet"], environment: sound.pipeWireEnvironment)
         defer { _ = try? scene.interrupt() }
         let served = try serve("http://127.0.0.1:\(Tools.freePort())", display: desk.display.display, seconds: 12,
-                               more: ["--audio"], environment: sound.environment)
+                               more: ["--audio"], environment: sound.pipeWireEnvironment)
         let page = try watch(served.link, frames: 1, until: Self.clapperWatch(count: 7),
                              flags: [Self.soundWithoutAClick])
         _ = try served.run.interrupt()

@@ -82,7 +82,16 @@ cpw_sound *cpw_sound_open(const char *remote, const char *target, uint32_t node,
                           cpw_sound_handler on_sound, cpw_state_handler on_state, void *context, char *error,
                           size_t error_size);
 
-// Stops recording and PipeWire's thread; no handler is called after it returns.
+// A block to play: `frames` frames of interleaved 32-bit float stereo at 48 kHz to write into
+// `samples`, whose first frame will be heard at `heard` (nanoseconds on CLOCK_MONOTONIC).
+typedef void (*cpw_play_handler)(void *context, float *samples, uint32_t frames, int64_t heard);
+
+// Plays what `on_play` writes into the default output, as application `name`; otherwise as
+// `cpw_sound_open`.
+cpw_sound *cpw_sound_play(const char *remote, const char *name, cpw_play_handler on_play, cpw_state_handler on_state,
+                          void *context, char *error, size_t error_size);
+
+// Stops recording or playing and PipeWire's thread; no handler is called after it returns.
 void cpw_sound_close(cpw_sound *sound);
 
 // Whether a PipeWire daemon takes connections at `remote` (a socket's path), or at the user's

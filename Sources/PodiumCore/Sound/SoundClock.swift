@@ -12,10 +12,12 @@ import Foundation
 ///
 /// It starts where the first blocks agree: their times' median, not the first alone (a stream's
 /// first block often comes off the line its others keep, by 30 ms on PipeWire). Those blocks are
-/// held by the caller meanwhile and placed on that line once it is known (`takeSettledStart`), so
+/// held by the caller meanwhile and placed on that line once it is known (`takeHeldStart`), so
 /// the resampler has nothing to pull in over the first seconds. A block far off the line
-/// (`resyncAfter`) is stamped on it; only as many in a row (the source stalled and lost sound, or
-/// came back) start it afresh.
+/// (`resyncAfter`) is held likewise until the next shows whether the line moved: back on it, the
+/// held blocks go on it; as many in a row as settle it (the source lost sound, or the graph's
+/// quantum changed and its cycles with it), the line moves to where they agree, at once and
+/// with the held blocks on it, keeping the rate learnt.
 ///
 /// Not thread-safe: a source's thread alone.
 public struct SoundClock: Sendable {
@@ -27,17 +29,18 @@ public struct SoundClock: Sendable {
     private var followed = 0.0
     /// How fast it follows once settled, in hertz.
     private let bandwidth: Double
-    /// While it settles: where each block puts the first sample taken since, and the samples taken.
-    private var settling: [Double] = []
-    private var settlingFrames = 0
-    /// When the first block held while it settled was heard, once it settled; taken once.
-    private var settledStart: Double?
-    /// Blocks in a row far off the line.
-    private var strays = 0
+    /// While blocks are held (it settles, or they are off the line): where each puts the first
+    /// sample held, and the samples held.
+    private var held: [Double] = []
+    private var heldFrames = 0
+    /// Where the line put the first block held off it.
+    private var heldOnLine = 0.0
+    /// When the first block held was heard, once that is known; taken once.
+    private var heldStart: Double?
     private let settlingBlocks: Int
 
     /// A measured time further than this from the expected one is off the line.
-    public static let resyncAfter = 60_000_000.0
+    public static let resyncAfter = 20_000_000.0
     /// The blocks whose times are agreed on before the first stamp, and that are off the line in
     /// a row before it starts afresh, unless told otherwise.
     public static let settlingBlocks = 5
@@ -51,7 +54,7 @@ public struct SoundClock: Sendable {
         self.bandwidth = bandwidth
         self.settlingBlocks = max(1, settlingBlocks)
         period = Self.nominalPeriod
-        settling.reserveCapacity(self.settlingBlocks)
+        held.reserveCapacity(self.settlingBlocks)
     }
 
     /// The rate learnt, against the nominal one: 0.997 for a source 0.3 % slow.
@@ -61,57 +64,73 @@ public struct SoundClock: Sendable {
     public mutating func reset() {
         next = nil
         followed = 0
-        settling.removeAll(keepingCapacity: true)
-        settlingFrames = 0
-        strays = 0
-        settledStart = nil
+        held.removeAll(keepingCapacity: true)
+        heldFrames = 0
+        heldStart = nil
     }
 
-    /// When the blocks held while the clock settled begin, once it has (their samples follow one
-    /// another from there); `nil` before, and after it was taken.
-    public mutating func takeSettledStart() -> UInt64? {
-        defer { settledStart = nil }
-        return settledStart.map { UInt64(max(0, $0.rounded())) }
+    /// When the blocks held begin, once that is known (their samples follow one another from
+    /// there, and come before the block just stamped, if any); `nil` before, and after it was taken.
+    public mutating func takeHeldStart() -> UInt64? {
+        defer { heldStart = nil }
+        return heldStart.map { UInt64(max(0, $0.rounded())) }
     }
 
     /// The time to stamp a block of `frames` samples with, whose first sample was measured to be
-    /// heard at `measured` (nanoseconds on the monotonic clock); `nil` while the clock settles:
-    /// the block is held until `takeSettledStart` says where it goes.
+    /// heard at `measured` (nanoseconds on the monotonic clock); `nil` while it is held: until
+    /// `takeHeldStart` says where it goes.
     public mutating func stamp(measured: UInt64, frames: Int) -> UInt64? {
         let measuredTime = Double(measured)
         let frames = max(0, frames)
         guard let expected = next else {
-            settling.append(measuredTime - Double(settlingFrames) * period)
-            settlingFrames += frames
-            guard settling.count >= settlingBlocks else { return nil }
-            settling.sort()
-            settledStart = settling[settling.count / 2]
-            next = settling[settling.count / 2] + Double(settlingFrames) * period
-            settling.removeAll(keepingCapacity: true)
-            settlingFrames = 0
+            guard hold(measuredTime, frames: frames) else { return nil }
+            next = heldStart.map { $0 + Double(heldFrames) * period }
+            release()
             return nil
         }
         let error = measuredTime - expected
-        var time = expected
-        if abs(error) > Self.resyncAfter {
-            strays += 1
-            guard strays < settlingBlocks else {
-                reset()
-                return stamp(measured: measured, frames: frames)
+        guard abs(error) <= Self.resyncAfter else {
+            if held.isEmpty { heldOnLine = expected }
+            next = expected + period * Double(frames)
+            if hold(measuredTime, frames: frames) {
+                // The line moved: it goes on from where the held blocks agree.
+                next = heldStart.map { $0 + Double(heldFrames) * period }
+                release()
             }
-        } else {
-            strays = 0
-            let rate = Double(SoundFormat.sampleRate)
-            let width = max(bandwidth, pow(0.5, followed / rate))
-            // The gains for an update every `frames` samples.
-            let omega = 2 * Double.pi * width * Double(max(1, frames)) / rate
-            time = expected + 2.squareRoot() * omega * error
-            period += omega * omega * error / Double(max(1, frames))
-            // The rate stays within 1 % of the nominal: beyond it, the measurements are at fault.
-            period = min(max(period, Self.nominalPeriod * 0.99), Self.nominalPeriod * 1.01)
+            return nil
         }
+        if !held.isEmpty {
+            // Back on the line: the blocks held were strays, and go on it.
+            heldStart = heldOnLine
+            release()
+        }
+        let rate = Double(SoundFormat.sampleRate)
+        let width = max(bandwidth, pow(0.5, followed / rate))
+        // The gains for an update every `frames` samples.
+        let omega = 2 * Double.pi * width * Double(max(1, frames)) / rate
+        let time = expected + 2.squareRoot() * omega * error
+        period += omega * omega * error / Double(max(1, frames))
+        // The rate stays within 1 % of the nominal: beyond it, the measurements are at fault.
+        period = min(max(period, Self.nominalPeriod * 0.99), Self.nominalPeriod * 1.01)
         next = time + period * Double(frames)
         followed += Double(frames)
         return UInt64(max(0, time.rounded()))
+    }
+
+    /// Holds a block measured at `measured`; whether as many are held as settle a line, which
+    /// `heldStart` then holds: where most of them agree the first held sample was heard.
+    private mutating func hold(_ measured: Double, frames: Int) -> Bool {
+        held.append(measured - Double(heldFrames) * period)
+        heldFrames += frames
+        guard held.count >= settlingBlocks else { return false }
+        held.sort()
+        heldStart = held[held.count / 2]
+        return true
+    }
+
+    /// Lets go of the blocks held, once `heldStart` says where they go.
+    private mutating func release() {
+        held.removeAll(keepingCapacity: true)
+        heldFrames = 0
     }
 }

@@ -70,24 +70,27 @@ public final class SoundFeed: Sendable {
 
     /// Hands on `samples` (interleaved, `SoundFormat`), the first of them measured to be heard at
     /// `measured` on the run's clock (smoothed by a `SoundClock`; the first few blocks of a source,
-    /// and after it reconnects, are held until it settles); never waits.
+    /// after it reconnects and while its blocks stray off the line, are held until it knows where
+    /// they go); never waits.
     public func deliver(_ samples: UnsafeBufferPointer<Float>, heardAt measured: UInt64) {
-        let (stamped, settledStart) = soundClock.withLock { clock in
-            (clock.stamp(measured: measured, frames: samples.count / SoundFormat.channels), clock.takeSettledStart())
+        let (stamped, heldStart) = soundClock.withLock { clock in
+            (clock.stamp(measured: measured, frames: samples.count / SoundFormat.channels), clock.takeHeldStart())
         }
         sourceCounters?.reconnecting.store(false, ordering: .relaxed)
         let now = threadCPUNanoseconds()
         counters.processorTime.add(Int(now &- lastCharged.exchange(now, ordering: .relaxed)), ordering: .relaxed)
-        if let captureTime = stamped {
-            put(samples, at: captureTime)
+        if let stamped, heldStart == nil {
+            put(samples, at: stamped)
             return
         }
         held.withLock { held in
-            held.append(contentsOf: samples)
-            guard let settledStart else { return }
-            held.withUnsafeBufferPointer { put($0, at: settledStart) }
+            if stamped == nil { held.append(contentsOf: samples) }
+            guard let heldStart else { return }
+            held.withUnsafeBufferPointer { put($0, at: heldStart) }
             held.removeAll(keepingCapacity: true)
         }
+        // A block back on the line after strays goes after them.
+        if let stamped { put(samples, at: stamped) }
     }
 
     /// Puts `samples`, the first heard at `captureTime`, into the ring a block at a time.

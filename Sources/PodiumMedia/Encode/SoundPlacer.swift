@@ -5,7 +5,9 @@ public import PodiumCore
 /// comes with the place its capture time gives it, and the track that comes out follows those
 /// places. It stretches or squeezes by at most 1 ms a second to follow a sound card whose clock
 /// drifts from the monotonic one, and fills a gap with silence (or trims sound that came late)
-/// when the difference passes 100 ms. The track starts at the run's first slot.
+/// when the difference passes 20 ms: a source that lost sound (PipeWire does, 37 ms, when its
+/// quantum shortens) is back in place at once, not slid there at 1 ms a second. The track starts at
+/// the run's first slot.
 ///
 /// Not thread-safe: made on the sound stage's thread, which owns the resampler, and used there alone.
 public final class SoundPlacer: SoundPlacing {
@@ -31,13 +33,14 @@ public final class SoundPlacer: SoundPlacing {
             throw .software("out of memory opening the resampler")
         }
         // Follow the timestamps: stretch or squeeze by up to 48 samples a second (1 ms), fill or
-        // trim beyond 100 ms; the timeline starts at the run's first slot. Up to 1 % was tried, to
-        // follow a PipeWire null output running 0.3 % slow: it put the sound 10 to 25 ms early
-        // against the clapper read back through nginx-rtmp (0.1 %: three runs of three within
-        // the 20 ms target), so it waits until that is understood.
+        // trim beyond 20 ms (the sound clock's stamps are smooth within it); the timeline starts
+        // at the run's first slot. Up to 1 % was tried, to follow a PipeWire null output running
+        // 0.3 % slow: it put the sound 10 to 25 ms early against the clapper read back through
+        // nginx-rtmp (0.1 %: three runs of three within the 20 ms target), so it waits until that
+        // is understood.
         let pointer = UnsafeMutableRawPointer(resampler.pointer)
         av_opt_set_double(pointer, "async", Double(SoundFormat.sampleRate) / 1_000, 0)
-        av_opt_set_double(pointer, "min_hard_comp", 0.1, 0)
+        av_opt_set_double(pointer, "min_hard_comp", 0.02, 0)
         av_opt_set_int(pointer, "first_pts", 0, 0)
         // Resampling from the start: the first correction would otherwise open the resampler
         // anew, which puts the timeline back to its start and fills the whole run so far with silence.
