@@ -34,6 +34,8 @@ struct cpw_sound {
     struct spa_hook stream_listener;
     cpw_sound_handler on_sound;
     cpw_play_handler on_play;
+    // The graph's clock, as the stream's io area gives it: when the next cycle begins.
+    struct spa_io_position *position;
     cpw_state_handler on_state;
     void *handler_context;
     int closing;
@@ -62,9 +64,14 @@ static void on_process_play(struct cpw_sound *sound, struct pw_buffer *buffer) {
     if (buffer->requested > 0) frames = SPA_MIN(frames, (uint32_t)buffer->requested);
     if (plane->data == NULL) frames = 0;
     if (frames > 0) {
-        // What is written now is taken in the next cycle, one quantum (these frames) on.
-        int64_t next_cycle = (int64_t)frames * (int64_t)SPA_NSEC_PER_SEC / SOUND_RATE;
-        sound->on_play(sound->handler_context, plane->data, frames, cycle_at_device(sound->stream, 1) + next_cycle);
+        // What is written now is taken in the next cycle: this one's length on (not the frames
+        // asked for, which are the next one's, and differ when the quantum changes).
+        struct spa_io_position *position = sound->position;
+        int64_t now = cycle_at_device(sound->stream, 1);
+        int64_t wait = position != NULL && position->clock.next_nsec > position->clock.nsec
+            ? (int64_t)(position->clock.next_nsec - position->clock.nsec)
+            : (int64_t)frames * (int64_t)SPA_NSEC_PER_SEC / SOUND_RATE;
+        sound->on_play(sound->handler_context, plane->data, frames, now + wait);
     }
     plane->chunk->offset = 0;
     plane->chunk->stride = stride;
@@ -97,9 +104,15 @@ static void on_state_changed(void *data, enum pw_stream_state old, enum pw_strea
     if (!sound->closing) cpw_say_state(sound->on_state, sound->handler_context, state, error);
 }
 
+static void on_io_changed(void *data, uint32_t id, void *area, uint32_t size) {
+    struct cpw_sound *sound = data;
+    if (id == SPA_IO_Position) sound->position = size >= sizeof *sound->position ? area : NULL;
+}
+
 static const struct pw_stream_events stream_events = {
     PW_VERSION_STREAM_EVENTS,
     .state_changed = on_state_changed,
+    .io_changed = on_io_changed,
     .process = on_process,
 };
 
