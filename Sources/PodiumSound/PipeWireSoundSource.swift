@@ -135,7 +135,9 @@ public final class PipeWireSoundSource: SoundSource {
     }
 }
 
-/// Where PipeWire's thread hands the sound: on to the run's feed once capture started.
+/// Where PipeWire's thread hands the sound: on to the run's feed once capture started, gathered
+/// into blocks of at least 20 ms. PipeWire hands on a quantum at a time, 5 ms at its usual 256
+/// samples: passed on as they come, the encoder's thread woke 190 times a second.
 /// Thread-safe.
 final class SoundLink: Sendable {
     let feed: SoundFeed
@@ -145,22 +147,63 @@ final class SoundLink: Sendable {
     let wake = DispatchSemaphore(value: 0)
     /// Whether the feed counts this thread's processor time yet (PipeWire's thread is new each open).
     private let charging = Atomic(false)
+    private let gathered: Mutex<Gathered>
 
-    /// A new stream, on a new thread of PipeWire's, is about to deliver.
-    func reopened() {
-        ended.store(false, ordering: .releasing)
-        charging.store(false, ordering: .relaxed)
+    /// The samples gathered, made once: PipeWire's thread does not allocate.
+    private struct Gathered: Sendable {
+        var samples = [Float](repeating: 0, count: SoundLink.gatherCapacity * SoundFormat.channels)
+        var frames = 0
+        /// When the first was heard.
+        var heard: Int64 = 0
     }
+
+    /// Blocks go on once they hold this many samples a channel (20 ms)...
+    static let gatherFrames = SoundFormat.sampleRate / 50
+    /// ... and a quantum larger than what is left goes on by itself.
+    static let gatherCapacity = 2 * gatherFrames
 
     init(feed: SoundFeed) {
         self.feed = feed
+        gathered = Mutex(Gathered())
+    }
+
+    /// A new stream, on a new thread of PipeWire's, is about to deliver; what the last gathered is
+    /// left out (it ended, and silence stands where it stopped).
+    func reopened() {
+        ended.store(false, ordering: .releasing)
+        charging.store(false, ordering: .relaxed)
+        gathered.withLock { $0.frames = 0 }
     }
 
     /// On PipeWire's thread: a block heard at `heard` nanoseconds on CLOCK_MONOTONIC.
     func receive(_ samples: UnsafeBufferPointer<Float>, heard: Int64) {
         guard started.load(ordering: .acquiring) else { return }
         if !charging.exchange(true, ordering: .relaxed) { feed.deliversFromThisThread() }
-        feed.deliver(samples, heardAt: UInt64(max(0, heard)))
+        gathered.withLock { gathered in
+            let frames = samples.count / SoundFormat.channels
+            if gathered.frames + frames > Self.gatherCapacity { flush(&gathered) }
+            guard frames <= Self.gatherCapacity else {
+                feed.deliver(samples, heardAt: UInt64(max(0, heard)))
+                return
+            }
+            if gathered.frames == 0 { gathered.heard = heard }
+            let start = gathered.frames * SoundFormat.channels
+            gathered.samples.withUnsafeMutableBufferPointer { room in
+                _ = UnsafeMutableBufferPointer(rebasing: room[start..<start + samples.count])
+                    .update(fromContentsOf: samples)
+            }
+            gathered.frames += frames
+            if gathered.frames >= Self.gatherFrames { flush(&gathered) }
+        }
+    }
+
+    private func flush(_ gathered: inout Gathered) {
+        guard gathered.frames > 0 else { return }
+        let (count, heard) = (gathered.frames * SoundFormat.channels, UInt64(max(0, gathered.heard)))
+        gathered.samples.withUnsafeBufferPointer { all in
+            feed.deliver(UnsafeBufferPointer(rebasing: all[0..<count]), heardAt: heard)
+        }
+        gathered.frames = 0
     }
 }
 
