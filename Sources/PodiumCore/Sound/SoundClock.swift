@@ -39,10 +39,11 @@ public struct SoundClock: Sendable {
     private var heldStart: Double?
     private let settlingBlocks: Int
 
-    /// A measured time further than this from the expected one is off the line.
+    /// A measured time further than this from the expected one is off the line: beyond the wobble
+    /// of a latency report (±10 ms through PipeWire's PulseAudio interface at its usual quantum).
     public static let resyncAfter = 20_000_000.0
     /// The blocks whose times are agreed on before the first stamp, and that are off the line in
-    /// a row before it starts afresh, unless told otherwise.
+    /// a row before it moves, unless told otherwise.
     public static let settlingBlocks = 5
     static let nominalPeriod = 1e9 / Double(SoundFormat.sampleRate)
 
