@@ -81,8 +81,10 @@ extension Podium {
             if !quiet { Console.say("drawing the \(kind) scene on \(connection.displayName) (\(player.screen)) at \(fps) fps; Ctrl-C to stop") }
 
             let clock = MonotonicClock()
-            var pacer = FramePacer(grid: FrameGrid(fps: fps))
-            let start = clock.now()
+            // Slot 0 and the first beep share one instant, a little ahead so that the sound is open
+            // by then: each flash is drawn at its beep's instant, not up to a frame interval after.
+            let start = clock.now() + 250_000_000
+            var pacer = FramePacer(grid: FrameGrid(fps: fps), start: start)
             // The clapper's beeps, on a thread of their own, at the flashes' instants.
             let beeping = ThreadGroup()
             defer {
@@ -114,7 +116,7 @@ extension Podium {
                 let stamp = SceneStamp(sequence: UInt32(truncatingIfNeeded: drawn), milliseconds: UInt32(truncatingIfNeeded: clock.now() / 1_000_000))
                 if player.draw(sequence: drawn, elapsed: slot.deadline - start, stamp: stamp) { drawn += 1 }
             }
-            let seconds = Double(clock.now() - start) / 1e9
+            let seconds = Double(clock.now() - min(start, clock.now())) / 1e9
             if !quiet { Console.say("drew \(drawn) frames in \(seconds.fixed(1)) s, \(late) late") }
         }
     }
