@@ -194,9 +194,11 @@ static cpw_sound *open_sound(const char *remote, struct pw_properties *propertie
 cpw_sound *cpw_sound_open(const char *remote, const char *target, uint32_t node, int monitor,
                           cpw_sound_handler on_sound, cpw_state_handler on_state, void *context, char *error,
                           size_t error_size) {
+    // PipeWire's usual quantum (21 ms): a recorder that asked for less would make the whole graph,
+    // and every program on it, wake more often than the desktop runs by itself.
     struct pw_properties *properties = pw_properties_new(
         PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Capture", PW_KEY_MEDIA_ROLE, "Production",
-        PW_KEY_NODE_LATENCY, "960/48000", PW_KEY_APP_NAME, "Podium", NULL);
+        PW_KEY_NODE_LATENCY, "1024/48000", PW_KEY_APP_NAME, "Podium", NULL);
     if (properties != NULL && monitor) pw_properties_set(properties, PW_KEY_STREAM_CAPTURE_SINK, "true");
     if (properties != NULL && target != NULL) pw_properties_set(properties, PW_KEY_TARGET_OBJECT, target);
     return open_sound(remote, properties, node, on_sound, NULL, on_state, context, error, error_size);
