@@ -122,7 +122,7 @@ public enum RunBuilder {
     /// The sound's sources and the stage that mixes and encodes them, once for every output;
     /// `nil` when nothing is encoded.
     private static func soundBranch(_ sound: SoundPlan, plan: RunPlan, hub: StreamHub, counters: RunCounters)
-        -> (sources: [any SoundSource], stage: SoundStage<SoundPlacer, AudioEncoder>)? {
+        -> (sources: [any SoundSource], stage: SoundStage)? {
         guard let soundCounters = counters.sound, !plan.encoding.encodings.isEmpty else { return nil }
         // Browsers' decoders take the codec's configuration apart from the packets, as MP4 does.
         let globalHeader = plan.encoding.sinks.contains(where: \.needsGlobalHeader) || !plan.encoding.viewers.isEmpty

@@ -17,11 +17,11 @@ public final class RunSession: Sendable {
     /// Each encoding's stream id, in the plan's order.
     let streams: [Int]
     let encodeStage: RunBuilder.VideoEncodeStage?
-    let soundStage: (any SoundStaging)?
+    let soundStage: SoundStage?
     let logger: Logger
 
     init(run: Run, plan: RunPlan, streams: [Int], encodeStage: RunBuilder.VideoEncodeStage?,
-         soundStage: (any SoundStaging)?, servers: [ViewerServer], feeds: [[ViewerFeed]], logger: Logger) {
+         soundStage: SoundStage?, servers: [ViewerServer], feeds: [[ViewerFeed]], logger: Logger) {
         self.run = run
         self.plan = plan
         self.streams = streams

@@ -29,12 +29,12 @@ public final class Run: Sendable {
     /// The run's sound: its sources and the stage that mixes and encodes them.
     public struct SoundBranch: Sendable {
         public var sources: [any SoundSource]
-        public var stage: any SoundStaging
+        public var stage: SoundStage
         /// The blocks each source's clock settles on before its sound is placed (`SoundClock`);
         /// tests of placing alone take 1.
         public var settlingBlocks: Int
 
-        public init(sources: [any SoundSource], stage: any SoundStaging,
+        public init(sources: [any SoundSource], stage: SoundStage,
                     settlingBlocks: Int = SoundClock.settlingBlocks) {
             self.sources = sources
             self.stage = stage
@@ -168,11 +168,11 @@ public final class Run: Sendable {
         }
         if let sound {
             for (number, source) in sound.sources.enumerated() {
-                let feed = SoundFeed(ring: sound.stage.soundRing, counters: sound.stage.counters, run: self,
+                let feed = SoundFeed(ring: sound.stage.ring, counters: sound.stage.counters, run: self,
                                      index: 1 + number, source: number, settlingBlocks: sound.settlingBlocks)
                 sourceThreads.spawn("podium-sound") { source.run(into: feed) }
             }
-            stageThreads.spawn("podium-audio") { [self] in sound.stage.runStage(in: self) }
+            stageThreads.spawn("podium-audio") { [self] in sound.stage.run(in: self) }
         }
         if let failure = await ready.wait() { fail(failure) }
         if !isFailed && !isStopping {
@@ -198,7 +198,7 @@ public final class Run: Sendable {
         }
         await sourceThreads.wait()
         for stage in stages { stage.slot.close() }
-        sound?.stage.soundRing.close()
+        sound?.stage.ring.close()
         await stageThreads.wait()
         await control.recordings?.finish()
         outputs.close()

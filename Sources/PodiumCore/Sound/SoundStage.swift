@@ -15,16 +15,18 @@ import Synchronization
 /// silence fills its time up to a little before now, so every output keeps getting sound and the
 /// muxers keep interleaving; at the end, silence fills up to the run's end, so the sound lasts
 /// as long as the picture.
-
-public final class SoundStage<Placer: SoundPlacing, Encoder: SoundEncoding>: Sendable {
+///
+/// Its placers and encoder are existentials, not generic parameters: a generic stage, made in
+/// another module, looked its nested types' metadata up at run time on every block.
+public final class SoundStage: Sendable {
     /// The stream id it publishes, reserved on the run's hub.
     public let stream: Int
     public let counters: SoundCounters
     let ring: SoundRing
     /// Each source's factor in the mix.
     private let gains: [Float]
-    private let makePlacer: @Sendable () throws(PodiumError) -> Placer
-    private let open: @Sendable (Int) throws(PodiumError) -> Encoder
+    private let makePlacer: @Sendable () throws(PodiumError) -> any SoundPlacing
+    private let open: @Sendable (Int) throws(PodiumError) -> any SoundEncoding
     private let description = Mutex("")
     /// How much later than it was heard sound is placed: half the pictures' frame interval.
     let pictureLag: UInt64
@@ -41,8 +43,8 @@ public final class SoundStage<Placer: SoundPlacing, Encoder: SoundEncoding>: Sen
     ///   - placer: makes a source's placer, on the stage's thread.
     ///   - open: opens the encoder on the stage's thread, with the stream id.
     public init(stream: Int, counters: SoundCounters, gains: [Float] = [1], frameInterval: UInt64,
-                placer: @escaping @Sendable () throws(PodiumError) -> Placer,
-                open: @escaping @Sendable (Int) throws(PodiumError) -> Encoder) {
+                placer: @escaping @Sendable () throws(PodiumError) -> any SoundPlacing,
+                open: @escaping @Sendable (Int) throws(PodiumError) -> any SoundEncoding) {
         precondition(!gains.isEmpty, "a sound stage mixes at least one source")
         self.stream = stream
         pictureLag = frameInterval / 2
@@ -59,8 +61,8 @@ public final class SoundStage<Placer: SoundPlacing, Encoder: SoundEncoding>: Sen
 
     /// The stage's thread: opens the placers and the encoder, then encodes until the ring closes, and flushes.
     func run(in run: Run) {
-        let encoder: Encoder
-        let placers: [Placer]
+        let encoder: any SoundEncoding
+        let placers: [any SoundPlacing]
         do throws(PodiumError) {
             placers = try gains.map { _ throws(PodiumError) in try makePlacer() }
             encoder = try open(stream)
@@ -101,7 +103,7 @@ public final class SoundStage<Placer: SoundPlacing, Encoder: SoundEncoding>: Sen
 
     /// One source's place on the timeline.
     private struct Track {
-        let placer: Placer
+        let placer: any SoundPlacing
         let counters: SoundSourceCounters
         /// Up to where its sound was placed.
         var covered: Int64 = 0
@@ -113,7 +115,7 @@ public final class SoundStage<Placer: SoundPlacing, Encoder: SoundEncoding>: Sen
     /// The encoder's side of the timeline: where each source has been placed up to, what fills
     /// the rest, and the mix.
     private struct Timeline: ~Copyable {
-        let encoder: Encoder
+        let encoder: any SoundEncoding
         let stage: SoundStage
         let run: Run
         let origin: UInt64
@@ -126,7 +128,7 @@ public final class SoundStage<Placer: SoundPlacing, Encoder: SoundEncoding>: Sen
         /// When the sound threads' processor time was last added to the counters.
         var lastCharged: UInt64
 
-        init(encoder: Encoder, placers: [Placer], stage: SoundStage, run: Run) {
+        init(encoder: any SoundEncoding, placers: [any SoundPlacing], stage: SoundStage, run: Run) {
             self.encoder = encoder
             self.stage = stage
             self.run = run
@@ -237,21 +239,4 @@ public final class SoundStage<Placer: SoundPlacing, Encoder: SoundEncoding>: Sen
             lastCharged = now
         }
     }
-}
-
-/// A sound stage of any placer and encoder, as the run keeps it.
-public protocol SoundStaging: Sendable {
-    /// The stream id it publishes.
-    var stream: Int { get }
-    var counters: SoundCounters { get }
-    var summary: String { get }
-    /// The stage's thread body.
-    func runStage(in run: Run)
-    /// Where its sources deliver.
-    var soundRing: SoundRing { get }
-}
-
-extension SoundStage: SoundStaging {
-    public func runStage(in run: Run) { self.run(in: run) }
-    public var soundRing: SoundRing { ring }
 }
