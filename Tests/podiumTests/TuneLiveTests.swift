@@ -211,6 +211,41 @@ import Testing
         #expect(changes.allSatisfy { $0["by"] as? String == "control" })
     }
 
+    /// The presenter's keys as `podium control` commands: blank white shows white in the
+    /// recording, blank off the screen again; highlight and zoom are set and said; a value the
+    /// command does not take, or a layout without two sources, is refused and changes nothing.
+    @Test func everyPresentersKeyIsAControlCommand() throws {
+        try Painter(display: server.display).draw(TestPattern(width: 640, height: 360, seed: 3))
+        let output = path("presenter.mkv")
+        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--control", "-t", "6s",
+                                                      "--to", output])
+        try run.waitForStderr(containing: "capturing")
+        func control(_ words: String...) throws -> CommandResult {
+            try Tools.podium(["control", "--pid", "\(run.pid)"] + words)
+        }
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(try control("blank", "white").stdout == "screen shown → white, by control\n")
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(try control("blank", "off").stdout == "screen white → shown, by control\n")
+        #expect(try control("highlight", "on").stdout.contains("highlight off → on, by control"))
+        #expect(try control("highlight", "on").stdout == "nothing to change\n")
+        #expect(try control("zoom", "2").stdout.contains("→ 2×, by control"))
+        let layout = try control("layout")
+        #expect(layout.status == 64 && layout.stderr.contains("layout: this run has one source"), "\(layout)")
+        let colour = try control("blank", "pink")
+        #expect(colour.status == 64 && colour.stderr.contains("blank 'pink': expected one of black, white, off"))
+        let result = try run.wait(timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let frames = try Tools.greyFrames(output, size: (width: 32, height: 24))
+        let means = frames.map { (time: $0.time, mean: Double($0.pixels.reduce(0) { $0 + Int($1) }) / 768) }
+        let white = means.filter { $0.mean > 235 }
+        let first = try #require(white.first, "no white frame: \(means)")
+        let last = try #require(white.last)
+        #expect(abs(last.time - first.time - 1.5) < 0.6, "white for as long as it was blank: \(means)")
+        #expect(means.contains { $0.time > last.time && $0.mean < 220 }, "the screen again after: \(means)")
+    }
+
     @Test func aSocketThatIsNotPodiumsAndAnotherUserAreRefused() throws {
         let socket = path("other.sock")
         let other = try Tools.start("python3", ["-c", """

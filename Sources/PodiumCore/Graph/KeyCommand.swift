@@ -70,14 +70,14 @@ public enum KeyCommand: Sendable, Equatable {
 extension RunControl {
     /// Does what `command` asks of the run, and says so. The window's own commands (`fullscreen`)
     /// are the window's to do; a layout key without two sources does nothing.
-    /// - Parameter window: the key was pressed in the mirror window, not in the terminal.
-    public func perform(_ command: KeyCommand, window: Bool = false) {
-        let origin: ChangeOrigin = window ? .window : .key
+    /// - Parameter origin: where the key was pressed: the terminal, the mirror window, anywhere.
+    public func perform(_ command: KeyCommand, from origin: ChangeOrigin = .key) {
+        let window = origin == .window
         switch command {
         case .pause:
             setPaused(!paused.load(ordering: .relaxed), by: origin)
         case .quit:
-            logger.notice("quit from the \(window ? "window" : "terminal")")
+            logger.notice("quit from the \(window ? "window" : origin == .globalKey ? "global key" : "terminal")")
             quit()
         case .frameRate(let steps):
             stepFrameRate(steps, by: origin)
@@ -104,6 +104,7 @@ extension RunControl {
             let keys = KeyCommand.help(layouts: layout != nil, window: window, quality: quality,
                                        presenter: presenter.unavailable == nil)
             logger.notice("\(keys)")
+            if let global = globalKeys.withLock({ $0 }) { logger.notice("global keys: \(global)") }
         case .fullscreen:
             break
         }

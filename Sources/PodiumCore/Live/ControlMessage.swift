@@ -6,6 +6,9 @@ import Foundation
 public struct ControlRequest: Codable, Sendable, Equatable {
     public enum Command: String, Codable, Sendable, CaseIterable {
         case status, pause, resume, keyframe, set, record
+        /// The presenter's keys: `blank black|white|off`, `highlight [on|off]`, `zoom [1|2|4]`,
+        /// `layout [next|swap]` (without a value: what the key does).
+        case blank, highlight, zoom, layout
     }
 
     public var command: Command
@@ -14,13 +17,23 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     /// `record`: `start` with a file, or `stop`.
     public var record: String?
     public var file: String?
+    /// The presenter's commands: what to set (`black`, `on`, `2`, `swap`); `nil` for the key's own.
+    public var value: String?
 
-    public init(command: Command, values: [String: String]? = nil, record: String? = nil, file: String? = nil) {
+    public init(command: Command, values: [String: String]? = nil, record: String? = nil, file: String? = nil,
+                value: String? = nil) {
         self.command = command
         self.values = values
         self.record = record
         self.file = file
+        self.value = value
     }
+
+    /// The values each presenter's command takes.
+    public static let presenterValues: [Command: [String]] = [
+        .blank: ["black", "white", "off"], .highlight: ["on", "off"],
+        .zoom: PresenterTools.zoomFactors.map(String.init), .layout: ["next", "swap"],
+    ]
 
     /// The settings `set` takes.
     public static let settings = ["fps", "bitrate", "quality"]
@@ -111,6 +124,41 @@ extension RunControl {
             return [change]
         case .set: return try set(request.values ?? [:])
         case .record: return [try record(request)]
+        case .blank, .highlight, .zoom, .layout: return try present(request)
+        }
+    }
+
+    /// The presenter's commands, as their keys do them, or set to a value.
+    private func present(_ request: ControlRequest) throws(PodiumError) -> [RunChange] {
+        let name = request.command.rawValue
+        if let value = request.value, !(ControlRequest.presenterValues[request.command] ?? []).contains(value) {
+            let values = (ControlRequest.presenterValues[request.command] ?? []).joined(separator: ", ")
+            throw .usage("\(name) '\(value)': expected one of \(values)")
+        }
+        switch request.command {
+        case .blank:
+            let colour: Blank? = switch request.value {
+            case "white": .white
+            case "off": nil
+            case "black": .black
+            default: blankColour == .black ? nil : .black
+            }
+            return setBlank(colour, by: .control).map { [$0] } ?? []
+        case .highlight, .zoom:
+            if let reason = presenter.unavailable { throw .usage("\(name): \(reason)") }
+            if request.command == .zoom {
+                let factor = request.value.flatMap { Int($0) } ?? PresenterTools.zoom(after: presenter.zoom)
+                return setZoom(factor, by: .control).map { [$0] } ?? []
+            }
+            guard let value = request.value, (value == "on") == presenter.isHighlighting else {
+                return [toggleHighlight(by: .control)]
+            }
+            return []
+        default:
+            guard layout != nil else { throw .usage("layout: this run has one source") }
+            let change = request.value == "swap" ? changeLayout(by: .control) { $0.swapped.toggle() }
+                : changeLayout(by: .control) { $0.cycle() }
+            return change.map { [$0] } ?? []
         }
     }
 

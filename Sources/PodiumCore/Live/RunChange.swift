@@ -4,6 +4,8 @@ public enum ChangeOrigin: String, Sendable, Codable {
     case key
     /// A key in the mirror window.
     case window
+    /// A key held for the whole desktop (`--hotkeys`), pressed in any program.
+    case globalKey = "global key"
     /// A request on the control socket (`podium control`).
     case control
     /// The budget (`--max-cpu`, `--fps auto`).

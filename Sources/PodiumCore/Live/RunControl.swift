@@ -30,6 +30,8 @@ public final class RunControl: Sendable {
     let quit: @Sendable () -> Void
     /// Changes made since the statistics last took them; bounded (the oldest go first).
     private let changes = Mutex<[RunChange]>([])
+    /// The keys held for the whole desktop, as `?` says them (`blank Ctrl+Alt+B, …`), once held.
+    public let globalKeys = Mutex<String?>(nil)
 
     /// - Parameters:
     ///   - tuning: what may change as the run goes on.

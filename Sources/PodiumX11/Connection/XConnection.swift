@@ -129,6 +129,29 @@ public struct X11RequestError: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 extension XConnection {
+    /// The first keysym of each keycode (the unshifted one), to name the keys pressed and to find
+    /// the keycodes of a key; empty when the server does not answer.
+    ///
+    /// The corresponding C function is `xcb_get_keyboard_mapping`.
+    func keyboardMapping() -> [UInt8: UInt32] {
+        guard let setup = xcb_get_setup(raw)?.pointee else { return [:] }
+        let first = setup.min_keycode
+        let count = UInt8(Int(setup.max_keycode) - Int(first) + 1)
+        let request = { (raw: OpaquePointer, error: UnsafeMutablePointer<UnsafeMutablePointer<xcb_generic_error_t>?>) in
+            xcb_get_keyboard_mapping_reply(raw, xcb_get_keyboard_mapping(raw, first, count), error)
+        }
+        return (try? withReply(request) { reply in
+            let perCode = Int(reply.pointee.keysyms_per_keycode)
+            let symbols = UnsafeBufferPointer(start: xcb_get_keyboard_mapping_keysyms(reply),
+                                              count: Int(xcb_get_keyboard_mapping_keysyms_length(reply)))
+            var map: [UInt8: UInt32] = [:]
+            for index in 0..<Int(count) where index * perCode < symbols.count {
+                map[UInt8(Int(first) + index)] = symbols[index * perCode]
+            }
+            return map
+        }) ?? [:]
+    }
+
     /// The atoms for `names`, asked for together so they cost one round trip; 0 where the server refused.
     ///
     /// The corresponding C function is `xcb_intern_atom`.

@@ -92,7 +92,7 @@ public final class WindowPresenter {
         xcb_create_gc(connection.raw, context, window, XCB_GC_FOREGROUND.rawValue, [background.pixel])
         // With BIG-REQUESTS this is megabytes; without it 256 KiB, and pictures go in strips.
         maximumRequestBytes = Int(xcb_get_maximum_request_length(connection.raw)) * 4
-        keysyms = Self.keyboardMapping(connection)
+        keysyms = connection.keyboardMapping()
         layoutEvents = connection.watchLayout()
         setTitle(title)
         setIdentity()
@@ -354,21 +354,6 @@ public final class WindowPresenter {
             _ = xcb_change_property(connection.raw, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, property, type,
                                     UInt8(MemoryLayout<Element>.size * 8), UInt32(values.count), bytes.baseAddress)
         }
-    }
-
-    private static func keyboardMapping(_ connection: XConnection) -> [UInt8: UInt32] {
-        let setup = xcb_get_setup(connection.raw)!.pointee
-        let first = setup.min_keycode
-        let count = UInt8(Int(setup.max_keycode) - Int(first) + 1)
-        return (try? connection.withReply({ xcb_get_keyboard_mapping_reply($0, xcb_get_keyboard_mapping($0, first, count), $1) }) { reply in
-            let perCode = Int(reply.pointee.keysyms_per_keycode)
-            let symbols = UnsafeBufferPointer(start: xcb_get_keyboard_mapping_keysyms(reply), count: Int(xcb_get_keyboard_mapping_keysyms_length(reply)))
-            var map: [UInt8: UInt32] = [:]
-            for index in 0..<Int(count) where index * perCode < symbols.count {
-                map[UInt8(Int(first) + index)] = symbols[index * perCode]
-            }
-            return map
-        }) ?? [:]
     }
 
     private struct Drag {

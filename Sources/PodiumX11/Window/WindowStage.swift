@@ -199,7 +199,7 @@ extension WindowStage.Worker {
                     presenter.toggleFullscreen()
                     redraw = true
                 case let command?:
-                    context.control.perform(command, window: true)
+                    context.control.perform(command, from: .window)
                 case nil:
                     break
                 }

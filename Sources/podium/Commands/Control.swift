@@ -6,7 +6,7 @@ extension Podium {
     /// `podium control`: changes a running Podium through its control socket.
     struct Control: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change a running Podium: frame rate, bit rate, pause, keyframe; or read its figures.",
+            abstract: "Change a running Podium: frame rate, bit rate, pause, blank, zoom…; or read its figures.",
             usage: "podium control [--pid <pid> | --socket <path>] [--json] <command> …",
             discussion: """
                 COMMANDS:
@@ -18,6 +18,11 @@ extension Podium {
                   set quality=28          the constant quality, crf (runs without --bitrate)
                   record start FILE       record the run to FILE (.mkv, .mp4, .ts) from now
                   record stop             stop that recording, finalized
+                  blank [black|white|off] every output black or white, or the screen again
+                                          (without a value: black, or back, as the b key)
+                  highlight [on|off]      the pointer's highlight (without: on or off, as h)
+                  zoom [1|2|4]            the zoom around the pointer (without: the next, as z)
+                  layout [next|swap]      the next layout of two sources, or swap them
 
                 Without --pid or --socket, the only Podium running as this user is found by its \
                 socket in $XDG_RUNTIME_DIR/podium (or /tmp/podium-UID). A run has a socket when it \
@@ -31,6 +36,7 @@ extension Podium {
                   podium control set fps=15
                   podium control --pid 4242 pause
                   podium control record start part2.mkv
+                  podium control blank white
                   podium control --json status
                 """
         )
@@ -44,8 +50,8 @@ extension Podium {
         @Flag(help: "Print the reply as Podium sent it, one JSON object.")
         var json = false
 
-        @Argument(help: ArgumentHelp("status, pause, resume, keyframe, set SETTING=VALUE, record start FILE or "
-                                     + "record stop", valueName: "command"))
+        @Argument(help: ArgumentHelp("status, pause, resume, keyframe, set SETTING=VALUE, record start FILE, "
+                                     + "record stop, blank, highlight, zoom or layout", valueName: "command"))
         var words: [String] = []
 
         func validate() throws {
@@ -63,8 +69,8 @@ extension Podium {
                 throw .usage("name a command: status, pause, resume, keyframe or set SETTING=VALUE")
             }
             guard let command = ControlRequest.Command(rawValue: first) else {
-                throw .usage("'\(first)' is not a command of podium control: status, pause, resume, keyframe, set "
-                             + "or record")
+                throw .usage("'\(first)' is not a command of podium control: status, pause, resume, keyframe, set, "
+                             + "record, blank, highlight, zoom or layout")
             }
             let rest = Array(words.dropFirst())
             if command == .record {
@@ -79,6 +85,15 @@ extension Podium {
                 default:
                     throw .usage("record: 'record start FILE' or 'record stop'")
                 }
+            }
+            if let values = ControlRequest.presenterValues[command] {
+                guard rest.count <= 1 else {
+                    throw .usage("'\(first)' takes one value at most; '\(rest[1])' is one too many")
+                }
+                if let value = rest.first, !values.contains(value) {
+                    throw .usage("\(first) '\(value)': expected one of \(values.joined(separator: ", "))")
+                }
+                return ControlRequest(command: command, value: rest.first)
             }
             guard command == .set else {
                 guard rest.isEmpty else {

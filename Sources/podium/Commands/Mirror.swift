@@ -33,6 +33,11 @@ extension Podium {
                 the keys, q or Escape quits; f toggles fullscreen (the window). podium control \
                 does the same from another terminal.
 
+                Global keys work while another program has the focus (X11; --no-hotkeys turns \
+                them off): Ctrl+Alt+B and Ctrl+Alt+W blank, Ctrl+Alt+H highlights, Ctrl+Alt+Z \
+                zooms, Ctrl+Alt+L changes the layout, Ctrl+Alt+P pauses, Ctrl+Alt+Up and Down \
+                step the frame rate; --hotkey ACTION=KEYS binds others.
+
                 Examples:
                   podium mirror
                   podium mirror --on HDMI-1 --fit cover
@@ -48,6 +53,7 @@ extension Podium {
         )
 
         @OptionGroup(title: "Capture") var capture: CaptureOptions
+        @OptionGroup(title: "Global keys") var hotkeys: HotkeyOptions
 
         @Option(help: ArgumentHelp("The monitor to show on: a RandR name or index (default: the largest one not captured).", valueName: "MONITOR"),
                 transform: parsed(MonitorSelector.init(parsing:)))
@@ -113,7 +119,8 @@ extension Podium {
             let (window, targetDisplay) = try await request.plan(capturing: capturePlan, filter: scale.scaleFilter)
             let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: [window],
                                              encoding: encoding, sound: sound.plan, limits: runOptions.limits))
-            try await PlanRunner.run(plan, parts: ["mirroring to \(targetDisplay)"], options: runOptions, logger: logger)
+            try await PlanRunner.run(plan, parts: ["mirroring to \(targetDisplay)"], options: runOptions,
+                                     hotkeys: try hotkeys.globalKeys(byDefault: true), logger: logger)
         }
     }
 }

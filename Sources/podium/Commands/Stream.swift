@@ -76,7 +76,9 @@ extension Podium {
                 output black or white (again: back), h highlights the pointer, z zooms, l changes \
                 the layout, x swaps the sources, [ and ] resize, ? lists the keys, q quits. podium control \
                 changes a run from another terminal; --max-cpu or --fps auto let Podium choose the \
-                rate. Every change is one line, and a record in --stats-json.
+                rate. Every change is one line, and a record in --stats-json. --hotkeys holds the \
+                keys for the whole desktop (X11), so they work while the slides have the focus: \
+                Ctrl+Alt+B blanks, and so on (see podium mirror --help).
 
                 Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops capture, flushes the encoder and \
                 finalizes every output; a second one more than a second later exits at once.
@@ -106,6 +108,7 @@ extension Podium {
 
         @OptionGroup(title: "Output") var output: OutputOptions
         @OptionGroup(title: "Capture") var capture: CaptureOptions
+        @OptionGroup(title: "Global keys") var hotkeys: HotkeyOptions
         @OptionGroup(title: "Scale") var scale: ScaleOptions
         @OptionGroup(title: "Encode") var encode: EncodeOptions
         @OptionGroup(title: "Sound") var sound: SoundOptions
@@ -134,7 +137,8 @@ extension Podium {
             }
             let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: windows,
                                              encoding: encoding, sound: sound.plan, limits: runOptions.limits))
-            try await PlanRunner.run(plan, parts: parts, options: runOptions, logger: logger)
+            try await PlanRunner.run(plan, parts: parts, options: runOptions,
+                                     hotkeys: try hotkeys.globalKeys(byDefault: false), logger: logger)
         }
     }
 }

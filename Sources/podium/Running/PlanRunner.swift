@@ -3,6 +3,7 @@ import Logging
 import PodiumCore
 import PodiumRun
 import PodiumWeb
+import PodiumX11
 import ServiceLifecycle
 import Synchronization
 
@@ -39,13 +40,15 @@ enum PlanRunner {
     /// service group; prints the summary, and throws what ended it.
     /// - Parameter parts: what the run does besides capturing and encoding (`mirroring to :1`),
     ///   said as capture starts.
-    static func run(_ plan: RunPlan, parts: [String], options: RunOptions, logger: Logger) async throws {
+    /// - Parameter hotkeys: the keys held for the whole desktop, if any.
+    static func run(_ plan: RunPlan, parts: [String], options: RunOptions, hotkeys: Hotkeys? = nil,
+                    logger: Logger) async throws {
         for notice in plan.encoding.notices { logger.notice("\(notice)") }
         // Making a viewer's certificate may take a moment: off the cooperative pool.
         let session = try await onOwnThread("podium-build") { () throws(PodiumError) in
             try RunBuilder.build(plan, logger: logger)
         }
-        let job = Job { try await execute(session, parts: parts, options: options, logger: logger) }
+        let job = Job { try await execute(session, parts: parts, options: options, hotkeys: hotkeys, logger: logger) }
         // Signals are SignalTrap's: it stops the run, whose end then stops the servers.
         var configuration = ServiceGroupConfiguration(
             services: session.servers.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [
@@ -59,8 +62,8 @@ enum PlanRunner {
     }
 
     /// The run itself, with its statistics: the line each second, the JSON lines, the summary.
-    private static func execute(_ session: RunSession, parts: [String], options: RunOptions, logger: Logger)
-        async throws {
+    private static func execute(_ session: RunSession, parts: [String], options: RunOptions, hotkeys: Hotkeys?,
+                                logger: Logger) async throws {
         let run = session.run
         let reporter = StatsReporter(run: run, jsonPath: options.statsJSON, live: options.showsProgress,
                                      budget: session.plan.budget) {
@@ -76,6 +79,7 @@ enum PlanRunner {
         defer { control?.remove() }
         TerminalKeys.start(for: run)
         defer { TerminalKeys.restore() }
+        if let hotkeys { holdGlobalKeys(hotkeys, plan: session.plan, run: run, logger: logger) }
         let reporting = Task { await reporter.run() }
         // With a budget, the rate is the budget's to lower (and raise again up to it).
         let bounds = session.plan.frameRates
@@ -118,6 +122,35 @@ enum PlanRunner {
             if asked { throw error }
             logger.warning("\(error.said); running without it")
             return nil
+        }
+    }
+
+    /// Holds `hotkeys` on the X display of the first X11 source on a thread of its own until the
+    /// run stops. A run without one, or a display that cannot have them, is said, and goes on.
+    private static func holdGlobalKeys(_ hotkeys: Hotkeys, plan: RunPlan, run: Run, logger: Logger) {
+        // An X display's name (`:0`, `host:1.0`), not a compositor's socket or PipeWire.
+        let isX11 = { (name: String) in
+            name.contains(":") && name.split(separator: ":").last?.allSatisfy { $0.isNumber || $0 == "." } == true
+        }
+        guard let display = plan.capture.sources.map(\.display).first(where: isX11) else {
+            logger.notice("global keys: X11 only for now; the keys work in the terminal and the mirror window")
+            return
+        }
+        Thread.detachNamed("podium-hotkeys") {
+            let keys: GlobalKeys
+            do throws(PodiumError) {
+                keys = try GlobalKeys(display: display, hotkeys: hotkeys)
+            } catch {
+                logger.warning("\(error.said); the keys work in the terminal and the window only")
+                return
+            }
+            keys.grab().forEach { logger.warning("\($0)") }
+            logger.notice("global keys: \(hotkeys.summary)")
+            run.control.globalKeys.withLock { $0 = hotkeys.summary }
+            let ended = keys.listen(isStopping: { run.isStopping }) { action in
+                run.control.perform(action.command, from: .globalKey)
+            }
+            if let ended { logger.warning("\(ended)") }
         }
     }
 

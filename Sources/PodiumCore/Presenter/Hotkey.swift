@@ -1,0 +1,156 @@
+/// A key with its modifiers, as `--hotkey` names it: `Ctrl+Alt+B`. Global keys are held for the
+/// whole desktop, so a letter, a digit or the space bar needs Ctrl, Alt or Super with it: alone
+/// (or with Shift) it would be taken from every program the presenter types in.
+public struct Hotkey: Sendable, Hashable, CustomStringConvertible {
+    /// X11's modifier masks, which the grabs take as they are.
+    public struct Modifiers: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt16
+        public init(rawValue: UInt16) { self.rawValue = rawValue }
+        public static let shift = Modifiers(rawValue: 1)
+        public static let control = Modifiers(rawValue: 4)
+        public static let alt = Modifiers(rawValue: 8)
+        public static let `super` = Modifiers(rawValue: 64)
+    }
+
+    public var modifiers: Modifiers
+    /// The key's X keysym (the unshifted one: `b`, not `B`).
+    public var keysym: UInt32
+    /// The key's name as written back: `B`, `Space`, `Up`, `F5`.
+    public var key: String
+
+    /// The modifiers' names as `--hotkey` takes them, in the order they are written back.
+    private static let modifierNames: [(names: [String], modifier: Modifiers, written: String)] = [
+        (["ctrl", "control"], .control, "Ctrl"), (["alt", "meta"], .alt, "Alt"),
+        (["super", "win", "mod4"], .super, "Super"), (["shift"], .shift, "Shift"),
+    ]
+
+    /// The named keys besides letters, digits and F1 to F12.
+    private static let namedKeys: [String: (keysym: UInt32, written: String)] = [
+        "space": (0x20, "Space"), "up": (0xFF52, "Up"), "down": (0xFF54, "Down"), "left": (0xFF51, "Left"),
+        "right": (0xFF53, "Right"), "pageup": (0xFF55, "PageUp"), "pagedown": (0xFF56, "PageDown"),
+        "home": (0xFF50, "Home"), "end": (0xFF57, "End"), "minus": (0x2D, "Minus"), "equal": (0x3D, "Equal"),
+    ]
+
+    public init(modifiers: Modifiers, keysym: UInt32, key: String) {
+        self.modifiers = modifiers
+        self.keysym = keysym
+        self.key = key
+    }
+
+    /// `Ctrl+Alt+B`, `Super+F5`: modifiers and one key, joined by `+`, in any case.
+    public init(parsing text: String) throws(OptionParseError) {
+        let parts = text.split(separator: "+", omittingEmptySubsequences: false).map { $0.lowercased() }
+        guard let last = parts.last, !last.isEmpty, !parts.dropLast().contains("") else {
+            throw OptionParseError("'\(text)' is not a key such as Ctrl+Alt+B")
+        }
+        var modifiers: Modifiers = []
+        for name in parts.dropLast() {
+            guard let modifier = Self.modifierNames.first(where: { $0.names.contains(name) }) else {
+                throw OptionParseError("'\(name)' is not a modifier: use Ctrl, Alt, Super or Shift")
+            }
+            modifiers.insert(modifier.modifier)
+        }
+        let (keysym, key, needsModifier) = try Self.key(named: last)
+        guard !needsModifier || !modifiers.subtracting(.shift).isEmpty else {
+            throw OptionParseError("'\(text)' would take \(key) from every program: add Ctrl, Alt or Super")
+        }
+        self.init(modifiers: modifiers, keysym: keysym, key: key)
+    }
+
+    /// A key's keysym and written name, and whether it needs a modifier besides Shift.
+    private static func key(named name: String) throws(OptionParseError) -> (UInt32, String, Bool) {
+        if name.count == 1, let scalar = name.unicodeScalars.first, scalar.isASCII,
+           ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
+            return (scalar.value, name.uppercased(), true)
+        }
+        if let named = namedKeys[name] { return (named.keysym, named.written, named.keysym < 0x100) }
+        if name.hasPrefix("f"), let number = Int(name.dropFirst()), (1...12).contains(number) {
+            return (0xFFBE + UInt32(number - 1), "F\(number)", false)
+        }
+        throw OptionParseError("'\(name)' is not a key Podium knows: a letter, a digit, F1 to F12, "
+                               + "Space, Up, Down, Left, Right, PageUp, PageDown, Home, End, Minus or Equal")
+    }
+
+    public var description: String {
+        (Self.modifierNames.filter { modifiers.contains($0.modifier) }.map(\.written) + [key]).joined(separator: "+")
+    }
+}
+
+/// What a global key does: the presenter's keys of the mirror window, held for the whole desktop.
+public enum HotkeyAction: String, Sendable, CaseIterable {
+    case blank, white, highlight, zoom, layout, pause, faster, slower
+
+    /// What the key does to the run, as the window's key does.
+    public var command: KeyCommand {
+        switch self {
+        case .blank: .blank(.black)
+        case .white: .blank(.white)
+        case .highlight: .highlight
+        case .zoom: .zoom
+        case .layout: .cycleLayout
+        case .pause: .pause
+        case .faster: .frameRate(1)
+        case .slower: .frameRate(-1)
+        }
+    }
+
+    /// The key each is bound to unless `--hotkey` says otherwise: Ctrl+Alt and the window's key.
+    public var defaultKeys: String {
+        switch self {
+        case .blank: "Ctrl+Alt+B"
+        case .white: "Ctrl+Alt+W"
+        case .highlight: "Ctrl+Alt+H"
+        case .zoom: "Ctrl+Alt+Z"
+        case .layout: "Ctrl+Alt+L"
+        case .pause: "Ctrl+Alt+P"
+        case .faster: "Ctrl+Alt+Up"
+        case .slower: "Ctrl+Alt+Down"
+        }
+    }
+}
+
+/// The global keys of a run: every action's key, the defaults with `--hotkey` changes.
+public struct Hotkeys: Sendable, Equatable {
+    /// Each action and its key, in `HotkeyAction`'s order.
+    public private(set) var bindings: [(action: HotkeyAction, key: Hotkey)]
+
+    /// - Parameter changes: `--hotkey` values, `ACTION=KEYS` (`blank=Ctrl+Alt+B`).
+    public init(changes: [String] = []) throws(OptionParseError) {
+        var keys: [HotkeyAction: Hotkey] = [:]
+        for change in HotkeyAction.allCases.map({ "\($0.rawValue)=\($0.defaultKeys)" }) + changes {
+            guard let equals = change.firstIndex(of: "=") else {
+                throw OptionParseError("'\(change)' is not ACTION=KEYS, such as blank=Ctrl+Alt+B")
+            }
+            let name = change[..<equals].lowercased()
+            guard let action = HotkeyAction(rawValue: name) else {
+                throw OptionParseError("'\(change)': no action '\(name)'; the actions are "
+                                       + HotkeyAction.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            do {
+                keys[action] = try Hotkey(parsing: String(change[change.index(after: equals)...]))
+            } catch {
+                throw OptionParseError("'\(change)': \(error.reason)")
+            }
+        }
+        bindings = HotkeyAction.allCases.compactMap { action in keys[action].map { (action, $0) } }
+        for (index, binding) in bindings.enumerated() {
+            if let other = bindings[..<index].first(where: { $0.key == binding.key }) {
+                throw OptionParseError("\(binding.key) is both \(other.action.rawValue) and \(binding.action.rawValue)")
+            }
+        }
+    }
+
+    /// The action bound to `key`, if any.
+    public func action(for key: Hotkey) -> HotkeyAction? {
+        bindings.first { $0.key.modifiers == key.modifiers && $0.key.keysym == key.keysym }?.action
+    }
+
+    /// `blank Ctrl+Alt+B, white Ctrl+Alt+W, …`: the table `?` and `--help` show.
+    public var summary: String {
+        bindings.map { "\($0.action.rawValue) \($0.key)" }.joined(separator: ", ")
+    }
+
+    public static func == (lhs: Hotkeys, rhs: Hotkeys) -> Bool {
+        lhs.bindings.map(\.action) == rhs.bindings.map(\.action) && lhs.bindings.map(\.key) == rhs.bindings.map(\.key)
+    }
+}

@@ -1,0 +1,39 @@
+import PodiumCore
+import Testing
+
+/// `--hotkey`: keys as people write them, the defaults, and what is refused.
+@Suite struct HotkeyTests {
+    @Test func keysAreReadInAnyCaseAndWrittenBackOneWay() throws {
+        let key = try Hotkey(parsing: "alt+CTRL+b")
+        #expect(key.modifiers == [.control, .alt])
+        #expect(key.keysym == 0x62)
+        #expect(key.description == "Ctrl+Alt+B")
+        #expect(try Hotkey(parsing: "Super+F5").description == "Super+F5")
+        #expect(try Hotkey(parsing: "F9").keysym == 0xFFC6)
+        #expect(try Hotkey(parsing: "Ctrl+Shift+Up").description == "Ctrl+Shift+Up")
+    }
+
+    @Test(arguments: ["B", "Shift+B", "Space", "Ctrl+", "+B", "Hyper+B", "Ctrl+Alt+Pause", "Ctrl+Alt+F13", ""])
+    func refused(text: String) {
+        #expect(throws: OptionParseError.self) { try Hotkey(parsing: text) }
+    }
+
+    @Test func defaultsAreCtrlAltAndTheWindowsKeys() throws {
+        let keys = try Hotkeys()
+        #expect(keys.summary == "blank Ctrl+Alt+B, white Ctrl+Alt+W, highlight Ctrl+Alt+H, zoom Ctrl+Alt+Z, "
+                + "layout Ctrl+Alt+L, pause Ctrl+Alt+P, faster Ctrl+Alt+Up, slower Ctrl+Alt+Down")
+        #expect(keys.action(for: try Hotkey(parsing: "Ctrl+Alt+B")) == .blank)
+        #expect(keys.action(for: try Hotkey(parsing: "Ctrl+B")) == nil)
+        #expect(HotkeyAction.blank.command == .blank(.black))
+    }
+
+    @Test func aChangeMovesOneActionAndAClashIsRefused() throws {
+        let keys = try Hotkeys(changes: ["BLANK=Super+F5"])
+        #expect(keys.action(for: try Hotkey(parsing: "Super+F5")) == .blank)
+        #expect(keys.action(for: try Hotkey(parsing: "Ctrl+Alt+B")) == nil)
+        #expect(throws: OptionParseError("Ctrl+Alt+W is both blank and white")) {
+            try Hotkeys(changes: ["blank=Ctrl+Alt+W"])
+        }
+        #expect(throws: OptionParseError.self) { try Hotkeys(changes: ["blank"]) }
+    }
+}

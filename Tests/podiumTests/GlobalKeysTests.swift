@@ -1,0 +1,67 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// The presenter's keys held for the whole X desktop (`--hotkeys`): pressed while another
+/// program's window has the focus, they act on the run, and the recording shows it.
+@Suite(.serialized) struct GlobalKeysTests {
+    /// Ctrl+Alt+B sent by xdotool while a GStreamer window has the focus: the recording goes black
+    /// for as long as the blank lasted, and the run says each change came by a global key.
+    @Test func ctrlAltBBlanksTheRecordingWhileAnotherWindowHasTheFocus() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        try Painter(display: server.display).draw(TestPattern(width: 320, height: 240, seed: 9))
+        let player = try Tools.start("gst-launch-1.0", ["-q", "videotestsrc", "pattern=ball", "!",
+                                                        "video/x-raw,width=160,height=120", "!", "ximagesink",
+                                                        "display=\(server.display)"])
+        defer { _ = try? player.interrupt() }
+        let found = try Tools.start("xdotool", ["search", "--sync", "--onlyvisible", "--name", "gst-launch"],
+                                    environment: ["DISPLAY": server.display]).wait(timeout: 20)
+        let window = try #require(found.stdout.split(separator: "\n").first.map(String.init), "\(found.stderr)")
+        try Tools.xdotool(server.display, "windowfocus", "--sync", window)
+
+        let output = try Tools.temporaryFolder().appendingPathComponent("hotkeys.mkv").path
+        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--hotkeys", "-t", "9s",
+                                                      "--to", output])
+        try run.waitForStderr(containing: "global keys: blank Ctrl+Alt+B")
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 2)
+        try Tools.xdotool(server.display, "key", "ctrl+alt+b")
+        try run.waitForStderr(containing: "screen shown → black, by global key")
+        Thread.sleep(forTimeInterval: 2)
+        try Tools.xdotool(server.display, "key", "ctrl+alt+b")
+        try run.waitForStderr(containing: "screen black → shown, by global key")
+        let result = try run.wait(timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        // The focus stayed with the player: the keys were Podium's without taking it.
+        let focused = try Tools.start("xdotool", ["getwindowfocus"], environment: ["DISPLAY": server.display]).wait()
+        #expect(focused.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == window, "\(focused)")
+
+        let frames = try Tools.greyFrames(output, size: (width: 32, height: 24))
+        let means = frames.map { (time: $0.time, mean: Double($0.pixels.reduce(0) { $0 + Int($1) }) / 768) }
+        let black = means.filter { $0.mean < 20 }
+        let first = try #require(black.first, "no black frame: \(means)")
+        let last = try #require(black.last)
+        #expect(abs(last.time - first.time - 2) < 0.6, "black for as long as it was blank: \(means)")
+        #expect(means.contains { $0.time < first.time && $0.mean > 40 }
+                && means.contains { $0.time > last.time && $0.mean > 40 }, "the screen before and after: \(means)")
+    }
+
+    /// A second run asking for the same keys finds them held by the first: it says so once for
+    /// each, and runs on.
+    @Test func keysHeldByAnotherProgramAreSaidAndTheRunGoesOn() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let folder = try Tools.temporaryFolder()
+        let first = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--hotkeys", "-t", "8s",
+                                                        "--to", folder.appendingPathComponent("first.mkv").path])
+        defer { _ = try? first.interrupt() }
+        try first.waitForStderr(containing: "global keys: blank Ctrl+Alt+B")
+        let second = try Tools.podium(["stream", "--hotkey", "faster=Ctrl+Alt+F", "-t", "2s",
+                                       "--to", folder.appendingPathComponent("second.mkv").path],
+                                      display: server.display)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("global keys: Ctrl+Alt+B (blank) is held by another program"),
+                "\(second.stderr)")
+        #expect(!second.stderr.contains("Ctrl+Alt+F (faster) is held"), "\(second.stderr)")
+        #expect(second.stderr.contains("faster Ctrl+Alt+F"), "\(second.stderr)")
+    }
+}
