@@ -140,14 +140,27 @@ public struct Hotkeys: Sendable, Equatable {
         }
     }
 
+    /// These keys but those of `actions`: what a run holds once other programs kept theirs.
+    public func without(_ actions: [HotkeyAction]) -> Hotkeys {
+        var kept = self
+        kept.bindings.removeAll { actions.contains($0.action) }
+        return kept
+    }
+
     /// The action bound to `key`, if any.
     public func action(for key: Hotkey) -> HotkeyAction? {
         bindings.first { $0.key.modifiers == key.modifiers && $0.key.keysym == key.keysym }?.action
     }
 
-    /// `blank Ctrl+Alt+B, white Ctrl+Alt+W, …`: the table `?` and `--help` show.
+    /// `Ctrl+Alt with B blank, W white, …` when every key has the same modifiers, else
+    /// `blank Super+F5, white Ctrl+Alt+W, …`: what the run and `?` say.
     public var summary: String {
-        bindings.map { "\($0.action.rawValue) \($0.key)" }.joined(separator: ", ")
+        let modifiers = Set(bindings.map(\.key.modifiers))
+        guard modifiers.count == 1, let first = bindings.first?.key else {
+            return bindings.map { "\($0.action.rawValue) \($0.key)" }.joined(separator: ", ")
+        }
+        let prefix = String(first.description.dropLast(first.key.count + 1))
+        return prefix + " with " + bindings.map { "\($0.key.key) \($0.action.rawValue)" }.joined(separator: ", ")
     }
 
     public static func == (lhs: Hotkeys, rhs: Hotkeys) -> Bool {

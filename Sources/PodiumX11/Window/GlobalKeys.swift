@@ -30,15 +30,16 @@ public final class GlobalKeys {
         keysyms = connection.keyboardMapping()
     }
 
-    /// Grabs the keys. - Returns: a line for each that cannot be had.
+    /// Grabs the keys. - Returns: the actions whose keys cannot be had, each with a line to say.
     ///
     /// The corresponding C function is `xcb_grab_key`.
-    public func grab() -> [String] {
-        var problems: [String] = []
+    public func grab() -> [(action: HotkeyAction, problem: String)] {
+        var problems: [(action: HotkeyAction, problem: String)] = []
         for (action, key) in hotkeys.bindings {
             let codes = keysyms.filter { $0.value == key.keysym }.map(\.key).sorted()
             guard !codes.isEmpty else {
-                problems.append("global keys: no key on this keyboard makes \(key.key); \(action.rawValue) has none")
+                problems.append((action, "global keys: no key on this keyboard makes \(key.key); "
+                                 + "\(action.rawValue) has none"))
                 continue
             }
             var taken = false
@@ -51,8 +52,8 @@ public final class GlobalKeys {
                 }
             }
             if taken {
-                problems.append("global keys: \(key) (\(action.rawValue)) is held by another program; "
-                                + "it stays with that program")
+                problems.append((action, "global keys: \(key) (\(action.rawValue)) is held by another program; "
+                                 + "it stays with that program"))
             }
         }
         return problems

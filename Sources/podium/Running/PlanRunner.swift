@@ -144,9 +144,12 @@ enum PlanRunner {
                 logger.warning("\(error.said); the keys work in the terminal and the window only")
                 return
             }
-            keys.grab().forEach { logger.warning("\($0)") }
-            logger.notice("global keys: \(hotkeys.summary)")
-            run.control.globalKeys.withLock { $0 = hotkeys.summary }
+            let problems = keys.grab()
+            problems.forEach { logger.warning("\($0.problem)") }
+            let held = hotkeys.without(problems.map(\.action)).summary
+            guard !held.isEmpty else { return }
+            logger.notice("global keys: \(held)")
+            run.control.globalKeys.withLock { $0 = held }
             let ended = keys.listen(isStopping: { run.isStopping }) { action in
                 run.control.perform(action.command, from: .globalKey)
             }
