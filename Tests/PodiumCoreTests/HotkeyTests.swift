@@ -27,7 +27,18 @@ import Testing
         #expect(moved.summary.contains("pause Super+F5"), "\(moved.summary)")
         #expect(keys.action(for: try Hotkey(parsing: "Ctrl+Alt+B")) == .blank)
         #expect(keys.action(for: try Hotkey(parsing: "Ctrl+B")) == nil)
-        #expect(HotkeyAction.blank.command == .blank(.black))
+    }
+
+    /// sway has no portal for global keys: the lines to paste bind the same keys to
+    /// `podium control key`, with the window's key for each action.
+    @Test func swayBindingsSendTheWindowsKeys() throws {
+        let lines = try Hotkeys(changes: ["pause=Super+Space", "zoom=Ctrl+Shift+PageUp"]).swayBindings
+        #expect(lines.first == "bindsym Ctrl+Mod1+b exec podium control key b")
+        #expect(lines.contains("bindsym Mod4+space exec podium control key space"))
+        #expect(lines.contains("bindsym Ctrl+Shift+Prior exec podium control key z"))
+        #expect(lines.last == "bindsym Ctrl+Mod1+Down exec podium control key -")
+        #expect([HotkeyAction.blank, .white, .pause, .faster, .slower].map(\.command)
+                == [.blank(.black), .blank(.white), .pause, .frameRate(1), .frameRate(-1)])
     }
 
     @Test func aChangeMovesOneActionAndAClashIsRefused() throws {

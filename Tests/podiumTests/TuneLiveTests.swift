@@ -230,6 +230,11 @@ import Testing
         #expect(try control("highlight", "on").stdout.contains("highlight off → on, by control"))
         #expect(try control("highlight", "on").stdout == "nothing to change\n")
         #expect(try control("zoom", "2").stdout.contains("→ 2×, by control"))
+        // A key as the desktop's own bindings send it (sway's bindsym): what the window's key does.
+        #expect(try control("key", "z").stdout.contains("2× → 4×, by control"))
+        #expect(try control("key", "-").stdout == "fps 30 → 24, by control\n")
+        let window = try control("key", "f")
+        #expect(window.status == 64 && window.stderr.contains("key 'f': not one of the presenter's keys"), "\(window)")
         let layout = try control("layout")
         #expect(layout.status == 64 && layout.stderr.contains("layout: this run has one source"), "\(layout)")
         let colour = try control("blank", "pink")

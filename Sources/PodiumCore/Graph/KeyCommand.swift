@@ -71,34 +71,36 @@ extension RunControl {
     /// Does what `command` asks of the run, and says so. The window's own commands (`fullscreen`)
     /// are the window's to do; a layout key without two sources does nothing.
     /// - Parameter origin: where the key was pressed: the terminal, the mirror window, anywhere.
-    public func perform(_ command: KeyCommand, from origin: ChangeOrigin = .key) {
+    /// - Returns: the change it made, if any.
+    @discardableResult
+    public func perform(_ command: KeyCommand, from origin: ChangeOrigin = .key) -> RunChange? {
         let window = origin == .window
         switch command {
         case .pause:
-            setPaused(!paused.load(ordering: .relaxed), by: origin)
+            return setPaused(!paused.load(ordering: .relaxed), by: origin)
         case .quit:
             logger.notice("quit from the \(window ? "window" : origin == .globalKey ? "global key" : "terminal")")
             quit()
         case .frameRate(let steps):
-            stepFrameRate(steps, by: origin)
+            return stepFrameRate(steps, by: origin)
         case .encoderRate(let steps):
-            stepEncoderRate(steps, by: origin)
+            return stepEncoderRate(steps, by: origin)
         case .keyframe:
-            requestKeyframe(by: origin)
+            return requestKeyframe(by: origin)
         case .blank(let colour):
-            setBlank(blankColour == colour ? nil : colour, by: origin)
+            return setBlank(blankColour == colour ? nil : colour, by: origin)
         case .highlight where presenter.unavailable != nil, .zoom where presenter.unavailable != nil:
             logger.notice("the highlight and the zoom cannot be drawn: \(presenter.unavailable ?? "")")
         case .highlight:
-            toggleHighlight(by: origin)
+            return toggleHighlight(by: origin)
         case .zoom:
-            setZoom(PresenterTools.zoom(after: presenter.zoom), by: origin)
+            return setZoom(PresenterTools.zoom(after: presenter.zoom), by: origin)
         case .cycleLayout:
-            changeLayout(by: origin) { $0.cycle() }
+            return changeLayout(by: origin) { $0.cycle() }
         case .swapSources:
-            changeLayout(by: origin) { $0.swapped.toggle() }
+            return changeLayout(by: origin) { $0.swapped.toggle() }
         case .resize(let steps):
-            changeLayout(by: origin) { $0.resize(by: steps) }
+            return changeLayout(by: origin) { $0.resize(by: steps) }
         case .help:
             let quality = if case .quality = tuning.plannedRate { true } else { false }
             let keys = KeyCommand.help(layouts: layout != nil, window: window, quality: quality,
@@ -108,5 +110,6 @@ extension RunControl {
         case .fullscreen:
             break
         }
+        return nil
     }
 }

@@ -9,6 +9,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         /// The presenter's keys: `blank black|white|off`, `highlight [on|off]`, `zoom [1|2|4]`,
         /// `layout [next|swap]` (without a value: what the key does).
         case blank, highlight, zoom, layout
+        /// `key NAME`: what the mirror window's key does (`b`, `space`, `+`), as global keys bound
+        /// by the desktop (sway's `bindsym`) send it.
+        case key
     }
 
     public var command: Command
@@ -125,6 +128,13 @@ extension RunControl {
         case .set: return try set(request.values ?? [:])
         case .record: return [try record(request)]
         case .blank, .highlight, .zoom, .layout: return try present(request)
+        case .key:
+            guard let name = request.value, let command = KeyCommand(key: name), command != .fullscreen,
+                  command != .help else {
+                throw .usage("key '\(request.value ?? "")': not one of the presenter's keys (b, w, h, z, l, space, "
+                             + "+, -, <, >, k, x, [, ], q)")
+            }
+            return perform(command, from: .control).map { [$0] } ?? []
         }
     }
 

@@ -71,6 +71,20 @@ public struct Hotkey: Sendable, Hashable, CustomStringConvertible {
                                + "Space, Up, Down, Left, Right, PageUp, PageDown, Home, End, Minus or Equal")
     }
 
+    /// The key as sway's `bindsym` names it: `Ctrl+Mod1+b`, `Mod4+F5`, `Ctrl+Mod1+Up`.
+    public var swayName: String {
+        let modifiers: [(Modifiers, String)] = [(.control, "Ctrl"), (.alt, "Mod1"), (.super, "Mod4"), (.shift, "Shift")]
+        let key = switch keysym {
+        case 0x20: "space"
+        case 0x2D: "minus"
+        case 0x3D: "equal"
+        case 0xFF55: "Prior"
+        case 0xFF56: "Next"
+        default: keysym < 0x100 ? self.key.lowercased() : self.key
+        }
+        return (modifiers.filter { self.modifiers.contains($0.0) }.map(\.1) + [key]).joined(separator: "+")
+    }
+
     public var description: String {
         (Self.modifierNames.filter { modifiers.contains($0.modifier) }.map(\.written) + [key]).joined(separator: "+")
     }
@@ -80,19 +94,22 @@ public struct Hotkey: Sendable, Hashable, CustomStringConvertible {
 public enum HotkeyAction: String, Sendable, CaseIterable {
     case blank, white, highlight, zoom, layout, pause, faster, slower
 
-    /// What the key does to the run, as the window's key does.
-    public var command: KeyCommand {
+    /// The mirror window's key for it (`KeyCommand(key:)`), which `podium control key` takes too.
+    public var windowKey: String {
         switch self {
-        case .blank: .blank(.black)
-        case .white: .blank(.white)
-        case .highlight: .highlight
-        case .zoom: .zoom
-        case .layout: .cycleLayout
-        case .pause: .pause
-        case .faster: .frameRate(1)
-        case .slower: .frameRate(-1)
+        case .blank: "b"
+        case .white: "w"
+        case .highlight: "h"
+        case .zoom: "z"
+        case .layout: "l"
+        case .pause: "space"
+        case .faster: "+"
+        case .slower: "-"
         }
     }
+
+    /// What the key does to the run: what the window's key does.
+    public var command: KeyCommand { KeyCommand(key: windowKey) ?? .help }
 
     /// The key each is bound to unless `--hotkey` says otherwise: Ctrl+Alt and the window's key.
     public var defaultKeys: String {
@@ -150,6 +167,12 @@ public struct Hotkeys: Sendable, Equatable {
     /// The action bound to `key`, if any.
     public func action(for key: Hotkey) -> HotkeyAction? {
         bindings.first { $0.key.modifiers == key.modifiers && $0.key.keysym == key.keysym }?.action
+    }
+
+    /// The lines to add to sway's configuration for these keys: `bindsym Ctrl+Mod1+b exec podium
+    /// control key b` (sway offers no portal for global keys; `podium control` reaches the run).
+    public var swayBindings: [String] {
+        bindings.map { "bindsym \($0.key.swayName) exec podium control key \($0.action.windowKey)" }
     }
 
     /// `Ctrl+Alt with B blank, W white, …` when every key has the same modifiers, else

@@ -23,6 +23,8 @@ extension Podium {
                   highlight [on|off]      the pointer's highlight (without: on or off, as h)
                   zoom [1|2|4]            the zoom around the pointer (without: the next, as z)
                   layout [next|swap]      the next layout of two sources, or swap them
+                  key KEY                 what the mirror window's key does: b, w, h, z, l,
+                                          space, + or -, …  (for keys the desktop binds)
 
                 Without --pid or --socket, the only Podium running as this user is found by its \
                 socket in $XDG_RUNTIME_DIR/podium (or /tmp/podium-UID). A run has a socket when it \
@@ -51,7 +53,7 @@ extension Podium {
         var json = false
 
         @Argument(help: ArgumentHelp("status, pause, resume, keyframe, set SETTING=VALUE, record start FILE, "
-                                     + "record stop, blank, highlight, zoom or layout", valueName: "command"))
+                                     + "record stop, blank, highlight, zoom, layout or key KEY", valueName: "command"))
         var words: [String] = []
 
         func validate() throws {
@@ -70,7 +72,7 @@ extension Podium {
             }
             guard let command = ControlRequest.Command(rawValue: first) else {
                 throw .usage("'\(first)' is not a command of podium control: status, pause, resume, keyframe, set, "
-                             + "record, blank, highlight, zoom or layout")
+                             + "record, blank, highlight, zoom, layout or key")
             }
             let rest = Array(words.dropFirst())
             if command == .record {
@@ -85,6 +87,10 @@ extension Podium {
                 default:
                     throw .usage("record: 'record start FILE' or 'record stop'")
                 }
+            }
+            if command == .key {
+                guard rest.count == 1 else { throw .usage("key: name one of the presenter's keys, such as key b") }
+                return ControlRequest(command: .key, value: rest[0])
             }
             if let values = ControlRequest.presenterValues[command] {
                 guard rest.count <= 1 else {

@@ -73,8 +73,9 @@ enum PlanRunner {
             return run.counters.windowAwaits.map { "waiting for \($0)" }
         }
         SignalTrap.onStop { run.stop() }
-        let control = try openControl(options.control ?? session.plan.isShared, asked: options.control == true,
-                                      logger: logger)
+        // Keys a desktop binds reach the run through its control socket.
+        let control = try openControl(options.control ?? (session.plan.isShared || hotkeys != nil),
+                                      asked: options.control == true, logger: logger)
         if let control { Thread.detachNamed("podium-control") { control.serve(run, status: reporter.status) } }
         defer { control?.remove() }
         TerminalKeys.start(for: run)
@@ -133,7 +134,13 @@ enum PlanRunner {
             name.contains(":") && name.split(separator: ":").last?.allSatisfy { $0.isNumber || $0 == "." } == true
         }
         guard let display = plan.capture.sources.map(\.display).first(where: isX11) else {
-            logger.notice("global keys: X11 only for now; the keys work in the terminal and the mirror window")
+            // sway offers no portal for global keys: its own bindings reach the run's control socket.
+            guard ProcessInfo.processInfo.environment["SWAYSOCK"] != nil else {
+                logger.notice("global keys: X11 and sway only for now; the keys work in the terminal and the window")
+                return
+            }
+            logger.notice("global keys: sway binds them; add these lines to its config, then swaymsg reload:")
+            hotkeys.swayBindings.forEach { logger.notice("  \($0)") }
             return
         }
         Thread.detachNamed("podium-hotkeys") {
