@@ -73,6 +73,8 @@ public final class RecordingDesk: RecordingControl {
         }
     }
 
+    public var recordingPath: String? { current.withLock { $0?.path } }
+
     public func stop() throws(PodiumError) -> String {
         guard let recording = current.withLock({ state -> (path: String, output: MuxerOutput)? in
             defer { state = nil }

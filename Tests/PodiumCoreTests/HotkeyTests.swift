@@ -1,4 +1,5 @@
-import PodiumCore
+import Foundation
+@testable import PodiumCore
 import Testing
 
 /// `--hotkey`: keys as people write them, the defaults, and what is refused.
@@ -21,7 +22,7 @@ import Testing
     @Test func defaultsAreCtrlAltAndTheWindowsKeys() throws {
         let keys = try Hotkeys()
         #expect(keys.summary == "Ctrl+Alt with B blank, W white, H highlight, Z zoom, L layout, P pause, Up faster, "
-                + "Down slower")
+                + "Down slower, R record")
         let moved = try Hotkeys(changes: ["pause=Super+F5"])
         #expect(moved.summary.hasPrefix("blank Ctrl+Alt+B, white Ctrl+Alt+W, "), "\(moved.summary)")
         #expect(moved.summary.contains("pause Super+F5"), "\(moved.summary)")
@@ -36,9 +37,17 @@ import Testing
         #expect(lines.first == "bindsym Ctrl+Mod1+b exec podium control key b")
         #expect(lines.contains("bindsym Mod4+space exec podium control key space"))
         #expect(lines.contains("bindsym Ctrl+Shift+Prior exec podium control key z"))
-        #expect(lines.last == "bindsym Ctrl+Mod1+Down exec podium control key -")
+        #expect(lines.contains("bindsym Ctrl+Mod1+Down exec podium control key -"))
+        #expect(lines.last == "bindsym Ctrl+Mod1+r exec podium control key r")
         #expect([HotkeyAction.blank, .white, .pause, .faster, .slower].map(\.command)
                 == [.blank(.black), .blank(.white), .pause, .frameRate(1), .frameRate(-1)])
+    }
+
+    @Test func aRecordingIsNamedByTheTime() {
+        var moment = tm()
+        (moment.tm_year, moment.tm_mon, moment.tm_mday) = (126, 10, 28)
+        (moment.tm_hour, moment.tm_min, moment.tm_sec) = (7, 5, 2)
+        #expect(RunControl.recordingName(for: moment) == "podium-2026-11-28-070502.mkv")
     }
 
     @Test func aChangeMovesOneActionAndAClashIsRefused() throws {

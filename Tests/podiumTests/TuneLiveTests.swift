@@ -251,6 +251,30 @@ import Testing
         #expect(means.contains { $0.time > last.time && $0.mean < 220 }, "the screen again after: \(means)")
     }
 
+    /// `r` (Ctrl+Alt+R, `podium control key r`) starts a recording named by the time in the
+    /// run's folder, and again stops it: a file that plays, as long as the recording lasted.
+    @Test func theRecordKeyStartsAndStopsARecordingNamedByTheTime() throws {
+        let scene = try Tools.scene("video", on: server.display)
+        defer { _ = try? scene.interrupt() }
+        let run = try Tools.start("sh", ["-c", "cd '\(folder.path)' && exec '\(Tools.podium.path)' stream --display "
+                                         + "\(server.display) --control -t 7s --to main.mkv"])
+        try run.waitForStderr(containing: "capturing")
+        let pid = run.pid  // sh became podium (exec)
+        Thread.sleep(forTimeInterval: 1)
+        let started = try Tools.podium(["control", "--pid", "\(pid)", "key", "r"])
+        #expect(started.status == 0 && started.stdout.hasPrefix("recording off → \(folder.path)/podium-"), "\(started)")
+        Thread.sleep(forTimeInterval: 3)
+        let stopped = try Tools.podium(["control", "--pid", "\(pid)", "key", "r"])
+        #expect(stopped.stdout.hasSuffix(".mkv → off, by control\n"), "\(stopped)")
+        #expect(try run.wait(timeout: 30).status == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("podium-") }
+        let file = try #require(files.first, "\(files)")
+        #expect(files.count == 1 && file.count == "podium-2026-11-28-071512.mkv".count, "\(files)")
+        #expect(try decodesCleanly(path(file)))
+        let duration = try Tools.probe(path(file)).duration ?? 0
+        #expect(duration > 2 && duration < 4, "as long as it was recording: \(duration) s")
+    }
+
     @Test func aSocketThatIsNotPodiumsAndAnotherUserAreRefused() throws {
         let socket = path("other.sock")
         let other = try Tools.start("python3", ["-c", """

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Synchronization
 
@@ -27,6 +28,8 @@ public enum KeyCommand: Sendable, Equatable {
     case resize(Int)
     /// `f`: fullscreen or not (the mirror window's own).
     case fullscreen
+    /// `r`: start a recording of the run to `podium-DATE-TIME.mkv` in its folder, or stop it.
+    case record
     /// `?`: the keys, said on one line.
     case help
 
@@ -49,6 +52,7 @@ public enum KeyCommand: Sendable, Equatable {
         case "[": self = .resize(-1)
         case "]": self = .resize(1)
         case "f": self = .fullscreen
+        case "r": self = .record
         case "?": self = .help
         default: return nil
         }
@@ -60,7 +64,7 @@ public enum KeyCommand: Sendable, Equatable {
     ///   - presenter: the highlight and the zoom are drawn (on X11 screens).
     public static func help(layouts: Bool, window: Bool, quality: Bool = false, presenter: Bool = true) -> String {
         var keys = ["space pause", "b w blank"] + (presenter ? ["h highlight", "z zoom"] : [])
-        keys += ["+ - frame rate", quality ? "< > quality" : "< > bit rate", "k keyframe", "q quit"]
+        keys += ["+ - frame rate", quality ? "< > quality" : "< > bit rate", "k keyframe", "r record", "q quit"]
         if layouts { keys += ["l layout", "x swap sources", "[ ] resize"] }
         if window { keys.append("f fullscreen") }
         return "keys: " + keys.joined(separator: ", ")
@@ -101,6 +105,8 @@ extension RunControl {
             return changeLayout(by: origin) { $0.swapped.toggle() }
         case .resize(let steps):
             return changeLayout(by: origin) { $0.resize(by: steps) }
+        case .record:
+            return toggleRecording(by: origin)
         case .help:
             let quality = if case .quality = tuning.plannedRate { true } else { false }
             let keys = KeyCommand.help(layouts: layout != nil, window: window, quality: quality,
@@ -111,5 +117,37 @@ extension RunControl {
             break
         }
         return nil
+    }
+}
+
+extension RunControl {
+    /// Starts a recording to a new file named by the time in the run's folder, or stops the one
+    /// going; what cannot be done is said.
+    func toggleRecording(by origin: ChangeOrigin) -> RunChange? {
+        guard let recordings else {
+            logger.notice("record: this run encodes nothing to record")
+            return nil
+        }
+        do throws(PodiumError) {
+            if recordings.recordingPath != nil {
+                let file = try recordings.stop()
+                return report(RunChange(setting: "recording", from: file, to: "off", by: origin))
+            }
+            var now = time(nil), moment = tm()
+            localtime_r(&now, &moment)
+            let file = FileManager.default.currentDirectoryPath + "/" + Self.recordingName(for: moment)
+            try recordings.start(file)
+            return report(RunChange(setting: "recording", from: "off", to: file, by: origin))
+        } catch {
+            logger.warning("record: \(error.message)")
+            return nil
+        }
+    }
+
+    /// `podium-2026-11-28-071512.mkv`: the recording named by the (local) time `moment`.
+    static func recordingName(for moment: tm) -> String {
+        let day = [moment.tm_year + 1900, moment.tm_mon + 1, moment.tm_mday].map { String(format: "%02d", $0) }
+        let time = [moment.tm_hour, moment.tm_min, moment.tm_sec].map { String(format: "%02d", $0) }.joined()
+        return "podium-" + day.joined(separator: "-") + "-" + time + ".mkv"
     }
 }

@@ -9,6 +9,8 @@ public protocol RecordingControl: Sendable {
     /// - Returns: the file it wrote.
     /// - Throws: a usage error when nothing is being recorded.
     func stop() throws(PodiumError) -> String
+    /// The file being recorded to; `nil` when none is.
+    var recordingPath: String? { get }
     /// The run ends: a recording still going is finalized.
     func finish() async
 }

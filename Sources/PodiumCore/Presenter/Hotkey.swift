@@ -92,7 +92,7 @@ public struct Hotkey: Sendable, Hashable, CustomStringConvertible {
 
 /// What a global key does: the presenter's keys of the mirror window, held for the whole desktop.
 public enum HotkeyAction: String, Sendable, CaseIterable {
-    case blank, white, highlight, zoom, layout, pause, faster, slower
+    case blank, white, highlight, zoom, layout, pause, faster, slower, record
 
     /// The mirror window's key for it (`KeyCommand(key:)`), which `podium control key` takes too.
     public var windowKey: String {
@@ -105,6 +105,7 @@ public enum HotkeyAction: String, Sendable, CaseIterable {
         case .pause: "space"
         case .faster: "+"
         case .slower: "-"
+        case .record: "r"
         }
     }
 
@@ -122,6 +123,7 @@ public enum HotkeyAction: String, Sendable, CaseIterable {
         case .pause: "Ctrl+Alt+P"
         case .faster: "Ctrl+Alt+Up"
         case .slower: "Ctrl+Alt+Down"
+        case .record: "Ctrl+Alt+R"
         }
     }
 }

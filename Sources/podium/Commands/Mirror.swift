@@ -29,14 +29,15 @@ extension Podium {
                 Keys, in the window and in the terminal: space freezes the picture (and \
                 resumes), b and w blank it black or white, h highlights the pointer, z zooms, \
                 + and - step the frame rate, < and > the bit rate of --to, k sends a \
-                keyframe, l changes the layout, x swaps the sources, [ and ] resize, ? lists \
+                keyframe, r starts (or stops) recording --to's first encoding to podium-DATE-TIME.mkv \
+                here, l changes the layout, x swaps the sources, [ and ] resize, ? lists \
                 the keys, q or Escape quits; f toggles fullscreen (the window). podium control \
                 does the same from another terminal.
 
                 Global keys work while another program has the focus (X11; --no-hotkeys turns \
                 them off): Ctrl+Alt+B and Ctrl+Alt+W blank, Ctrl+Alt+H highlights, Ctrl+Alt+Z \
                 zooms, Ctrl+Alt+L changes the layout, Ctrl+Alt+P pauses, Ctrl+Alt+Up and Down \
-                step the frame rate; --hotkey ACTION=KEYS binds others.
+                step the frame rate, Ctrl+Alt+R records; --hotkey ACTION=KEYS binds others.
 
                 Examples:
                   podium mirror

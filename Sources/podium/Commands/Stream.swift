@@ -72,7 +72,8 @@ extension Podium {
                 sees them; --show-region frames the captured area on the screen.
 
                 Keys, in the terminal (and a --to window): + and - step the frame rate, < and > \
-                the bit rate (or quality), k sends a keyframe, space pauses, b and w blank every \
+                the bit rate (or quality), k sends a keyframe, r starts (or stops) a recording to \
+                podium-DATE-TIME.mkv here, space pauses, b and w blank every \
                 output black or white (again: back), h highlights the pointer, z zooms, l changes \
                 the layout, x swaps the sources, [ and ] resize, ? lists the keys, q quits. podium control \
                 changes a run from another terminal; --max-cpu or --fps auto let Podium choose the \
