@@ -262,7 +262,8 @@ import Testing
         let pid = run.pid  // sh became podium (exec)
         Thread.sleep(forTimeInterval: 1)
         let started = try Tools.podium(["control", "--pid", "\(pid)", "key", "r"])
-        #expect(started.status == 0 && started.stdout.hasPrefix("recording off → \(folder.path)/podium-"), "\(started)")
+        #expect(started.status == 0 && started.stdout.hasPrefix("recording off → \(folder.path)/podium-"),
+                "\(started)")
         Thread.sleep(forTimeInterval: 3)
         let stopped = try Tools.podium(["control", "--pid", "\(pid)", "key", "r"])
         #expect(stopped.stdout.hasSuffix(".mkv → off, by control\n"), "\(stopped)")
