@@ -21,8 +21,8 @@ import Testing
 
     @Test func defaultsAreCtrlAltAndTheWindowsKeys() throws {
         let keys = try Hotkeys()
-        #expect(keys.summary == "Ctrl+Alt with B blank, W white, H highlight, Z zoom, L layout, P pause, Up faster, "
-                + "Down slower, R record")
+        #expect(keys.summary == "Ctrl+Alt with B blank, W white, H highlight, Z zoom, L layout, P pause, "
+                + "Equal faster, Minus slower, R record")
         let moved = try Hotkeys(changes: ["pause=Super+F5"])
         #expect(moved.summary.hasPrefix("blank Ctrl+Alt+B, white Ctrl+Alt+W, "), "\(moved.summary)")
         #expect(moved.summary.contains("pause Super+F5"), "\(moved.summary)")
@@ -37,7 +37,7 @@ import Testing
         #expect(lines.first == "bindsym Ctrl+Mod1+b exec podium control key b")
         #expect(lines.contains("bindsym Mod4+space exec podium control key space"))
         #expect(lines.contains("bindsym Ctrl+Shift+Prior exec podium control key z"))
-        #expect(lines.contains("bindsym Ctrl+Mod1+Down exec podium control key -"))
+        #expect(lines.contains("bindsym Ctrl+Mod1+minus exec podium control key -"))
         #expect(lines.last == "bindsym Ctrl+Mod1+r exec podium control key r")
         #expect([HotkeyAction.blank, .white, .pause, .faster, .slower].map(\.command)
                 == [.blank(.black), .blank(.white), .pause, .frameRate(1), .frameRate(-1)])

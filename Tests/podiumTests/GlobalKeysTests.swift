@@ -5,11 +5,16 @@ import Testing
 /// The presenter's keys held for the whole X desktop (`--hotkeys`): pressed while another
 /// program's window has the focus, they act on the run, and the recording shows it.
 @Suite(.serialized) struct GlobalKeysTests {
-    /// Ctrl+Alt+B sent by xdotool while a GStreamer window has the focus: the recording goes black
-    /// for as long as the blank lasted, and the run says each change came by a global key.
+    /// Ctrl+Alt+B sent by xdotool while a GStreamer window has the focus under openbox: the
+    /// recording goes black for as long as the blank lasted, and the run says each change came by
+    /// a global key.
     @Test func ctrlAltBBlanksTheRecordingWhileAnotherWindowHasTheFocus() throws {
         let server = try XvfbServer(width: 320, height: 240)
         try Painter(display: server.display).draw(TestPattern(width: 320, height: 240, seed: 9))
+        // A desktop's window manager, which binds keys of its own (openbox: Ctrl+Alt and the arrows,
+        // which the defaults leave to it).
+        let manager = try WindowManager(display: server.display)
+        defer { withExtendedLifetime(manager) {} }
         let player = try Tools.start("gst-launch-1.0", ["-q", "videotestsrc", "pattern=ball", "!",
                                                         "video/x-raw,width=160,height=120", "!", "ximagesink",
                                                         "display=\(server.display)"])
@@ -17,7 +22,7 @@ import Testing
         let found = try Tools.start("xdotool", ["search", "--sync", "--onlyvisible", "--name", "gst-launch"],
                                     environment: ["DISPLAY": server.display]).wait(timeout: 20)
         let window = try #require(found.stdout.split(separator: "\n").first.map(String.init), "\(found.stderr)")
-        try Tools.xdotool(server.display, "windowfocus", "--sync", window)
+        try Tools.xdotool(server.display, "windowactivate", "--sync", window)
 
         let output = try Tools.temporaryFolder().appendingPathComponent("hotkeys.mkv").path
         let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--hotkeys", "-t", "9s",
@@ -31,7 +36,7 @@ import Testing
         try Tools.xdotool(server.display, "key", "ctrl+alt+b")
         try run.waitForStderr(containing: "screen black → shown, by global key")
         let result = try run.wait(timeout: 30)
-        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.status == 0 && !result.stderr.contains("held by another program"), "\(result.stderr)")
         // The focus stayed with the player: the keys were Podium's without taking it.
         let focused = try Tools.start("xdotool", ["getwindowfocus"], environment: ["DISPLAY": server.display]).wait()
         #expect(focused.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == window, "\(focused)")

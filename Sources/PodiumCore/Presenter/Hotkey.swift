@@ -112,7 +112,9 @@ public enum HotkeyAction: String, Sendable, CaseIterable {
     /// What the key does to the run: what the window's key does.
     public var command: KeyCommand { KeyCommand(key: windowKey) ?? .help }
 
-    /// The key each is bound to unless `--hotkey` says otherwise: Ctrl+Alt and the window's key.
+    /// The key each is bound to unless `--hotkey` says otherwise: Ctrl+Alt and the window's key
+    /// (`=` for `+`; Ctrl+Alt and the arrows switch workspaces on many desktops, openbox's and
+    /// GNOME's among them).
     public var defaultKeys: String {
         switch self {
         case .blank: "Ctrl+Alt+B"
@@ -121,8 +123,8 @@ public enum HotkeyAction: String, Sendable, CaseIterable {
         case .zoom: "Ctrl+Alt+Z"
         case .layout: "Ctrl+Alt+L"
         case .pause: "Ctrl+Alt+P"
-        case .faster: "Ctrl+Alt+Up"
-        case .slower: "Ctrl+Alt+Down"
+        case .faster: "Ctrl+Alt+Equal"
+        case .slower: "Ctrl+Alt+Minus"
         case .record: "Ctrl+Alt+R"
         }
     }

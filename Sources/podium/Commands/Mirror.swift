@@ -36,8 +36,8 @@ extension Podium {
 
                 Global keys work while another program has the focus (X11; --no-hotkeys turns \
                 them off): Ctrl+Alt+B and Ctrl+Alt+W blank, Ctrl+Alt+H highlights, Ctrl+Alt+Z \
-                zooms, Ctrl+Alt+L changes the layout, Ctrl+Alt+P pauses, Ctrl+Alt+Up and Down \
-                step the frame rate, Ctrl+Alt+R records; --hotkey ACTION=KEYS binds others.
+                zooms, Ctrl+Alt+L changes the layout, Ctrl+Alt+P pauses, Ctrl+Alt+= and - step \
+                the frame rate, Ctrl+Alt+R records; --hotkey ACTION=KEYS binds others.
 
                 Examples:
                   podium mirror
