@@ -131,7 +131,7 @@ extension RunControl {
         case .key:
             guard let name = request.value, let command = KeyCommand(key: name), command != .fullscreen,
                   command != .help else {
-                throw .usage("key '\(request.value ?? "")': not one of the presenter's keys (b, w, h, z, l, space, "
+                throw .usage("key '\(request.value ?? "")': not one of the presenter's keys (b, w, h, z, l, r, space, "
                              + "+, -, <, >, k, x, [, ], q)")
             }
             return perform(command, from: .control).map { [$0] } ?? []

@@ -16,8 +16,7 @@ public final class GlobalKeys {
     /// Caps Lock and Num Lock (Mod2 on every common keyboard map), grabbed in each combination.
     private static let locks: [UInt16] = [0, 2, 16, 2 | 16]
 
-    /// Opens `display` and grabs every key of `hotkeys` on its root window.
-    /// - Returns: with the lines to say: each key another program holds, or that no key makes.
+    /// Opens `display` for `hotkeys` (`grab()` then takes them).
     /// - Throws: 69 when the display does not open, or is Xwayland (which hears keys only while
     ///   its own windows have the focus).
     public init(display: String?, hotkeys: Hotkeys) throws(PodiumError) {
