@@ -1,7 +1,7 @@
 // A video stream read from one PipeWire node (see cpipewire.h).
 //
 // libpipewire runs its own loop thread; every call into it from another thread holds the loop's
-// lock. The stream asks for 32-bit BGRx or BGRA pictures, or a webcam's YUYV, of any size and rate, in buffers
+// lock. The stream asks for 32-bit BGRx or BGRA pictures, or a webcam's YUYV or JPEGs, of any size and rate, in buffers
 // PipeWire maps for us (memfd or plain memory), with the damage and cursor metadata when the
 // producer gives them.
 #include "cpipewire.h"
@@ -30,6 +30,8 @@ struct cpw_capture {
     struct spa_hook stream_listener;
     struct spa_video_info_raw info;
     int has_format;
+    // The pictures are JPEGs (`info` then holds only their size).
+    int is_jpeg;
     cpw_frame_handler on_frame;
     cpw_pointer_handler on_pointer;
     cpw_state_handler on_state;
@@ -110,6 +112,20 @@ static void on_process(void *data) {
     struct spa_data *plane = &spa->datas[0];
     // A buffer may carry the pointer alone, its picture unchanged and left out.
     read_pointer(capture, spa);
+    if (capture->is_jpeg) {
+        // A JPEG says nothing of what changed; an empty or corrupted one is left out.
+        int usable = plane->data != NULL && capture->has_format && plane->chunk->size > 0
+            && !(plane->chunk->flags & SPA_CHUNK_FLAG_CORRUPTED)
+            && (uint64_t)plane->chunk->offset + plane->chunk->size <= plane->maxsize;
+        if (usable) {
+            capture->on_frame(capture->handler_context, (const uint8_t *)plane->data + plane->chunk->offset,
+                              capture->info.size.width, capture->info.size.height, plane->chunk->size,
+                              CPW_FORMAT_MJPG, NULL, 0);
+        }
+        capture->sequence_known = 0;
+        pw_stream_queue_buffer(capture->stream, buffer);
+        return;
+    }
     uint32_t format = capture->info.format == SPA_VIDEO_FORMAT_BGRA ? CPW_FORMAT_BGRA
         : capture->info.format == SPA_VIDEO_FORMAT_YUY2 ? CPW_FORMAT_YUY2 : CPW_FORMAT_BGRX;
     uint32_t width = capture->info.size.width, height = capture->info.size.height;
@@ -152,24 +168,38 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
     struct cpw_capture *capture = data;
     if (param == NULL || id != SPA_PARAM_Format) return;
     uint32_t media_type, media_subtype;
-    if (spa_format_parse(param, &media_type, &media_subtype) < 0 || media_type != SPA_MEDIA_TYPE_video
-        || media_subtype != SPA_MEDIA_SUBTYPE_raw) return;
+    if (spa_format_parse(param, &media_type, &media_subtype) < 0 || media_type != SPA_MEDIA_TYPE_video) return;
     memset(&capture->info, 0, sizeof capture->info);
-    if (spa_format_video_raw_parse(param, &capture->info) < 0) return;
+    capture->has_format = 0;
+    capture->is_jpeg = media_subtype == SPA_MEDIA_SUBTYPE_mjpg;
+    if (capture->is_jpeg) {
+        struct spa_video_info_mjpg jpeg;
+        if (spa_format_video_mjpg_parse(param, &jpeg) < 0) return;
+        capture->info.size = jpeg.size;
+    } else if (media_subtype != SPA_MEDIA_SUBTYPE_raw || spa_format_video_raw_parse(param, &capture->info) < 0) {
+        return;
+    }
     capture->has_format = 1;
 
     // The buffers and metadata taken: mapped memory, a header, what changed, and the pointer.
     uint8_t room[1024];
     struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(room, sizeof room);
     const struct spa_pod *params[4];
-    uint32_t stride = capture->info.size.width * bytes_per_pixel(capture->info.format);
-    params[0] = spa_pod_builder_add_object(&builder,
-        SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
-        SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(4, 2, 16),
-        SPA_PARAM_BUFFERS_blocks, SPA_POD_Int(1),
-        SPA_PARAM_BUFFERS_size, SPA_POD_Int(stride * capture->info.size.height),
-        SPA_PARAM_BUFFERS_stride, SPA_POD_Int(stride),
-        SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int((1 << SPA_DATA_MemFd) | (1 << SPA_DATA_MemPtr)));
+    // A JPEG's length varies: the producer says how large its buffers are.
+    uint32_t stride = capture->is_jpeg ? 0 : capture->info.size.width * bytes_per_pixel(capture->info.format);
+    params[0] = capture->is_jpeg
+        ? spa_pod_builder_add_object(&builder,
+            SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
+            SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(4, 2, 16),
+            SPA_PARAM_BUFFERS_blocks, SPA_POD_Int(1),
+            SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int((1 << SPA_DATA_MemFd) | (1 << SPA_DATA_MemPtr)))
+        : spa_pod_builder_add_object(&builder,
+            SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
+            SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(4, 2, 16),
+            SPA_PARAM_BUFFERS_blocks, SPA_POD_Int(1),
+            SPA_PARAM_BUFFERS_size, SPA_POD_Int(stride * capture->info.size.height),
+            SPA_PARAM_BUFFERS_stride, SPA_POD_Int(stride),
+            SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int((1 << SPA_DATA_MemFd) | (1 << SPA_DATA_MemPtr)));
     params[1] = spa_pod_builder_add_object(&builder,
         SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
         SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Header),
@@ -260,9 +290,11 @@ cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame,
                           NULL));
     if (capture->stream == NULL) return abandon(capture, error, error_size, "cannot make a PipeWire stream");
     pw_stream_add_listener(capture->stream, &capture->stream_listener, &stream_events, capture);
-    uint8_t room[1024];
+    uint8_t room[2048];
     struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(room, sizeof room);
-    const struct spa_pod *format = spa_pod_builder_add_object(&builder,
+    // Raw pixels first; JPEGs when that is all the producer sends.
+    const struct spa_pod *formats[2];
+    formats[0] = spa_pod_builder_add_object(&builder,
         SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat,
         SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
         SPA_FORMAT_mediaSubtype, SPA_POD_Id(SPA_MEDIA_SUBTYPE_raw),
@@ -272,8 +304,16 @@ cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame,
                                                               &SPA_RECTANGLE(8192, 8192)),
         SPA_FORMAT_VIDEO_framerate, SPA_POD_CHOICE_RANGE_Fraction(&SPA_FRACTION(0, 1), &SPA_FRACTION(0, 1),
                                                                   &SPA_FRACTION(1000, 1)));
+    formats[1] = spa_pod_builder_add_object(&builder,
+        SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat,
+        SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
+        SPA_FORMAT_mediaSubtype, SPA_POD_Id(SPA_MEDIA_SUBTYPE_mjpg),
+        SPA_FORMAT_VIDEO_size, SPA_POD_CHOICE_RANGE_Rectangle(&SPA_RECTANGLE(1920, 1080), &SPA_RECTANGLE(1, 1),
+                                                              &SPA_RECTANGLE(8192, 8192)),
+        SPA_FORMAT_VIDEO_framerate, SPA_POD_CHOICE_RANGE_Fraction(&SPA_FRACTION(0, 1), &SPA_FRACTION(0, 1),
+                                                                  &SPA_FRACTION(1000, 1)));
     int connected = pw_stream_connect(capture->stream, PW_DIRECTION_INPUT, node,
-                                      PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS, &format, 1);
+                                      PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS, formats, 2);
     pw_thread_loop_unlock(capture->loop);
     if (connected < 0) {
         snprintf(error, error_size, "cannot connect to PipeWire node %u: %s", node, spa_strerror(connected));

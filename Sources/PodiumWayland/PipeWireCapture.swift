@@ -44,7 +44,7 @@ public final class PipeWireCapture: FrameGrabber {
             guard let context, let pixels else { return }
             Unmanaged<PipeWireInbox>.fromOpaque(context).takeUnretainedValue()
                 .receive(pixels, size: PixelSize(width: Int(width), height: Int(height)), bytesPerRow: Int(stride),
-                         isYUYV: format == CPW_FORMAT_YUY2,
+                         layout: PipeWireInbox.Layout(format),
                          regions: regions.map { UnsafeBufferPointer(start: $0, count: Int(count)) })
         }, { context, visible, x, y, image, width, height, hotX, hotY in
             guard let context else { return }
@@ -160,9 +160,27 @@ final class PipeWireInbox: Sendable {
     /// Why the stream ended, once it did.
     var ended: String? { state.withLock { $0.ended } }
 
+    /// How a frame's pixels come.
+    enum Layout {
+        /// Four bytes a pixel, blue first.
+        case bgra
+        /// A webcam's YUYV 4:2:2.
+        case yuyv
+        /// A webcam's JPEG: `bytesPerRow` is then its length.
+        case jpeg
+
+        init(_ format: UInt32) {
+            self = switch Int(format) {
+            case CPW_FORMAT_YUY2: .yuyv
+            case CPW_FORMAT_MJPG: .jpeg
+            default: .bgra
+            }
+        }
+    }
+
     /// On PipeWire's thread: copies a frame into a free buffer (converted to BGRA from a webcam's
-    /// YUYV) and makes it the newest.
-    func receive(_ pixels: UnsafePointer<UInt8>, size: PixelSize, bytesPerRow: Int, isYUYV: Bool,
+    /// YUYV or JPEG) and makes it the newest.
+    func receive(_ pixels: UnsafePointer<UInt8>, size: PixelSize, bytesPerRow: Int, layout: Layout,
                  regions: UnsafeBufferPointer<cpw_region>?) {
         let rowBytes = size.width * 4
         let pool = state.withLock { state -> FrameBufferPool in
@@ -183,12 +201,22 @@ final class PipeWireInbox: Sendable {
             state.withLock { $0.lostChanges = true }
             return
         }
-        if isYUYV {
-            YUY2ToARGB(pixels, Int32(bytesPerRow), buffer.bytes.assumingMemoryBound(to: UInt8.self), Int32(rowBytes),
-                       Int32(size.width), Int32(size.height))
-        } else if bytesPerRow == rowBytes {
+        let target = buffer.bytes.assumingMemoryBound(to: UInt8.self)
+        switch layout {
+        case .yuyv:
+            YUY2ToARGB(pixels, Int32(bytesPerRow), target, Int32(rowBytes), Int32(size.width), Int32(size.height))
+        case .jpeg:
+            // A JPEG that does not decode, or is not of the size agreed, is left out (the last good
+            // picture stays); the next one changes every row.
+            let width = Int32(size.width), height = Int32(size.height)
+            guard MJPGToARGB(pixels, bytesPerRow, target, Int32(rowBytes), width, height, width, height) == 0 else {
+                buffer.share(with: 0)
+                state.withLock { $0.lostChanges = true }
+                return
+            }
+        case .bgra where bytesPerRow == rowBytes:
             buffer.bytes.copyMemory(from: pixels, byteCount: rowBytes * size.height)
-        } else {
+        case .bgra:
             for row in 0..<size.height {
                 (buffer.bytes + row * rowBytes).copyMemory(from: pixels + row * bytesPerRow, byteCount: rowBytes)
             }

@@ -11,13 +11,17 @@ extension SoundServer {
 
     /// Starts a video node of one colour (`RRGGBB`), 640x360, made by GStreamer's `pipewiresink`,
     /// and returns it with its id once it is there.
-    /// - Parameter format: its pixels' layout: `BGRx` as screens have it, `YUY2` as webcams do.
+    /// - Parameter format: its pixels' layout: `BGRx` as screens have it, `YUY2` as webcams do, or
+    ///   `JPEG` for JPEG pictures (as webcams send their larger sizes).
     public func provideVideo(colour: String, name: String, fps: Int = 30, format: String = "BGRx")
         throws -> (producer: RunningCommand, node: Int) {
-        try provideVideo(named: name, by: Tools.start("gst-launch-1.0", [
+        let pixels = format == "JPEG" ? "I420" : format
+        let encoding = format == "JPEG" ? ["jpegenc", "!"] : []
+        return try provideVideo(named: name, by: Tools.start("gst-launch-1.0", [
             "-q", "videotestsrc", "pattern=solid-color", "foreground-color=0xff\(colour)", "is-live=true", "!",
-            "video/x-raw,format=\(format),width=640,height=360,framerate=\(fps)/1", "!", "pipewiresink",
-            "mode=provide",
+            "video/x-raw,format=\(pixels),width=640,height=360,framerate=\(fps)/1", "!",
+        ] + encoding + [
+            "pipewiresink", "mode=provide",
             "stream-properties=props,media.class=Video/Source,node.name=\(name)",
         ], environment: pipeWireEnvironment))
     }

@@ -41,11 +41,11 @@ extension PipeWireTests {
         #expect(near(colour(last, 16, 12), [0x40, 0xC0, 0x20]), "middle \(colour(last, 16, 12))")
     }
 
-    /// A webcam's YUYV pictures, converted to the screen's BGRA, in their colours.
-    @Test func aWebcamsYUYVIsTaken() throws {
-        let (producer, _) = try server.provideVideo(colour: "336699", name: "podium-test-webcam", format: "YUY2")
+    /// A webcam's YUYV pictures, or its JPEGs, converted to the screen's BGRA, in their colours.
+    @Test(arguments: ["YUY2", "JPEG"]) func aWebcamsPicturesAreTaken(format: String) throws {
+        let (producer, _) = try server.provideVideo(colour: "336699", name: "podium-test-webcam", format: format)
         defer { _ = try? producer.interrupt(timeout: 5) }
-        let recording = folder.appendingPathComponent("yuyv.mkv").path
+        let recording = folder.appendingPathComponent("\(format).mkv").path
         let run = try Tools.podium(["stream", "--source", "camera:webcam", "--to", recording, "-t", "2s"],
                                    environment: environment)
         #expect(run.status == 0, "\(run.stderr)")

@@ -7,8 +7,9 @@
 #include <stdint.h>
 
 // The pixel layouts Podium takes: four bytes a pixel, blue first (as X11 and wl_shm give them),
-// or YUYV 4:2:2, two bytes a pixel (as webcams give them).
-enum { CPW_FORMAT_BGRX = 1, CPW_FORMAT_BGRA = 2, CPW_FORMAT_YUY2 = 3 };
+// YUYV 4:2:2, two bytes a pixel, or each picture a JPEG (as webcams give them: most send their
+// larger sizes only as JPEG).
+enum { CPW_FORMAT_BGRX = 1, CPW_FORMAT_BGRA = 2, CPW_FORMAT_YUY2 = 3, CPW_FORMAT_MJPG = 4 };
 
 // What the stream says of itself, as it goes.
 enum {
@@ -25,7 +26,8 @@ typedef struct {
 } cpw_region;
 
 // A frame: `pixels` are valid only during the call (the buffer goes back to PipeWire after it).
-// `regions` is NULL when the producer says nothing of what changed (all of it may have).
+// `regions` is NULL when the producer says nothing of what changed (all of it may have). For
+// CPW_FORMAT_MJPG, `stride` is the JPEG's length in bytes.
 typedef void (*cpw_frame_handler)(void *context, const uint8_t *pixels, uint32_t width, uint32_t height,
                                   uint32_t stride, uint32_t format, const cpw_region *regions,
                                   uint32_t region_count);
