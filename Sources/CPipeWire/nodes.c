@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pipewire/pipewire.h>
 #include <spa/utils/result.h>
@@ -61,7 +62,7 @@ static void on_timeout(void *data, uint64_t expirations) {
     pw_main_loop_quit(listing->loop);
 }
 
-int cpw_list_nodes(const char *remote, const char *media_class, cpw_node_handler on_node, void *context,
+int cpw_list_nodes(const char *remote, int fd, const char *media_class, cpw_node_handler on_node, void *context,
                    char *error, size_t error_size) {
     pw_init(NULL, NULL);
     struct listing listing = {
@@ -74,10 +75,11 @@ int cpw_list_nodes(const char *remote, const char *media_class, cpw_node_handler
     }
     struct pw_loop *loop = pw_main_loop_get_loop(listing.loop);
     struct pw_context *pw_context = pw_context_new(loop, NULL, 0);
-    struct pw_core *core = pw_context
-        ? pw_context_connect(pw_context, remote ? pw_properties_new(PW_KEY_REMOTE_NAME, remote, NULL) : NULL, 0)
-        : NULL;
+    struct pw_core *core = !pw_context ? NULL
+        : fd >= 0 ? pw_context_connect_fd(pw_context, fd, NULL, 0)
+        : pw_context_connect(pw_context, remote ? pw_properties_new(PW_KEY_REMOTE_NAME, remote, NULL) : NULL, 0);
     if (core == NULL) {
+        if (fd >= 0 && pw_context == NULL) close(fd);
         snprintf(error, error_size, "cannot connect to PipeWire");
         if (pw_context) pw_context_destroy(pw_context);
         pw_main_loop_destroy(listing.loop);

@@ -1,4 +1,4 @@
-// The ScreenCast portal's exchange, as xdg-desktop-portal documents it: every request returns a
+// The ScreenCast and Camera portals' exchanges, as xdg-desktop-portal documents them: every request returns a
 // Request object at once and answers later with its Response signal, so each step subscribes to
 // the Response first (on the path the portal will use), calls, then waits for the answer.
 #define _GNU_SOURCE
@@ -17,6 +17,7 @@
 #define PORTAL "org.freedesktop.portal.Desktop"
 #define DESKTOP "/org/freedesktop/portal/desktop"
 #define SCREENCAST "org.freedesktop.portal.ScreenCast"
+#define CAMERA "org.freedesktop.portal.Camera"
 #define REQUEST "org.freedesktop.portal.Request"
 #define SESSION "org.freedesktop.portal.Session"
 
@@ -123,7 +124,9 @@ static int request(cportal *portal, sd_bus_message *call, const char *method, co
         say(error, size, "the desktop's dialog was cancelled: nothing was shared");
         result = CPORTAL_CANCELLED;
         break;
-    default: say(error, size, "the desktop portal refused to share the screen (%s answered %u)", method, got->code);
+    default:
+        say(error, size, "the desktop portal refused %s (%s answered %u)",
+            strcmp(method, "AccessCamera") == 0 ? "the cameras" : "to share the screen", method, got->code);
     }
 done:
     sd_bus_error_free(&failure);
@@ -133,14 +136,15 @@ done:
     return result;
 }
 
-// A new method call on the ScreenCast interface, its options dictionary opened with a
-// handle_token of its own in `token`.
-static sd_bus_message *screencast_call(cportal *portal, const char *method, char *token, size_t token_size) {
+// A new method call on `interface`, its options dictionary opened with a handle_token of its own
+// in `token`.
+static sd_bus_message *portal_call(cportal *portal, const char *interface, const char *method, char *token,
+                                   size_t token_size) {
     sd_bus_message *call = NULL;
-    if (sd_bus_message_new_method_call(portal->bus, &call, PORTAL, DESKTOP, SCREENCAST, method) < 0) return NULL;
+    if (sd_bus_message_new_method_call(portal->bus, &call, PORTAL, DESKTOP, interface, method) < 0) return NULL;
     snprintf(token, token_size, "podium%d_%u", (int)getpid(), ++portal->requests);
     int ok = 1;
-    if (strcmp(method, "CreateSession") != 0) ok = sd_bus_message_append(call, "o", portal->session) >= 0;
+    if (portal->session[0]) ok = sd_bus_message_append(call, "o", portal->session) >= 0;
     if (ok && strcmp(method, "Start") == 0) ok = sd_bus_message_append(call, "s", "") >= 0;
     ok = ok && sd_bus_message_open_container(call, 'a', "{sv}") >= 0
          && sd_bus_message_append(call, "{sv}", "handle_token", "s", token) >= 0;
@@ -203,20 +207,40 @@ static int read_string(sd_bus_message *results, const char *key, char *value, si
     return 1;
 }
 
-// The ScreenCast interface's property `name`; 0 with `error` set when it cannot be read.
-static int property(cportal *portal, const char *name, uint32_t *value, char *error, size_t size) {
+// The property `name` of `interface` (of D-Bus type `type`); 0 with `error` set when it cannot be read.
+static int property(cportal *portal, const char *interface, const char *name, char type, void *value, char *error,
+                    size_t size) {
     sd_bus_error failure = SD_BUS_ERROR_NULL;
-    int read = sd_bus_get_property_trivial(portal->bus, PORTAL, DESKTOP, SCREENCAST, name, &failure, 'u', value);
+    int read = sd_bus_get_property_trivial(portal->bus, PORTAL, DESKTOP, interface, name, &failure, type, value);
     if (read < 0) {
         if (sd_bus_error_has_names(&failure, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
             say(error, size, "no desktop portal on the session bus (%s is not there: is xdg-desktop-portal "
                 "installed and a backend for this desktop?)", PORTAL);
         } else {
-            say(error, size, "the desktop portal has no screen casting (%s: %s)", SCREENCAST,
+            say(error, size, "the desktop portal has no %s (%s: %s)",
+                strcmp(interface, CAMERA) == 0 ? "cameras" : "screen casting", interface,
                 failure.message ? failure.message : failure.name);
         }
         sd_bus_error_free(&failure);
         return 0;
+    }
+    return 1;
+}
+
+// Connects `portal` to the session bus; 0 with `error` set when there is none.
+static int open_bus(cportal *portal, char *error, size_t error_size) {
+    int opened = sd_bus_open_user(&portal->bus);
+    const char *unique = NULL;
+    if (opened >= 0) opened = sd_bus_get_unique_name(portal->bus, &unique);
+    if (opened < 0) {
+        const char *address = getenv("DBUS_SESSION_BUS_ADDRESS");
+        say(error, error_size, "no session bus at %s (%s): the desktop portal is reached through it",
+            address && *address ? address : "$XDG_RUNTIME_DIR/bus", strerror(-opened));
+        return 0;
+    }
+    snprintf(portal->sender, sizeof portal->sender, "%s", unique + (unique[0] == ':'));
+    for (char *at = portal->sender; *at; at++) {
+        if (*at == '.') *at = '_';
     }
     return 1;
 }
@@ -230,24 +254,14 @@ int cportal_open(uint32_t types, int draws_cursor, const char *restore_token, cp
         say(error, error_size, "out of memory");
         return CPORTAL_FAILED;
     }
-    int opened = sd_bus_open_user(&portal->bus);
-    const char *unique = NULL;
-    if (opened >= 0) opened = sd_bus_get_unique_name(portal->bus, &unique);
-    if (opened < 0) {
-        const char *address = getenv("DBUS_SESSION_BUS_ADDRESS");
-        say(error, error_size, "no session bus at %s (%s): the desktop portal is reached through it",
-            address && *address ? address : "$XDG_RUNTIME_DIR/bus", strerror(-opened));
+    if (!open_bus(portal, error, error_size)) {
         cportal_close(portal);
         return CPORTAL_UNAVAILABLE;
     }
-    snprintf(portal->sender, sizeof portal->sender, "%s", unique + (unique[0] == ':'));
-    for (char *at = portal->sender; *at; at++) {
-        if (*at == '.') *at = '_';
-    }
     uint32_t version = 0, available = 0, cursors = 0;
-    if (!property(portal, "version", &version, error, error_size)
-        || !property(portal, "AvailableSourceTypes", &available, error, error_size)
-        || !property(portal, "AvailableCursorModes", &cursors, error, error_size)) {
+    if (!property(portal, SCREENCAST, "version", 'u', &version, error, error_size)
+        || !property(portal, SCREENCAST, "AvailableSourceTypes", 'u', &available, error, error_size)
+        || !property(portal, SCREENCAST, "AvailableCursorModes", 'u', &cursors, error, error_size)) {
         cportal_close(portal);
         return CPORTAL_UNAVAILABLE;
     }
@@ -260,7 +274,7 @@ int cportal_open(uint32_t types, int draws_cursor, const char *restore_token, cp
     answer created = {0}, selected = {0}, started = {0};
     int result = CPORTAL_FAILED;
 
-    sd_bus_message *call = screencast_call(portal, "CreateSession", token, sizeof token);
+    sd_bus_message *call = portal_call(portal, SCREENCAST, "CreateSession", token, sizeof token);
     if (!call || sd_bus_message_append(call, "{sv}", "session_handle_token", "s", token) < 0) {
         say(error, error_size, "could not write a request to the desktop portal");
         goto done;
@@ -276,7 +290,7 @@ int cportal_open(uint32_t types, int draws_cursor, const char *restore_token, cp
     sd_bus_match_signal(portal->bus, &portal->closed_slot, NULL, portal->session, SESSION, "Closed", on_closed,
                         portal);
 
-    call = screencast_call(portal, "SelectSources", token, sizeof token);
+    call = portal_call(portal, SCREENCAST, "SelectSources", token, sizeof token);
     // The pointer sent apart where the desktop can: its place is what the highlight and the zoom
     // need, and its picture is drawn in from it (or not) as asked.
     uint32_t cursor = (cursors & CURSOR_METADATA) ? CURSOR_METADATA : draws_cursor ? CURSOR_EMBEDDED : CURSOR_HIDDEN;
@@ -300,7 +314,7 @@ int cportal_open(uint32_t types, int draws_cursor, const char *restore_token, cp
     if (result != CPORTAL_OK) goto done;
 
     // The desktop's dialog (or its remembered choice): as long as the user takes.
-    call = screencast_call(portal, "Start", token, sizeof token);
+    call = portal_call(portal, SCREENCAST, "Start", token, sizeof token);
     if (!call) {
         say(error, error_size, "could not write a request to the desktop portal");
         result = CPORTAL_FAILED;
@@ -336,8 +350,11 @@ int cportal_connect(cportal *portal, char *error, size_t error_size) {
     sd_bus_message *reply = NULL;
     sd_bus_error failure = SD_BUS_ERROR_NULL;
     int descriptor = -1, kept = -1;
-    if (sd_bus_call_method(portal->bus, PORTAL, DESKTOP, SCREENCAST, "OpenPipeWireRemote", &failure, &reply,
-                           "oa{sv}", portal->session, 0) < 0
+    int called = portal->session[0]
+        ? sd_bus_call_method(portal->bus, PORTAL, DESKTOP, SCREENCAST, "OpenPipeWireRemote", &failure, &reply,
+                             "oa{sv}", portal->session, 0)
+        : sd_bus_call_method(portal->bus, PORTAL, DESKTOP, CAMERA, "OpenPipeWireRemote", &failure, &reply, "a{sv}", 0);
+    if (called < 0
         || sd_bus_message_read(reply, "h", &descriptor) < 0) {
         say(error, error_size, "the desktop portal gave no connection to PipeWire (%s)",
             failure.message ? failure.message : "no descriptor in its answer");
@@ -374,4 +391,40 @@ void cportal_close(cportal *portal) {
     sd_bus_slot_unref(portal->closed_slot);
     sd_bus_flush_close_unref(portal->bus);
     free(portal);
+}
+
+int cportal_camera_access(cportal_interrupted interrupted, void *context, char *error, size_t error_size) {
+    cportal portal = {0};
+    int present = 0, result = CPORTAL_UNAVAILABLE;
+    char token[64];
+    answer granted = {0};
+    sd_bus_message *call = NULL;
+    if (!open_bus(&portal, error, error_size) || !property(&portal, CAMERA, "IsCameraPresent", 'b', &present, error,
+                                                           error_size)) {
+        goto done;
+    }
+    if (!present) {
+        say(error, error_size, "the desktop's Camera portal says there is no camera");
+        goto done;
+    }
+    result = CPORTAL_FAILED;
+    call = portal_call(&portal, CAMERA, "AccessCamera", token, sizeof token);
+    if (!call) {
+        say(error, error_size, "could not write a request to the desktop portal");
+        goto done;
+    }
+    // The desktop asks the user the first time: as long as they take.
+    result = request(&portal, call, "AccessCamera", token, 1, interrupted, context, &granted, error, error_size);
+done:
+    sd_bus_message_unref(call);
+    sd_bus_message_unref(granted.results);
+    sd_bus_flush_close_unref(portal.bus);
+    return result;
+}
+
+int cportal_camera_connect(char *error, size_t error_size) {
+    cportal portal = {0};
+    int descriptor = open_bus(&portal, error, error_size) ? cportal_connect(&portal, error, error_size) : -1;
+    sd_bus_flush_close_unref(portal.bus);
+    return descriptor;
 }

@@ -13,15 +13,18 @@ public struct PipeWireNode: Sendable, Equatable {
 
     /// The nodes of `mediaClass` (`Video/Source`, `Audio/Sink`, `Stream/Output/Audio`…) there now.
     /// - Parameter remote: a PipeWire socket's path; the user's PipeWire when `nil`.
+    /// - Parameter descriptor: a connection to PipeWire to list through instead (a portal's), which
+    ///   the listing takes; -1 for none.
     /// - Throws: 69 when PipeWire cannot be reached.
-    public static func list(_ mediaClass: String, remote: String? = nil) throws(PodiumError) -> [PipeWireNode] {
+    public static func list(_ mediaClass: String, remote: String? = nil, descriptor: Int32 = -1)
+        throws(PodiumError) -> [PipeWireNode] {
         final class Found {
             var nodes: [PipeWireNode] = []
         }
         let found = Found()
         var error = [CChar](repeating: 0, count: 256)
         let status = withExtendedLifetime(found) {
-            cpw_list_nodes(remote, mediaClass, { context, id, name, description, nick, application in
+            cpw_list_nodes(remote, descriptor, mediaClass, { context, id, name, description, nick, application in
                 guard let context else { return }
                 let string = { (text: UnsafePointer<CChar>?) in text.map { String(cString: $0) } }
                 Unmanaged<Found>.fromOpaque(context).takeUnretainedValue().nodes.append(PipeWireNode(

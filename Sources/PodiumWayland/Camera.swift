@@ -3,7 +3,7 @@ import PodiumSound
 
 /// A camera as PipeWire offers it: a `Video/Source` node (a webcam through PipeWire's V4L2 or
 /// libcamera plugin, a virtual camera, another program's video), read as any PipeWire video
-/// stream once found.
+/// stream once found: from the user's PipeWire, or through the desktop's Camera portal.
 public struct Camera: Sendable, Equatable, CustomStringConvertible {
     /// The node's id, which changes when the camera comes back.
     public var node: UInt32
@@ -18,6 +18,32 @@ public struct Camera: Sendable, Equatable, CustomStringConvertible {
     /// - Throws: 69 when PipeWire cannot be reached.
     public static func list() throws(PodiumError) -> [Camera] {
         try PipeWireNode.list("Video/Source").map { Camera(node: $0.id, name: $0.name, label: $0.label) }
+    }
+
+    /// The cameras there are, and how they are reached: from the user's PipeWire; where it is
+    /// shut or shows none (inside a sandbox), through the desktop's Camera portal when it has one.
+    /// - Parameter interrupted: asked while the desktop's dialog waits; `true` gives up.
+    /// - Throws: 77 when the user refuses the portal's dialog; 69 when neither way can be taken.
+    static func reachable(interrupted: @escaping @Sendable () -> Bool) throws(PodiumError)
+        -> (cameras: [Camera], portal: CameraPortal?) {
+        let direct: Result<[Camera], PodiumError>
+        do { direct = .success(try list()) } catch { direct = .failure(error) }
+        if case .success(let cameras) = direct, !cameras.isEmpty { return (cameras, nil) }
+        let portal: CameraPortal
+        do {
+            portal = try CameraPortal(interrupted: interrupted)
+        } catch where error.exitCode == .unavailable {
+            // No portal either: what PipeWire itself said.
+            return (try direct.get(), nil)
+        }
+        return (try portal.cameras(), portal)
+    }
+
+    /// The cameras there are, as `reachable` finds them, for listing; `throughPortal` when the
+    /// desktop's Camera portal showed them.
+    public static func listReachable() throws(PodiumError) -> (cameras: [Camera], throughPortal: Bool) {
+        let found = try reachable(interrupted: { false })
+        return (found.cameras, found.portal != nil)
     }
 
     /// The camera `name` picks among `cameras`: its node name exactly, or a part of its name or
@@ -49,8 +75,10 @@ public struct Camera: Sendable, Equatable, CustomStringConvertible {
 
         public func resolve(_ lookup: SourceLookup) throws(PodiumError) -> (any SourcePlan)? {
             guard case .camera(let name) = lookup.request else { return nil }
-            let camera = try Camera.select(name, from: Camera.list())
-            var plan = try PipeWirePlan.look(node: camera.node, name: "camera \(camera)")
+            let (cameras, portal) = try Camera.reachable(interrupted: lookup.stopRequested)
+            let camera = try Camera.select(name, from: cameras)
+            let title = "camera \(camera)" + (portal == nil ? "" : " through the desktop's Camera portal")
+            var plan = try PipeWirePlan.look(node: camera.node, name: title, remote: portal)
             plan.presenterTools = .unavailable("a camera shows no pointer")
             return plan
         }

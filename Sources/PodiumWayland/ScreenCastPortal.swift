@@ -164,7 +164,7 @@ private final class PortalLink: Sendable {
 }
 
 /// The interruption check handed to C.
-private final class InterruptCheck: Sendable {
+final class InterruptCheck: Sendable {
     let asked: @Sendable () -> Bool
 
     init(_ asked: @escaping @Sendable () -> Bool) {

@@ -1,7 +1,7 @@
 public import Foundation
 import Synchronization
 
-/// The desktop's ScreenCast portal for one test: `Scripts/mock-portal` on a session bus of its
+/// The desktop's ScreenCast and Camera portals for one test: `Scripts/mock-portal` on a session bus of its
 /// own, sharing a PipeWire node, answering as asked. Stopped when released.
 public final class MockPortal: Sendable {
     public let folder: URL
@@ -13,13 +13,15 @@ public final class MockPortal: Sendable {
     ///   - answer: `ok`, `cancel`, `fail` or `never` (the dialog stays open).
     ///   - absent: a session bus without the portal.
     ///   - cursorModes: the cursor modes it offers (1 hidden, 2 embedded, 4 metadata).
+    ///   - camera: the Camera portal: `none` (it says there is no camera), `ok` or `cancel` (the
+    ///     user's answer to its dialog).
     public init(node: Int = 0, pipewire: URL? = nil, answer: String = "ok", absent: Bool = false,
-                cursorModes: Int = 7) throws {
+                cursorModes: Int = 7, camera: String = "none") throws {
         folder = try Tools.temporaryFolder().appendingPathComponent("portal")
         let script = Tools.repository.appendingPathComponent("Scripts/mock-portal").path
         var arguments = ["--dir", folder.path, "--node", "\(node)", "--answer", answer]
         arguments += (pipewire.map { ["--pipewire", $0.appendingPathComponent("pipewire-0").path] } ?? [])
-        arguments += (absent ? ["--absent"] : []) + ["--cursor-modes", "\(cursorModes)"]
+        arguments += (absent ? ["--absent"] : []) + ["--cursor-modes", "\(cursorModes)", "--camera", camera]
         process = try Tools.start(script, arguments)
         try process.waitForStderr(containing: "mock-portal: ready", timeout: 20)
     }
@@ -35,7 +37,8 @@ public final class MockPortal: Sendable {
     public var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(folder.path)/bus"] }
 
     /// The requests it took, in order: `request` names each (`CreateSession`, `SelectSources`,
-    /// `Start`, `OpenPipeWireRemote`, `Session.Close`, `Session.Closed`), `options` are the client's.
+    /// `Start`, `OpenPipeWireRemote`, `Session.Close`, `Session.Closed`, `AccessCamera`,
+    /// `Camera.OpenPipeWireRemote`), `options` are the client's.
     public func requests() -> [[String: Any]] {
         let text = (try? String(contentsOf: folder.appendingPathComponent("requests.jsonl"), encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap {

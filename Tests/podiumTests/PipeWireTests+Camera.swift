@@ -95,6 +95,43 @@ extension PipeWireTests {
     }
 }
 
+/// The desktop's Camera portal: where PipeWire's own socket is shut (inside a sandbox) or shows no
+/// camera, the cameras are asked of the portal and read through the connection it hands out.
+extension PipeWireTests {
+    @Test func aCameraThroughTheDesktopsCameraPortal() throws {
+        let (producer, _) = try server.provideVideo(colour: "336699", name: "podium-test-portal-camera")
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let portal = try MockPortal(pipewire: server.folder, camera: "ok")
+        // A runtime folder without PipeWire's socket: the portal is the only way.
+        let shut = try Tools.temporaryFolder()
+        let environment = portal.environment.merging(["XDG_RUNTIME_DIR": shut.path]) { $1 }
+        let listed = try Tools.podium(["sources", "--video"], environment: environment)
+        #expect(listed.status == 0 && listed.stdout.contains("through the desktop's Camera portal")
+                && listed.stdout.contains("--source camera:podium-test-portal-camera"), "\(listed)")
+        let recording = folder.appendingPathComponent("portal-camera.mkv").path
+        let run = try Tools.podium(["stream", "--source", "camera", "--to", recording, "-t", "2s"],
+                                   environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("through the desktop's Camera portal at 30 fps"), "\(run.stderr)")
+        let (frames, coloured) = try framesAndColoured(recording, red: 0x33, green: 0x66, blue: 0x99, within: 8)
+        #expect(frames >= 10 && frames == coloured, "\(coloured) of \(frames) frames the camera's colour")
+        let asked = portal.requests().compactMap { $0["request"] as? String }
+        #expect(asked.filter { $0 == "AccessCamera" }.count == 2, "\(asked)")
+        #expect(asked.contains("Camera.OpenPipeWireRemote") && !asked.contains("CreateSession"), "\(asked)")
+    }
+
+    /// A user who refuses the portal's dialog: 77, one line, nothing written.
+    @Test func aRefusedCameraPortalEndsTheRunBeforeAnythingIsMade() throws {
+        let portal = try MockPortal(pipewire: server.folder, camera: "cancel")
+        let environment = portal.environment.merging(["XDG_RUNTIME_DIR": try Tools.temporaryFolder().path]) { $1 }
+        let output = folder.appendingPathComponent("refused.mkv").path
+        let run = try Tools.podium(["stream", "--source", "camera", "--to", output], environment: environment)
+        #expect(run.status == 77, "\(run)")
+        #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}
+
 extension PipeWireTests {
     /// Two sources of any kinds: a camera in the corner of a Wayland output (a headless sway).
     @Test func aCameraOverAWaylandOutput() throws {

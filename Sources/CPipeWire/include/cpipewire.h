@@ -62,9 +62,10 @@ typedef void (*cpw_node_handler)(void *context, uint32_t id, const char *name, c
 
 // Calls `on_node` for every node of `media_class` (`Video/Source`: cameras and shared screens;
 // `Audio/Sink`, `Audio/Source`, `Stream/Output/Audio`: applications playing) the PipeWire at
-// `remote` (a socket's path; the user's when NULL) has now, on the caller's thread. Returns 0,
+// `remote` (a socket's path; the user's when NULL), or reached through `fd` when it is not -1 (a
+// portal's connection, which PipeWire owns from then), has now, on the caller's thread. Returns 0,
 // or -1 with `error` filled when PipeWire cannot be reached or does not answer within 5 s.
-int cpw_list_nodes(const char *remote, const char *media_class, cpw_node_handler on_node, void *context,
+int cpw_list_nodes(const char *remote, int fd, const char *media_class, cpw_node_handler on_node, void *context,
                    char *error, size_t error_size);
 
 // Sound recorded from one PipeWire node (see sound.c).

@@ -1,4 +1,4 @@
-// The desktop's ScreenCast portal (org.freedesktop.portal.ScreenCast) over the session bus, with
+// The desktop's ScreenCast and Camera portals (org.freedesktop.portal.*) over the session bus, with
 // sd-bus: what Podium needs of it, in C because sd-bus reads and writes messages with variadic
 // calls Swift cannot make.
 #ifndef PODIUM_CPORTAL_H
@@ -51,5 +51,14 @@ int cportal_wait(cportal *session, uint64_t timeout_us);
 
 // Closes the session (the desktop stops the stream) and the bus connection.
 void cportal_close(cportal *session);
+
+// The Camera portal (org.freedesktop.portal.Camera), a sandboxed program's way to the cameras:
+// asks for them (AccessCamera; the desktop's dialog the first time, as long as the user takes).
+// CPORTAL_UNAVAILABLE when there is no portal, no Camera interface, or it says there is no camera.
+int cportal_camera_access(cportal_interrupted interrupted, void *context, char *error, size_t error_size);
+
+// A new connection to PipeWire that shows the cameras (the portal's OpenPipeWireRemote), a
+// descriptor the caller owns, or -1 with `error` set.
+int cportal_camera_connect(char *error, size_t error_size);
 
 #endif

@@ -83,7 +83,9 @@ extension Podium {
 
         /// `--video`: the cameras, by the name `--source camera:NAME` takes.
         private func listCameras() async throws {
-            let cameras = try await onOwnThread("podium-cameras") { () throws(PodiumError) in try Camera.list() }
+            let (cameras, throughPortal) = try await onOwnThread("podium-cameras") { () throws(PodiumError) in
+                try Camera.listReachable()
+            }
             if json {
                 struct Listed: Encodable {
                     var name: String
@@ -96,7 +98,7 @@ extension Podium {
                 print(String(decoding: try encoder.encode(["cameras": listed]), as: UTF8.self))
                 return
             }
-            print("cameras (PipeWire video sources):")
+            print(throughPortal ? "cameras (through the desktop's Camera portal):" : "cameras (PipeWire video sources):")
             if cameras.isEmpty { print("  none") }
             for camera in cameras {
                 print("  \(camera.name)" + (camera.label.map { "  \($0)" } ?? "") + "  --source camera:\(camera.name)")
