@@ -23,7 +23,7 @@ public final class PipeWireCapture: FrameGrabber {
     /// The portal's session, which says when the desktop stops sharing.
     private let remote: (any PipeWireRemote)?
     /// The last frame handed on, held to hand on again when one is asked for and nothing changed.
-    private var latest: CapturedFrame?
+    private var reader = InboxReader()
     public let description: String
     private let logger: Logger
     /// The producer stopped sending (said once), until it sends again.
@@ -73,13 +73,12 @@ public final class PipeWireCapture: FrameGrabber {
         // No handler runs after this: the inbox can go.
         cpw_capture_close(stream)
         Unmanaged.passUnretained(inbox).release()
-        inbox.drain()
-        latest?.buffer.release()
+        inbox.frames.drain()
     }
 
     /// The size of the first frame, waiting for it at most `timeout` seconds; `nil` when none came.
     public func firstSize(within timeout: Double) -> PixelSize? {
-        inbox.firstSize(within: timeout)
+        inbox.frames.firstSize(within: timeout)
     }
 
     /// Where the stream's cursor metadata says the pointer is; `nil` when it sends none.
@@ -90,7 +89,7 @@ public final class PipeWireCapture: FrameGrabber {
         if let ended = remote?.ended {
             throw .unavailable(ended)
         }
-        if let ended = inbox.ended {
+        if let ended = inbox.frames.ended {
             throw .unavailable("the PipeWire stream \(description) ended: \(ended)")
         }
         // A producer that stopped (or went) leaves the stream paused: the last picture is held.
@@ -100,46 +99,16 @@ public final class PipeWireCapture: FrameGrabber {
                 : "capturing \(description) again"
             logger.notice("\(said)")
         }
-        guard let arrived = inbox.take() else {
-            if paused { return .waiting }
-            guard evenIfUnchanged, var frame = latest else { return .unchanged }
-            frame.sequence = sequence
-            frame.slotTime = slotTime
-            frame.changedRows = RowBands()
-            return .frame(frame)
-        }
-        let frame = CapturedFrame(buffer: arrived.buffer, size: arrived.size, bytesPerRow: arrived.bytesPerRow,
-                                  captureTime: arrived.time, slotTime: slotTime, sequence: sequence,
-                                  changedRows: latest?.size == arrived.size ? arrived.rows : nil)
-        frame.buffer.share(with: 1)
-        latest?.buffer.release()
-        latest = frame
-        return .frame(frame)
+        let arrived = inbox.frames.take()
+        if arrived == nil && paused { return .waiting }
+        return reader.next(arrived, sequence: sequence, slotTime: slotTime, evenIfUnchanged: evenIfUnchanged)
     }
 }
 
-/// Where PipeWire's thread leaves frames for the capture thread: the newest one, in a buffer of
-/// its own. Thread-safe.
+/// What PipeWire's thread leaves for the capture thread: the frames (the newest, in a buffer of
+/// the inbox's own), where the producer says the pointer is, and the stream's state. Thread-safe.
 final class PipeWireInbox: Sendable {
-    /// A frame copied out of PipeWire's buffer.
-    struct Arrived: Sendable {
-        var buffer: FrameBuffer
-        var size: PixelSize
-        var bytesPerRow: Int
-        /// When it came, on the run's clock.
-        var time: UInt64
-        /// The rows that changed since the frame taken before; `nil` for all of them.
-        var rows: RowBands?
-    }
-
     private struct State: Sendable {
-        var pool: FrameBufferPool?
-        var poolSize = PixelSize(width: 0, height: 0)
-        var newest: Arrived?
-        var firstSize: PixelSize?
-        var ended: String?
-        /// A frame was dropped: what it changed is not known to the next one's damage.
-        var lostChanges = false
         /// Streaming once, then paused.
         var streamed = false
         var paused = false
@@ -148,17 +117,12 @@ final class PipeWireInbox: Sendable {
         var cursor: CursorImage?
     }
 
-    private let bufferCount: Int
-    private let clock: any PacingClock
+    let frames: FrameInbox
     private let state = Mutex(State())
 
     init(bufferCount: Int, clock: any PacingClock) {
-        self.bufferCount = bufferCount
-        self.clock = clock
+        frames = FrameInbox(bufferCount: bufferCount, clock: clock)
     }
-
-    /// Why the stream ended, once it did.
-    var ended: String? { state.withLock { $0.ended } }
 
     /// How a frame's pixels come.
     enum Layout {
@@ -182,37 +146,18 @@ final class PipeWireInbox: Sendable {
     /// YUYV or JPEG) and makes it the newest.
     func receive(_ pixels: UnsafePointer<UInt8>, size: PixelSize, bytesPerRow: Int, layout: Layout,
                  regions: UnsafeBufferPointer<cpw_region>?) {
+        guard let buffer = frames.freeBuffer(for: size) else { return }
         let rowBytes = size.width * 4
-        let pool = state.withLock { state -> FrameBufferPool in
-            state.firstSize = state.firstSize ?? size
-            if let pool = state.pool, state.poolSize == size { return pool }
-            // A new size: buffers of it (the old ones go as the stages release them).
-            let made = FrameBufferPool((0..<bufferCount).map { index in
-                let storage = HeapStorage(capacity: rowBytes * size.height)
-                return FrameBuffer(bytes: storage.bytes, capacity: rowBytes * size.height, index: index,
-                                   storage: storage)
-            })
-            (state.pool, state.poolSize) = (made, size)
-            return made
-        }
-        // Every buffer in use downstream: this frame is dropped, as a slow stage's would be, and
-        // the next one changes every row (its damage says what changed since this one).
-        guard let buffer = pool.acquire() else {
-            state.withLock { $0.lostChanges = true }
-            return
-        }
         let target = buffer.bytes.assumingMemoryBound(to: UInt8.self)
         switch layout {
         case .yuyv:
             YUY2ToARGB(pixels, Int32(bytesPerRow), target, Int32(rowBytes), Int32(size.width), Int32(size.height))
         case .jpeg:
             // A JPEG that does not decode, or is not of the size agreed, is left out (the last good
-            // picture stays); the next one changes every row.
+            // picture stays).
             let width = Int32(size.width), height = Int32(size.height)
             guard MJPGToARGB(pixels, bytesPerRow, target, Int32(rowBytes), width, height, width, height) == 0 else {
-                buffer.share(with: 0)
-                state.withLock { $0.lostChanges = true }
-                return
+                return frames.giveBack(buffer)
             }
         case .bgra where bytesPerRow == rowBytes:
             buffer.bytes.copyMemory(from: pixels, byteCount: rowBytes * size.height)
@@ -230,28 +175,7 @@ final class PipeWireInbox: Sendable {
             }
             rows = bands
         }
-        var arrived = Arrived(buffer: buffer, size: size, bytesPerRow: rowBytes, time: clock.now(), rows: rows)
-        let replaced = state.withLock { state -> FrameBuffer? in
-            if state.lostChanges {
-                state.lostChanges = false
-                arrived.rows = nil
-            }
-            guard let older = state.newest else {
-                state.newest = arrived
-                return nil
-            }
-            // What changed since the frame taken before: both frames' changes (all rows when either
-            // does not say, or the size changed).
-            if var union = older.rows, let rows = arrived.rows, older.size == size {
-                union.formUnion(rows)
-                arrived.rows = union
-            } else {
-                arrived.rows = nil
-            }
-            state.newest = arrived
-            return older.buffer
-        }
-        replaced?.share(with: 0)
+        frames.deliver(buffer, size: size, rows: rows)
     }
 
     /// On PipeWire's thread: where the producer says the pointer is, and its picture when it
@@ -279,36 +203,12 @@ final class PipeWireInbox: Sendable {
     func stateChanged(_ code: Int32, error: String?) {
         state.withLock { state in
             switch code {
-            case Int32(CPW_STATE_ENDED): state.ended = state.ended ?? error ?? "it ended"
+            case Int32(CPW_STATE_ENDED): frames.end(error ?? "it ended")
             case Int32(CPW_STATE_STREAMING): (state.streamed, state.paused) = (true, false)
             case Int32(CPW_STATE_PAUSED): state.paused = state.streamed
             default: break
             }
         }
-    }
-
-    /// The newest frame, taken: `nil` when none came since the last.
-    func take() -> Arrived? {
-        state.withLock { state in
-            defer { state.newest = nil }
-            return state.newest
-        }
-    }
-
-    /// The size of the first frame, waiting for it at most `timeout` seconds.
-    func firstSize(within timeout: Double) -> PixelSize? {
-        let deadline = clock.now() + UInt64(timeout * 1e9)
-        while clock.now() < deadline {
-            if let size = state.withLock({ $0.firstSize }) { return size }
-            if ended != nil { return nil }
-            clock.sleep(until: clock.now() + 10_000_000)
-        }
-        return nil
-    }
-
-    /// Gives back a frame that was never taken.
-    func drain() {
-        take()?.buffer.share(with: 0)
     }
 }
 
