@@ -1,5 +1,6 @@
 public import PodiumCore
 import Foundation
+import PodiumMedia
 import PodiumWayland
 import PodiumX11
 
@@ -14,6 +15,7 @@ public enum SourceCatalog {
         PipeWirePlan.Resolver(),
         ScreenCastPortal.Resolver(),
         Camera.Resolver(),
+        DeviceCamera.Resolver(),
     ]
 
     /// The capture of `requests` (the primary first; none for the default source), each looked up

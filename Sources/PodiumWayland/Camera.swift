@@ -22,8 +22,9 @@ public struct Camera: Sendable, Equatable, CustomStringConvertible {
 
     /// The cameras there are, and how they are reached: from the user's PipeWire; where it is
     /// shut or shows none (inside a sandbox), through the desktop's Camera portal when it has one.
+    /// None when neither is there.
     /// - Parameter interrupted: asked while the desktop's dialog waits; `true` gives up.
-    /// - Throws: 77 when the user refuses the portal's dialog; 69 when neither way can be taken.
+    /// - Throws: 77 when the user refuses the portal's dialog; 69 when the portal fails.
     static func reachable(interrupted: @escaping @Sendable () -> Bool) throws(PodiumError)
         -> (cameras: [Camera], portal: CameraPortal?) {
         let direct: Result<[Camera], PodiumError>
@@ -33,8 +34,7 @@ public struct Camera: Sendable, Equatable, CustomStringConvertible {
         do {
             portal = try CameraPortal(interrupted: interrupted)
         } catch where error.exitCode == .unavailable {
-            // No portal either: what PipeWire itself said.
-            return (try direct.get(), nil)
+            return ((try? direct.get()) ?? [], nil)
         }
         return (try portal.cameras(), portal)
     }
@@ -53,29 +53,19 @@ public struct Camera: Sendable, Equatable, CustomStringConvertible {
     public static func select(_ name: String?, from cameras: [Camera]) throws(PodiumError) -> Camera {
         let listing = cameras.isEmpty ? "PipeWire has none (no Video/Source node)"
             : "cameras here: " + cameras.map(\.description).joined(separator: ", ")
-        guard let name else {
-            guard let first = cameras.first else { throw .unavailable("no camera: \(listing)") }
-            return first
-        }
-        if let exact = cameras.first(where: { $0.name == name }) { return exact }
-        let matches = cameras.filter { camera in
-            ([camera.name] + (camera.label.map { [$0] } ?? [])).contains { $0.lowercased().contains(name.lowercased()) }
-        }
-        guard let chosen = matches.first else { throw .unavailable("camera '\(name)': no such camera; \(listing)") }
-        guard matches.count == 1 else {
-            throw .usage("camera '\(name)' matches \(matches.count) cameras: "
-                         + matches.map(\.description).joined(separator: ", ") + "; give more of its name")
-        }
-        return chosen
+        return try NamePick.select(name, from: cameras, kind: "camera", listing: listing,
+                                   names: { [$0.name] + ($0.label.map { [$0] } ?? []) })
     }
 
-    /// Finds the camera `camera[:NAME]` asks for, and reads it as a PipeWire video node.
+    /// Finds the camera `camera[:NAME]` asks for, and reads it as a PipeWire video node; where
+    /// PipeWire (and the portal) show none, leaves the request to the next resolver (a V4L2 device).
     public struct Resolver: SourceResolver {
         public init() {}
 
         public func resolve(_ lookup: SourceLookup) throws(PodiumError) -> (any SourcePlan)? {
             guard case .camera(let name) = lookup.request else { return nil }
             let (cameras, portal) = try Camera.reachable(interrupted: lookup.stopRequested)
+            guard !cameras.isEmpty else { return nil }
             let camera = try Camera.select(name, from: cameras)
             let title = "camera \(camera)" + (portal == nil ? "" : " through the desktop's Camera portal")
             var plan = try PipeWirePlan.look(node: camera.node, name: title, remote: portal)

@@ -95,6 +95,22 @@ extension PipeWireTests {
     }
 }
 
+extension PipeWireTests {
+    /// Where neither PipeWire (nor a Camera portal) nor V4L2 has a camera: one line, 69, nothing made.
+    @Test(.enabled(if: ((try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/video4linux")) ?? []).isEmpty,
+                   "this machine has a V4L2 device"))
+    func noCameraAnywhereIsSaidInOneLine() throws {
+        let environment = ["XDG_RUNTIME_DIR": try Tools.temporaryFolder().path]
+        let output = folder.appendingPathComponent("nocamera.mkv").path
+        let run = try Tools.podium(["stream", "--source", "camera", "--to", output], environment: environment)
+        #expect(run.status == 69, "\(run)")
+        #expect(run.stderr == "podium: no camera: neither PipeWire nor V4L2 (/dev/video*) has one\n", "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let listed = try Tools.podium(["sources", "--video"], environment: environment)
+        #expect(listed.status == 0 && listed.stdout.contains("none"), "\(listed)")
+    }
+}
+
 /// The desktop's Camera portal: where PipeWire's own socket is shut (inside a sandbox) or shows no
 /// camera, the cameras are asked of the portal and read through the connection it hands out.
 extension PipeWireTests {

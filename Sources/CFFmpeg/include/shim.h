@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <libavcodec/avcodec.h>
+#include <libavdevice/avdevice.h>
 #include <libavutil/audio_fifo.h>
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodiumCore
+import PodiumMedia
 import PodiumSound
 import PodiumWayland
 
@@ -15,7 +16,7 @@ extension Podium {
                 PulseAudio; PULSE_SERVER names another. With PipeWire, the applications playing \
                 now are listed too, by the name --audio app:NAME takes. --video lists the cameras \
                 --source camera can capture instead: PipeWire's video sources (webcams, virtual \
-                cameras).
+                cameras), or the V4L2 devices (/dev/video*) where PipeWire shows none.
 
                 Examples:
                   podium sources
@@ -27,7 +28,7 @@ extension Podium {
                 """
         )
 
-        @Flag(help: "List the cameras (PipeWire's video sources) instead.")
+        @Flag(help: "List the cameras (PipeWire's video sources, or V4L2 devices) instead.")
         var video = false
 
         @Flag(help: "Print JSON instead of text.")
@@ -81,26 +82,32 @@ extension Podium {
             for application in applications { print("  \(application)") }
         }
 
-        /// `--video`: the cameras, by the name `--source camera:NAME` takes.
+        /// `--video`: the cameras, by the name `--source camera:NAME` takes: PipeWire's (or the
+        /// Camera portal's), else the V4L2 devices, which `camera` then reads.
         private func listCameras() async throws {
-            let (cameras, throughPortal) = try await onOwnThread("podium-cameras") { () throws(PodiumError) in
-                try Camera.listReachable()
+            struct Listed: Encodable, Sendable {
+                var name: String
+                var label: String?
+                var node: UInt32?
+            }
+            let (heading, listed) = try await onOwnThread("podium-cameras") { () throws(PodiumError) in
+                let (cameras, throughPortal) = try Camera.listReachable()
+                if cameras.isEmpty, case let devices = DeviceCamera.list(), !devices.isEmpty {
+                    return ("cameras (V4L2 devices):", devices.map { Listed(name: $0.path, label: $0.label) })
+                }
+                return (throughPortal ? "cameras (through the desktop's Camera portal):"
+                            : "cameras (PipeWire video sources):",
+                        cameras.map { Listed(name: $0.name, label: $0.label, node: $0.node) })
             }
             if json {
-                struct Listed: Encodable {
-                    var name: String
-                    var label: String?
-                    var node: UInt32
-                }
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                let listed = cameras.map { Listed(name: $0.name, label: $0.label, node: $0.node) }
                 print(String(decoding: try encoder.encode(["cameras": listed]), as: UTF8.self))
                 return
             }
-            print(throughPortal ? "cameras (through the desktop's Camera portal):" : "cameras (PipeWire video sources):")
-            if cameras.isEmpty { print("  none") }
-            for camera in cameras {
+            print(heading)
+            if listed.isEmpty { print("  none") }
+            for camera in listed {
                 print("  \(camera.name)" + (camera.label.map { "  \($0)" } ?? "") + "  --source camera:\(camera.name)")
             }
         }
