@@ -185,13 +185,17 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
     uint8_t room[1024];
     struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(room, sizeof room);
     const struct spa_pod *params[4];
-    // A JPEG's length varies: the producer says how large its buffers are.
+    // A JPEG's length varies from picture to picture: room for the largest it can reasonably be
+    // (as large as the picture in YUYV), or a producer sizing its buffers by its first JPEG cuts
+    // the larger ones short.
     uint32_t stride = capture->is_jpeg ? 0 : capture->info.size.width * bytes_per_pixel(capture->info.format);
+    int32_t jpeg_room = (int32_t)(capture->info.size.width * capture->info.size.height * 2);
     params[0] = capture->is_jpeg
         ? spa_pod_builder_add_object(&builder,
             SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
             SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(4, 2, 16),
             SPA_PARAM_BUFFERS_blocks, SPA_POD_Int(1),
+            SPA_PARAM_BUFFERS_size, SPA_POD_Int(jpeg_room),
             SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int((1 << SPA_DATA_MemFd) | (1 << SPA_DATA_MemPtr)))
         : spa_pod_builder_add_object(&builder,
             SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,

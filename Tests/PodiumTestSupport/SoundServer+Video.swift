@@ -13,12 +13,14 @@ extension SoundServer {
     /// and returns it with its id once it is there.
     /// - Parameter format: its pixels' layout: `BGRx` as screens have it, `YUY2` as webcams do, or
     ///   `JPEG` for JPEG pictures (as webcams send their larger sizes).
-    public func provideVideo(colour: String, name: String, fps: Int = 30, format: String = "BGRx")
-        throws -> (producer: RunningCommand, node: Int) {
+    /// - Parameter moving: a ball moving over the colour instead (each JPEG of its own length).
+    public func provideVideo(colour: String, name: String, fps: Int = 30, format: String = "BGRx",
+                             moving: Bool = false) throws -> (producer: RunningCommand, node: Int) {
         let pixels = format == "JPEG" ? "I420" : format
         let encoding = format == "JPEG" ? ["jpegenc", "!"] : []
         return try provideVideo(named: name, by: Tools.start("gst-launch-1.0", [
-            "-q", "videotestsrc", "pattern=solid-color", "foreground-color=0xff\(colour)", "is-live=true", "!",
+            "-q", "videotestsrc", moving ? "pattern=ball" : "pattern=solid-color",
+            "\(moving ? "background" : "foreground")-color=0xff\(colour)", "is-live=true", "!",
             "video/x-raw,format=\(pixels),width=640,height=360,framerate=\(fps)/1", "!",
         ] + encoding + [
             "pipewiresink", "mode=provide",

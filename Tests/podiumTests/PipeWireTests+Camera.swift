@@ -54,6 +54,20 @@ extension PipeWireTests {
         #expect(frames >= 10 && frames == coloured, "\(coloured) of \(frames) frames the camera's colour")
     }
 
+    /// JPEGs whose lengths vary (a moving picture) are taken whole, every one of them: a producer
+    /// that sized its buffers by its first JPEG cut the larger ones short, a third of them.
+    @Test func aWebcamsMovingJPEGsAreTakenAtItsRate() throws {
+        let (producer, _) = try server.provideVideo(colour: "336699", name: "podium-test-moving", format: "JPEG",
+                                                    moving: true)
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let recording = folder.appendingPathComponent("moving.mkv").path
+        let run = try Tools.podium(["stream", "--source", "camera:moving", "--to", recording, "-t", "3s"],
+                                   environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let frames = try Tools.probe(recording).frames
+        #expect(frames >= 75, "\(frames) frames in 3 s of a 30 fps camera")
+    }
+
     /// A camera that goes away is said once; the screen goes on alone, and the recording is whole.
     @Test func aCameraThatGoesAwayLeavesTheScreenGoingOn() throws {
         let screen = try XvfbServer(width: 640, height: 360)
