@@ -18,6 +18,7 @@
 #define DESKTOP "/org/freedesktop/portal/desktop"
 #define SCREENCAST "org.freedesktop.portal.ScreenCast"
 #define CAMERA "org.freedesktop.portal.Camera"
+#define SHORTCUTS "org.freedesktop.portal.GlobalShortcuts"
 #define REQUEST "org.freedesktop.portal.Request"
 #define SESSION "org.freedesktop.portal.Session"
 
@@ -37,7 +38,27 @@ struct cportal {
     // The bus's unique name as request paths spell it (":1.42" → "1_42").
     char sender[128];
     unsigned requests;
+    // The GlobalShortcuts session's Activated signal, and where it is handed while waiting.
+    sd_bus_slot *activated_slot;
+    cportal_shortcut_handler on_activated;
+    void *activated_context;
+    // The shortcuts BindShortcuts is asked for, while it is written.
+    uint32_t shortcut_count;
+    const char *const *shortcut_ids, *const *shortcut_descriptions, *const *shortcut_triggers;
 };
+
+// BindShortcuts' a(sa{sv}): each shortcut's id, description and preferred trigger.
+static int append_shortcuts(sd_bus_message *call, cportal *portal) {
+    int ok = sd_bus_message_open_container(call, 'a', "(sa{sv})") >= 0;
+    for (uint32_t index = 0; ok && index < portal->shortcut_count; index++) {
+        ok = sd_bus_message_open_container(call, 'r', "sa{sv}") >= 0
+             && sd_bus_message_append(call, "s", portal->shortcut_ids[index]) >= 0
+             && sd_bus_message_append(call, "a{sv}", 2, "description", "s", portal->shortcut_descriptions[index],
+                                      "preferred_trigger", "s", portal->shortcut_triggers[index]) >= 0
+             && sd_bus_message_close_container(call) >= 0;
+    }
+    return ok && sd_bus_message_close_container(call) >= 0 ? 0 : -1;
+}
 
 // One request's answer.
 typedef struct {
@@ -126,7 +147,8 @@ static int request(cportal *portal, sd_bus_message *call, const char *method, co
         break;
     default:
         say(error, size, "the desktop portal refused %s (%s answered %u)",
-            strcmp(method, "AccessCamera") == 0 ? "the cameras" : "to share the screen", method, got->code);
+            strcmp(method, "AccessCamera") == 0 ? "the cameras"
+                : strcmp(method, "BindShortcuts") == 0 ? "the keys" : "to share the screen", method, got->code);
     }
 done:
     sd_bus_error_free(&failure);
@@ -145,7 +167,10 @@ static sd_bus_message *portal_call(cportal *portal, const char *interface, const
     snprintf(token, token_size, "podium%d_%u", (int)getpid(), ++portal->requests);
     int ok = 1;
     if (portal->session[0]) ok = sd_bus_message_append(call, "o", portal->session) >= 0;
-    if (ok && strcmp(method, "Start") == 0) ok = sd_bus_message_append(call, "s", "") >= 0;
+    if (ok && strcmp(method, "BindShortcuts") == 0) ok = append_shortcuts(call, portal) >= 0;
+    if (ok && (strcmp(method, "Start") == 0 || strcmp(method, "BindShortcuts") == 0)) {
+        ok = sd_bus_message_append(call, "s", "") >= 0;
+    }
     ok = ok && sd_bus_message_open_container(call, 'a', "{sv}") >= 0
          && sd_bus_message_append(call, "{sv}", "handle_token", "s", token) >= 0;
     if (!ok) return sd_bus_message_unref(call);
@@ -218,13 +243,41 @@ static int property(cportal *portal, const char *interface, const char *name, ch
                 "installed and a backend for this desktop?)", PORTAL);
         } else {
             say(error, size, "the desktop portal has no %s (%s: %s)",
-                strcmp(interface, CAMERA) == 0 ? "cameras" : "screen casting", interface,
+                strcmp(interface, CAMERA) == 0 ? "cameras"
+                    : strcmp(interface, SHORTCUTS) == 0 ? "global shortcuts" : "screen casting", interface,
                 failure.message ? failure.message : failure.name);
         }
         sd_bus_error_free(&failure);
         return 0;
     }
     return 1;
+}
+
+// CreateSession on `interface`, and the session's Closed signal watched: CPORTAL_OK with
+// `portal->session` named, or what failed in `error`.
+static int create_session(cportal *portal, const char *interface, cportal_interrupted interrupted, void *context,
+                          char *error, size_t size) {
+    char token[64];
+    answer created = {0};
+    int result = CPORTAL_FAILED;
+    sd_bus_message *call = portal_call(portal, interface, "CreateSession", token, sizeof token);
+    if (!call || sd_bus_message_append(call, "{sv}", "session_handle_token", "s", token) < 0) {
+        say(error, size, "could not write a request to the desktop portal");
+    } else {
+        result = request(portal, call, "CreateSession", token, 0, interrupted, context, &created, error, size);
+        if (result == CPORTAL_OK
+            && !read_string(created.results, "session_handle", portal->session, sizeof portal->session)) {
+            say(error, size, "the desktop portal made a session without naming it");
+            result = CPORTAL_FAILED;
+        }
+    }
+    if (result == CPORTAL_OK) {
+        sd_bus_match_signal(portal->bus, &portal->closed_slot, NULL, portal->session, SESSION, "Closed", on_closed,
+                            portal);
+    }
+    sd_bus_message_unref(call);
+    sd_bus_message_unref(created.results);
+    return result;
 }
 
 // Connects `portal` to the session bus; 0 with `error` set when there is none.
@@ -271,24 +324,10 @@ int cportal_open(uint32_t types, int draws_cursor, const char *restore_token, cp
         return CPORTAL_UNAVAILABLE;
     }
     char token[64];
-    answer created = {0}, selected = {0}, started = {0};
-    int result = CPORTAL_FAILED;
-
-    sd_bus_message *call = portal_call(portal, SCREENCAST, "CreateSession", token, sizeof token);
-    if (!call || sd_bus_message_append(call, "{sv}", "session_handle_token", "s", token) < 0) {
-        say(error, error_size, "could not write a request to the desktop portal");
-        goto done;
-    }
-    result = request(portal, call, "CreateSession", token, 0, interrupted, context, &created, error, error_size);
-    call = sd_bus_message_unref(call);
+    answer selected = {0}, started = {0};
+    sd_bus_message *call = NULL;
+    int result = create_session(portal, SCREENCAST, interrupted, context, error, error_size);
     if (result != CPORTAL_OK) goto done;
-    if (!read_string(created.results, "session_handle", portal->session, sizeof portal->session)) {
-        say(error, error_size, "the desktop portal made a session without naming it");
-        result = CPORTAL_FAILED;
-        goto done;
-    }
-    sd_bus_match_signal(portal->bus, &portal->closed_slot, NULL, portal->session, SESSION, "Closed", on_closed,
-                        portal);
 
     call = portal_call(portal, SCREENCAST, "SelectSources", token, sizeof token);
     // The pointer sent apart where the desktop can: its place is what the highlight and the zoom
@@ -335,7 +374,6 @@ int cportal_open(uint32_t types, int draws_cursor, const char *restore_token, cp
 
 done:
     sd_bus_message_unref(call);
-    sd_bus_message_unref(created.results);
     sd_bus_message_unref(selected.results);
     sd_bus_message_unref(started.results);
     if (result == CPORTAL_OK) {
@@ -389,6 +427,7 @@ void cportal_close(cportal *portal) {
         sd_bus_message_unref(call);
     }
     sd_bus_slot_unref(portal->closed_slot);
+    sd_bus_slot_unref(portal->activated_slot);
     sd_bus_flush_close_unref(portal->bus);
     free(portal);
 }
@@ -427,4 +466,92 @@ int cportal_camera_connect(char *error, size_t error_size) {
     int descriptor = open_bus(&portal, error, error_size) ? cportal_connect(&portal, error, error_size) : -1;
     sd_bus_flush_close_unref(portal.bus);
     return descriptor;
+}
+
+static int on_activated(sd_bus_message *message, void *userdata, sd_bus_error *unused) {
+    (void)unused;
+    cportal *portal = userdata;
+    const char *session = NULL, *id = NULL;
+    if (sd_bus_message_read(message, "os", &session, &id) < 0 || strcmp(session, portal->session) != 0) return 0;
+    if (portal->on_activated) portal->on_activated(portal->activated_context, id, "");
+    return 0;
+}
+
+// The shortcuts of BindShortcuts' results, each handed to `on_bound` with its trigger's description.
+static void read_bound(sd_bus_message *results, cportal_shortcut_handler on_bound, void *context) {
+    if (!find_result(results, "shortcuts") || sd_bus_message_enter_container(results, 'v', "a(sa{sv})") <= 0
+        || sd_bus_message_enter_container(results, 'a', "(sa{sv})") <= 0) {
+        return;
+    }
+    while (sd_bus_message_enter_container(results, 'r', "sa{sv}") > 0) {
+        const char *id = NULL, *trigger = "";
+        if (sd_bus_message_read(results, "s", &id) < 0 || sd_bus_message_enter_container(results, 'a', "{sv}") <= 0) {
+            return;
+        }
+        while (sd_bus_message_enter_container(results, 'e', "sv") > 0) {
+            const char *name = NULL;
+            if (sd_bus_message_read(results, "s", &name) < 0) return;
+            int read = strcmp(name, "trigger_description") == 0 ? sd_bus_message_read(results, "v", "s", &trigger)
+                : sd_bus_message_skip(results, "v");
+            if (read < 0 || sd_bus_message_exit_container(results) < 0) return;
+        }
+        if (sd_bus_message_exit_container(results) < 0 || sd_bus_message_exit_container(results) < 0) return;
+        on_bound(context, id, trigger);
+    }
+}
+
+int cportal_shortcuts_open(uint32_t count, const char *const *ids, const char *const *descriptions,
+                           const char *const *triggers, cportal_interrupted interrupted, void *context,
+                           cportal_shortcut_handler on_bound, cportal **session, char *error, size_t error_size) {
+    cportal *portal = calloc(1, sizeof *portal);
+    if (!portal) {
+        say(error, error_size, "out of memory");
+        return CPORTAL_FAILED;
+    }
+    uint32_t version = 0;
+    if (!open_bus(portal, error, error_size)
+        || !property(portal, SHORTCUTS, "version", 'u', &version, error, error_size)) {
+        cportal_close(portal);
+        return CPORTAL_UNAVAILABLE;
+    }
+    char token[64];
+    answer bound = {0};
+    sd_bus_message *call = NULL;
+    int result = create_session(portal, SHORTCUTS, interrupted, context, error, error_size);
+    if (result != CPORTAL_OK) goto done;
+    sd_bus_match_signal(portal->bus, &portal->activated_slot, NULL, DESKTOP, SHORTCUTS, "Activated", on_activated,
+                        portal);
+    portal->shortcut_count = count;
+    portal->shortcut_ids = ids;
+    portal->shortcut_descriptions = descriptions;
+    portal->shortcut_triggers = triggers;
+    call = portal_call(portal, SHORTCUTS, "BindShortcuts", token, sizeof token);
+    portal->shortcut_count = 0;
+    if (!call) {
+        say(error, error_size, "could not write a request to the desktop portal");
+        result = CPORTAL_FAILED;
+        goto done;
+    }
+    // The desktop may ask the user to confirm the keys: as long as they take.
+    result = request(portal, call, "BindShortcuts", token, 1, interrupted, context, &bound, error, error_size);
+    call = sd_bus_message_unref(call);
+    if (result == CPORTAL_OK) read_bound(bound.results, on_bound, context);
+done:
+    sd_bus_message_unref(call);
+    sd_bus_message_unref(bound.results);
+    if (result == CPORTAL_OK) {
+        *session = portal;
+    } else {
+        cportal_close(portal);
+    }
+    return result;
+}
+
+int cportal_shortcuts_wait(cportal *portal, uint64_t timeout_us, cportal_shortcut_handler on_activated,
+                           void *context) {
+    portal->on_activated = on_activated;
+    portal->activated_context = context;
+    int closed = cportal_wait(portal, timeout_us);
+    portal->on_activated = NULL;
+    return closed;
 }

@@ -43,6 +43,17 @@ import Testing
                 == [.blank(.black), .blank(.white), .pause, .frameRate(1), .frameRate(-1)])
     }
 
+    /// The GlobalShortcuts portal takes triggers as the XDG shortcuts spec writes them.
+    @Test func portalTriggersAreWrittenAsTheShortcutsSpecSays() throws {
+        let keys = try Hotkeys(changes: ["pause=Super+F5", "zoom=Ctrl+Shift+PageDown", "layout=Alt+Space"])
+        let triggers = Dictionary(uniqueKeysWithValues: keys.bindings.map { ($0.action, $0.key.portalTrigger) })
+        #expect(triggers[.blank] == "CTRL+ALT+b")
+        #expect(triggers[.pause] == "LOGO+F5")
+        #expect(triggers[.zoom] == "CTRL+SHIFT+Next")
+        #expect(triggers[.layout] == "ALT+space")
+        #expect(triggers[.faster] == "CTRL+ALT+equal")
+    }
+
     @Test func aRecordingIsNamedByTheTime() {
         var moment = tm()
         (moment.tm_year, moment.tm_mon, moment.tm_mday) = (126, 10, 28)

@@ -122,6 +122,17 @@ public enum Tools {
         try timedFrames(path, size: size, pixelFormat: "gray", bytesPerPixel: 1)
     }
 
+    /// Every frame of `path` with its time and mean grey level (0 to 255), and the span of time
+    /// from the first to the last frame whose level `marked` picks (a blank, a flash): `nil` when none is.
+    public static func greyLevels(_ path: String, marked: (Double) -> Bool) throws
+        -> (levels: [(time: Double, mean: Double)], span: ClosedRange<Double>?) {
+        let levels = try greyFrames(path, size: (width: 32, height: 24)).map { frame in
+            (time: frame.time, mean: Double(frame.pixels.reduce(0) { $0 + Int($1) }) / Double(frame.pixels.count))
+        }
+        let times = levels.filter { marked($0.mean) }.map(\.time)
+        return (levels, times.first.flatMap { first in times.last.map { first...$0 } })
+    }
+
     /// Every frame of `path` with its time, decoded by ffmpeg to RGB (3 bytes a pixel) at its own
     /// size, each frame once.
     public static func rgbFrames(_ path: String, size: (width: Int, height: Int))

@@ -41,14 +41,11 @@ import Testing
         let focused = try Tools.start("xdotool", ["getwindowfocus"], environment: ["DISPLAY": server.display]).wait()
         #expect(focused.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == window, "\(focused)")
 
-        let frames = try Tools.greyFrames(output, size: (width: 32, height: 24))
-        let means = frames.map { (time: $0.time, mean: Double($0.pixels.reduce(0) { $0 + Int($1) }) / 768) }
-        let black = means.filter { $0.mean < 20 }
-        let first = try #require(black.first, "no black frame: \(means)")
-        let last = try #require(black.last)
-        #expect(abs(last.time - first.time - 2) < 0.6, "black for as long as it was blank: \(means)")
-        #expect(means.contains { $0.time < first.time && $0.mean > 40 }
-                && means.contains { $0.time > last.time && $0.mean > 40 }, "the screen before and after: \(means)")
+        let (levels, black) = try Tools.greyLevels(output) { $0 < 20 }
+        let span = try #require(black, "no black frame: \(levels)")
+        #expect(abs(span.upperBound - span.lowerBound - 2) < 0.6, "black for as long as it was blank: \(levels)")
+        #expect(levels.contains { $0.time < span.lowerBound && $0.mean > 40 }
+                && levels.contains { $0.time > span.upperBound && $0.mean > 40 }, "the screen before and after: \(levels)")
     }
 
     /// A second run asking for the same keys finds them held by the first: it says so once for

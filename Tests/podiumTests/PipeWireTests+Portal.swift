@@ -141,3 +141,49 @@ extension PipeWireTests {
         #expect(decodes)
     }
 }
+
+/// Global keys through the desktop's GlobalShortcuts portal (GNOME's and KDE's way): asked for as
+/// the XDG shortcuts spec writes them, each press acting on the run as the key does.
+extension PipeWireTests {
+    @Test func globalKeysThroughTheDesktopsShortcutsPortal() throws {
+        let (producer, node) = try server.provideVideo(colour: "336699", name: "podium-test-keys")
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let portal = try MockPortal(pipewire: server.folder, shortcuts: "ok")
+        let recording = folder.appendingPathComponent("keys.mkv").path
+        let run = try Tools.start(Tools.podium.path, ["stream", "--source", "pipewire:\(node)", "--hotkeys",
+                                                      "--to", recording, "-t", "6s"],
+                                  environment: environment.merging(portal.environment) { $1 })
+        try run.waitForStderr(containing: "global keys, as the desktop bound them: blank CTRL+ALT+b")
+        Thread.sleep(forTimeInterval: 1.5)
+        try portal.press(["white"])
+        try run.waitForStderr(containing: "screen shown → white, by global key")
+        Thread.sleep(forTimeInterval: 2)
+        try portal.press(["white"])
+        try run.waitForStderr(containing: "screen white → shown, by global key")
+        let result = try run.wait(timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        let (levels, white) = try Tools.greyLevels(recording) { $0 > 230 }
+        let span = try #require(white, "no white frame: \(levels)")
+        #expect(abs(span.upperBound - span.lowerBound - 2) < 0.6, "white for as long as it was blank: \(levels)")
+        #expect(levels.contains { $0.time < span.lowerBound && $0.mean < 150 }
+                && levels.contains { $0.time > span.upperBound && $0.mean < 150 }, "the node before and after: \(levels)")
+        let bind = portal.requests().first { $0["request"] as? String == "BindShortcuts" }
+        let asked = bind?["shortcuts"] as? [[String: Any]] ?? []
+        #expect(asked.map { $0["id"] as? String ?? "" } == ["blank", "white", "highlight", "zoom", "layout", "pause",
+                                                           "faster", "slower", "record"])
+        #expect(asked.first?["preferred_trigger"] as? String == "CTRL+ALT+b", "\(asked)")
+    }
+
+    /// A desktop without the portal: said in one line, and the run goes on with the window's keys.
+    @Test func aDesktopWithoutTheShortcutsPortalIsSaidAndTheRunGoesOn() throws {
+        let (producer, node) = try server.provideVideo(colour: "336699", name: "podium-test-nokeys")
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let portal = try MockPortal(pipewire: server.folder)
+        let recording = folder.appendingPathComponent("nokeys.mkv").path
+        let run = try Tools.podium(["stream", "--source", "pipewire:\(node)", "--hotkeys", "--to", recording,
+                                    "-t", "2s"], environment: environment.merging(portal.environment) { $1 })
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("podium: global keys: the desktop portal has no global shortcuts"), "\(run.stderr)")
+        #expect(try Tools.probe(recording).frames >= 30)
+    }
+}

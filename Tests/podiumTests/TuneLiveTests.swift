@@ -242,13 +242,10 @@ import Testing
         let result = try run.wait(timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
 
-        let frames = try Tools.greyFrames(output, size: (width: 32, height: 24))
-        let means = frames.map { (time: $0.time, mean: Double($0.pixels.reduce(0) { $0 + Int($1) }) / 768) }
-        let white = means.filter { $0.mean > 235 }
-        let first = try #require(white.first, "no white frame: \(means)")
-        let last = try #require(white.last)
-        #expect(abs(last.time - first.time - 1.5) < 0.6, "white for as long as it was blank: \(means)")
-        #expect(means.contains { $0.time > last.time && $0.mean < 220 }, "the screen again after: \(means)")
+        let (levels, white) = try Tools.greyLevels(output) { $0 > 235 }
+        let span = try #require(white, "no white frame: \(levels)")
+        #expect(abs(span.upperBound - span.lowerBound - 1.5) < 0.6, "white for as long as it was blank: \(levels)")
+        #expect(levels.contains { $0.time > span.upperBound && $0.mean < 220 }, "the screen again after: \(levels)")
     }
 
     /// `r` (Ctrl+Alt+R, `podium control key r`) starts a recording named by the time in the

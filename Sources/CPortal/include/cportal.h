@@ -61,4 +61,21 @@ int cportal_camera_access(cportal_interrupted interrupted, void *context, char *
 // descriptor the caller owns, or -1 with `error` set.
 int cportal_camera_connect(char *error, size_t error_size);
 
+// The GlobalShortcuts portal (org.freedesktop.portal.GlobalShortcuts): keys the desktop holds for
+// a program whatever has the focus. Opens a session and binds `count` shortcuts (each an id, a
+// description and a preferred trigger as the XDG shortcuts spec writes it: "CTRL+ALT+b"); the
+// desktop may ask the user, as long as they take. `on_bound` is called for each shortcut the
+// desktop bound, with the trigger it says (which may differ from the one preferred). On
+// CPORTAL_OK `*session` is set; otherwise `error` says why (CPORTAL_UNAVAILABLE: no portal, or
+// one without GlobalShortcuts).
+typedef void (*cportal_shortcut_handler)(void *context, const char *id, const char *trigger);
+int cportal_shortcuts_open(uint32_t count, const char *const *ids, const char *const *descriptions,
+                           const char *const *triggers, cportal_interrupted interrupted, void *context,
+                           cportal_shortcut_handler on_bound, cportal **session, char *error, size_t error_size);
+
+// Waits up to `timeout_us` for the portal, calling `on_activated` (with an empty trigger) for each
+// shortcut pressed since; returns nonzero once the desktop closed the session or the bus went.
+int cportal_shortcuts_wait(cportal *session, uint64_t timeout_us, cportal_shortcut_handler on_activated,
+                           void *context);
+
 #endif

@@ -71,18 +71,29 @@ public struct Hotkey: Sendable, Hashable, CustomStringConvertible {
                                + "Space, Up, Down, Left, Right, PageUp, PageDown, Home, End, Minus or Equal")
     }
 
-    /// The key as sway's `bindsym` names it: `Ctrl+Mod1+b`, `Mod4+F5`, `Ctrl+Mod1+Up`.
-    public var swayName: String {
-        let modifiers: [(Modifiers, String)] = [(.control, "Ctrl"), (.alt, "Mod1"), (.super, "Mod4"), (.shift, "Shift")]
-        let key = switch keysym {
+    /// The key alone as XKB names its keysym: `b`, `space`, `Up`, `Prior`, `F5`.
+    private var xkbKey: String {
+        switch keysym {
         case 0x20: "space"
         case 0x2D: "minus"
         case 0x3D: "equal"
         case 0xFF55: "Prior"
         case 0xFF56: "Next"
-        default: keysym < 0x100 ? self.key.lowercased() : self.key
+        default: keysym < 0x100 ? key.lowercased() : key
         }
-        return (modifiers.filter { self.modifiers.contains($0.0) }.map(\.1) + [key]).joined(separator: "+")
+    }
+
+    /// The key as sway's `bindsym` names it: `Ctrl+Mod1+b`, `Mod4+F5`, `Ctrl+Mod1+Up`.
+    public var swayName: String { written(control: "Ctrl", alt: "Mod1", super: "Mod4", shift: "Shift") }
+
+    /// The key as the XDG shortcuts spec writes a trigger, which the GlobalShortcuts portal takes:
+    /// `CTRL+ALT+b`, `LOGO+F5`.
+    public var portalTrigger: String { written(control: "CTRL", alt: "ALT", super: "LOGO", shift: "SHIFT") }
+
+    /// The modifiers by the names given, then the key, joined by `+`.
+    private func written(control: String, alt: String, super: String, shift: String) -> String {
+        let modifiers: [(Modifiers, String)] = [(.control, control), (.alt, alt), (.super, `super`), (.shift, shift)]
+        return (modifiers.filter { self.modifiers.contains($0.0) }.map(\.1) + [xkbKey]).joined(separator: "+")
     }
 
     public var description: String {
@@ -106,6 +117,21 @@ public enum HotkeyAction: String, Sendable, CaseIterable {
         case .faster: "+"
         case .slower: "-"
         case .record: "r"
+        }
+    }
+
+    /// What it does, in a few words, for a desktop that lists the keys it holds for programs.
+    public var purpose: String {
+        switch self {
+        case .blank: "blank the picture black, or show it again"
+        case .white: "blank the picture white, or show it again"
+        case .highlight: "highlight the pointer, or stop"
+        case .zoom: "zoom in around the pointer: 2x, 4x, then back"
+        case .layout: "the next layout of two sources"
+        case .pause: "freeze the picture, or go on"
+        case .faster: "raise the frame rate a step"
+        case .slower: "lower the frame rate a step"
+        case .record: "start a recording, or stop it"
         }
     }
 

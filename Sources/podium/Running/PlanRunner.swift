@@ -3,6 +3,7 @@ import Logging
 import PodiumCore
 import PodiumRun
 import PodiumWeb
+import PodiumWayland
 import PodiumX11
 import ServiceLifecycle
 import Synchronization
@@ -135,12 +136,12 @@ enum PlanRunner {
         }
         guard let display = plan.capture.sources.map(\.display).first(where: isX11) else {
             // sway offers no portal for global keys: its own bindings reach the run's control socket.
-            guard ProcessInfo.processInfo.environment["SWAYSOCK"] != nil else {
-                logger.notice("global keys: X11 and sway only for now; the keys work in the terminal and the window")
+            guard ProcessInfo.processInfo.environment["SWAYSOCK"] == nil else {
+                logger.notice("global keys: sway binds them; add these lines to its config, then swaymsg reload:")
+                hotkeys.swayBindings.forEach { logger.notice("  \($0)") }
                 return
             }
-            logger.notice("global keys: sway binds them; add these lines to its config, then swaymsg reload:")
-            hotkeys.swayBindings.forEach { logger.notice("  \($0)") }
+            holdPortalKeys(hotkeys, run: run, logger: logger)
             return
         }
         Thread.detachNamed("podium-hotkeys") {
@@ -161,6 +162,26 @@ enum PlanRunner {
                 run.control.perform(action.command, from: .globalKey)
             }
             if let ended { logger.warning("\(ended)") }
+        }
+    }
+
+    /// Asks the desktop's GlobalShortcuts portal for `hotkeys` (GNOME, KDE) on a thread of its own,
+    /// which hands on each press until the run stops. A desktop without it is said, and the run goes on.
+    private static func holdPortalKeys(_ hotkeys: Hotkeys, run: Run, logger: Logger) {
+        Thread.detachNamed("podium-hotkeys") {
+            do throws(PodiumError) {
+                let ended = try GlobalShortcutsPortal.hold(hotkeys, isStopping: { run.isStopping }, bound: { keys in
+                    let held = keys.map { "\($0.action.rawValue) \($0.trigger.isEmpty ? "(unbound)" : $0.trigger)" }
+                        .joined(separator: ", ")
+                    logger.notice("global keys, as the desktop bound them: \(held)")
+                    run.control.globalKeys.withLock { $0 = held }
+                }, pressed: { action in
+                    run.control.perform(action.command, from: .globalKey)
+                })
+                if let ended { logger.warning("\(ended)") }
+            } catch {
+                logger.notice("global keys: \(error.said); the keys work in the terminal and the window")
+            }
         }
     }
 
