@@ -66,4 +66,22 @@ import Testing
         #expect(!second.stderr.contains("Ctrl+Alt+F (faster) is held"), "\(second.stderr)")
         #expect(second.stderr.contains("global keys: Ctrl+Alt with F faster\n"), "\(second.stderr)")
     }
+
+    /// A keyboard map changed as the run goes (another layout, `xmodmap`): the keys are grabbed
+    /// again where the new map puts them, and work there.
+    @Test func aNewKeyboardMapIsFollowed() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let folder = try Tools.temporaryFolder()
+        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--hotkeys", "-t", "20s",
+                                                      "--to", folder.appendingPathComponent("remap.mkv").path])
+        defer { _ = try? run.interrupt() }
+        try run.waitForStderr(containing: "global keys: Ctrl+Alt with B blank")
+        // B moves to a key code nothing grabbed: only a grab made again catches it there.
+        let moved = try Tools.start("xmodmap", ["-e", "keycode 56 = NoSymbol", "-e", "keycode 200 = b B"],
+                                    environment: ["DISPLAY": server.display]).wait(timeout: 10)
+        #expect(moved.status == 0, "\(moved)")
+        try run.waitForStderr(containing: "global keys: held again as the new keyboard map has them")
+        try Tools.xdotool(server.display, "key", "ctrl+alt+b")
+        try run.waitForStderr(containing: "screen shown → black, by global key", timeout: 10)
+    }
 }

@@ -10,7 +10,8 @@ public import PodiumCore
 public final class GlobalKeys {
     private let connection: XConnection
     private let hotkeys: Hotkeys
-    private let keysyms: [UInt8: UInt32]
+    /// Each key code's keysym, read again when the keyboard's map changes.
+    private var keysyms: [UInt8: UInt32]
     /// The modifiers that tell hotkeys apart: Caps Lock and Num Lock on or off change nothing.
     private static let meaningful = Hotkey.Modifiers([.shift, .control, .alt, .super]).rawValue
     /// Caps Lock and Num Lock (Mod2 on every common keyboard map), grabbed in each combination.
@@ -59,9 +60,12 @@ public final class GlobalKeys {
     }
 
     /// Acts on the keys as they are pressed until `isStopping` says so or the display closes;
-    /// a key held down acts once.
+    /// a key held down acts once. When the keyboard's map changes (another layout, `xmodmap`),
+    /// the keys are let go and grabbed again where the new map puts them.
+    /// - Parameter regrabbed: what the new map left out, as `grab()` says it.
     /// - Returns: why it stopped early (the display closed), or `nil` when asked to.
-    public func listen(isStopping: () -> Bool, perform: (HotkeyAction) -> Void) -> String? {
+    public func listen(isStopping: () -> Bool, perform: (HotkeyAction) -> Void,
+                       regrabbed: ([(action: HotkeyAction, problem: String)]) -> Void = { _ in }) -> String? {
         var descriptor = pollfd(fd: xcb_get_file_descriptor(connection.raw), events: Int16(POLLIN), revents: 0)
         // X repeats a held key as a release and a press with the same time.
         var released: (code: UInt8, time: UInt32)?
@@ -74,7 +78,10 @@ public final class GlobalKeys {
             while let event = xcb_poll_for_event(connection.raw) {
                 defer { free(event) }
                 let kind = event.pointee.response_type & 0x7F
-                if kind == XCB_KEY_RELEASE {
+                if kind == XCB_MAPPING_NOTIFY {
+                    let notice = UnsafeRawPointer(event).assumingMemoryBound(to: xcb_mapping_notify_event_t.self)
+                    if notice.pointee.request == UInt8(XCB_MAPPING_KEYBOARD.rawValue) { regrabbed(remap()) }
+                } else if kind == XCB_KEY_RELEASE {
                     let release = UnsafeRawPointer(event).assumingMemoryBound(to: xcb_key_release_event_t.self).pointee
                     released = (release.detail, release.time)
                 } else if kind == XCB_KEY_PRESS {
@@ -88,5 +95,14 @@ public final class GlobalKeys {
             }
         }
         return nil
+    }
+
+    /// Lets every key go and grabs them again as the keyboard's map now has them.
+    ///
+    /// The corresponding C function is `xcb_ungrab_key`.
+    private func remap() -> [(action: HotkeyAction, problem: String)] {
+        xcb_ungrab_key(connection.raw, UInt8(XCB_GRAB_ANY.rawValue), connection.root, UInt16(XCB_MOD_MASK_ANY.rawValue))
+        keysyms = connection.keyboardMapping()
+        return grab()
     }
 }

@@ -158,9 +158,12 @@ enum PlanRunner {
             guard !held.isEmpty else { return }
             logger.notice("global keys: \(held)")
             run.control.globalKeys.withLock { $0 = held }
-            let ended = keys.listen(isStopping: { run.isStopping }) { action in
+            let ended = keys.listen(isStopping: { run.isStopping }, perform: { action in
                 run.control.perform(action.command, from: .globalKey)
-            }
+            }, regrabbed: { problems in
+                problems.forEach { logger.warning("\($0.problem)") }
+                logger.notice("global keys: held again as the new keyboard map has them")
+            })
             if let ended { logger.warning("\(ended)") }
         }
     }
