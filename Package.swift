@@ -111,6 +111,7 @@ let package = Package(
             // The page, built into the binary.
             resources: [
                 .embedInCode("Page/viewer.html"), .embedInCode("Page/viewer.js"), .embedInCode("Page/viewer.css"),
+                .embedInCode("Page/remote.html"), .embedInCode("Page/remote.js"), .embedInCode("Page/remote.css"),
             ]
         ),
         // The builder: a run plan made into a run of real parts (X11, libavcodec, the viewers' server).

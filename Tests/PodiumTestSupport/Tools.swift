@@ -122,6 +122,23 @@ public enum Tools {
         try timedFrames(path, size: size, pixelFormat: "gray", bytesPerPixel: 1)
     }
 
+    /// The status code of a request to `url` (POSTing `body` when given), as Python's urllib
+    /// makes it; 0 when nothing answered.
+    public static func httpStatus(_ url: String, body: String? = nil) throws -> Int {
+        let script = """
+            import sys, urllib.request, urllib.error
+            body = sys.argv[2].encode() if len(sys.argv) > 2 else None
+            try:
+                print(urllib.request.urlopen(urllib.request.Request(sys.argv[1], data=body), timeout=10).status)
+            except urllib.error.HTTPError as error:
+                print(error.code)
+            except OSError:
+                print(0)
+            """
+        let result = try run("python3", ["-c", script, url] + (body.map { [$0] } ?? []))
+        return Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
     /// Every frame of `path` with its time and mean grey level (0 to 255), and the span of time
     /// from the first to the last frame whose level `marked` picks (a blank, a flash): `nil` when none is.
     public static func greyLevels(_ path: String, marked: (Double) -> Bool) throws

@@ -35,6 +35,7 @@ import Testing
         Case(arguments: ["--hotkey", "blank=B"], status: 64, mentions: "'B' would take B from every program"),
         Case(arguments: ["--hotkey", "blank=Ctrl+Alt+Pause"], status: 64, mentions: "'pause' is not a key"),
         Case(arguments: ["--hotkey", "zoom=Ctrl+Alt+B"], status: 64, mentions: "Ctrl+Alt+B is both blank and zoom"),
+        Case(arguments: ["--remote"], status: 64, mentions: "--remote: its page is served beside the browser viewer"),
         Case(arguments: ["--highlight-pointer=pink"], status: 64, mentions: "expected #RRGGBB"),
         Case(arguments: ["--highlight-pointer", "red,1000"], status: 64, mentions: "a radius of 4 to 400"),
         Case(arguments: ["--mask-window", "class:"], status: 64, mentions: "class:NAME"),

@@ -96,16 +96,17 @@ public struct ControlStatus: Codable, Sendable {
 extension RunControl {
     /// Answers one request line of the control socket: does what it asks, or nothing at all when
     /// any part of it cannot be done, and says which.
+    /// - Parameter origin: who asked, as each change is said (`by control`, `by remote`).
     /// - Parameter status: the parts of the status only the statistics know (the last sample,
     ///   what holds the rate down), for `status` and after each change.
-    public func answer(_ line: String, status: () -> ControlStatus) -> String {
+    public func answer(_ line: String, by origin: ChangeOrigin = .control, status: () -> ControlStatus) -> String {
         let reply: ControlReply
         do throws(PodiumError) {
             guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line.utf8)) else {
                 let commands = ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")
                 throw .usage("not a request Podium knows: send one JSON object a line, its command one of \(commands)")
             }
-            let changes = try perform(request)
+            let changes = try perform(request, by: origin)
             reply = ControlReply(ok: true, changes: changes.map(\.line), status: status())
         } catch {
             // Flag-free with its subject: a client's own words (`record start 'x'`), not the command line's.
@@ -117,29 +118,29 @@ extension RunControl {
         return String(decoding: data, as: UTF8.self)
     }
 
-    private func perform(_ request: ControlRequest) throws(PodiumError) -> [RunChange] {
+    private func perform(_ request: ControlRequest, by origin: ChangeOrigin) throws(PodiumError) -> [RunChange] {
         switch request.command {
         case .status: return []
-        case .pause: return setPaused(true, by: .control).map { [$0] } ?? []
-        case .resume: return setPaused(false, by: .control).map { [$0] } ?? []
+        case .pause: return setPaused(true, by: origin).map { [$0] } ?? []
+        case .resume: return setPaused(false, by: origin).map { [$0] } ?? []
         case .keyframe:
-            guard let change = requestKeyframe(by: .control) else { throw .usage("keyframe: this run encodes nothing") }
+            guard let change = requestKeyframe(by: origin) else { throw .usage("keyframe: this run encodes nothing") }
             return [change]
-        case .set: return try set(request.values ?? [:])
-        case .record: return [try record(request)]
-        case .blank, .highlight, .zoom, .layout: return try present(request)
+        case .set: return try set(request.values ?? [:], by: origin)
+        case .record: return [try record(request, by: origin)]
+        case .blank, .highlight, .zoom, .layout: return try present(request, by: origin)
         case .key:
             guard let name = request.value, let command = KeyCommand(key: name), command != .fullscreen,
                   command != .help else {
                 throw .usage("key '\(request.value ?? "")': not one of the presenter's keys (b, w, h, z, l, r, space, "
                              + "+, -, <, >, k, x, [, ], q)")
             }
-            return perform(command, from: .control).map { [$0] } ?? []
+            return perform(command, from: origin).map { [$0] } ?? []
         }
     }
 
     /// The presenter's commands, as their keys do them, or set to a value.
-    private func present(_ request: ControlRequest) throws(PodiumError) -> [RunChange] {
+    private func present(_ request: ControlRequest, by origin: ChangeOrigin) throws(PodiumError) -> [RunChange] {
         let name = request.command.rawValue
         if let value = request.value, !(ControlRequest.presenterValues[request.command] ?? []).contains(value) {
             let values = (ControlRequest.presenterValues[request.command] ?? []).joined(separator: ", ")
@@ -153,42 +154,42 @@ extension RunControl {
             case "black": .black
             default: blankColour == .black ? nil : .black
             }
-            return setBlank(colour, by: .control).map { [$0] } ?? []
+            return setBlank(colour, by: origin).map { [$0] } ?? []
         case .highlight, .zoom:
             if let reason = presenter.unavailable { throw .usage("\(name): \(reason)") }
             if request.command == .zoom {
                 let factor = request.value.flatMap { Int($0) } ?? PresenterTools.zoom(after: presenter.zoom)
-                return setZoom(factor, by: .control).map { [$0] } ?? []
+                return setZoom(factor, by: origin).map { [$0] } ?? []
             }
             guard let value = request.value, (value == "on") == presenter.isHighlighting else {
-                return [toggleHighlight(by: .control)]
+                return [toggleHighlight(by: origin)]
             }
             return []
         default:
             guard layout != nil else { throw .usage("layout: this run has one source") }
-            let change = request.value == "swap" ? changeLayout(by: .control) { $0.swapped.toggle() }
-                : changeLayout(by: .control) { $0.cycle() }
+            let change = request.value == "swap" ? changeLayout(by: origin) { $0.swapped.toggle() }
+                : changeLayout(by: origin) { $0.cycle() }
             return change.map { [$0] } ?? []
         }
     }
 
     /// `record start FILE`, `record stop`.
-    private func record(_ request: ControlRequest) throws(PodiumError) -> RunChange {
+    private func record(_ request: ControlRequest, by origin: ChangeOrigin) throws(PodiumError) -> RunChange {
         guard let recordings else { throw .usage("record: this run encodes nothing to record") }
         switch (request.record, request.file) {
         case ("start", .some(let file)):
             try recordings.start(file)
-            return report(RunChange(setting: "recording", from: "off", to: file, by: .control))
+            return report(RunChange(setting: "recording", from: "off", to: file, by: origin))
         case ("stop", nil):
             let file = try recordings.stop()
-            return report(RunChange(setting: "recording", from: file, to: "off", by: .control))
+            return report(RunChange(setting: "recording", from: file, to: "off", by: origin))
         default:
             throw .usage("record: start FILE or stop")
         }
     }
 
     /// Reads every value first, and changes nothing unless all of them can be taken.
-    private func set(_ values: [String: String]) throws(PodiumError) -> [RunChange] {
+    private func set(_ values: [String: String], by origin: ChangeOrigin) throws(PodiumError) -> [RunChange] {
         guard !values.isEmpty else { throw .usage("set: name a setting, such as fps=15") }
         var rate: Int?, bitrate: Bitrate?, quality: Double?
         for (key, value) in values.sorted(by: { $0.key < $1.key }) {
@@ -215,9 +216,9 @@ extension RunControl {
         if let bitrate { _ = try bitrateFactor(for: bitrate) }
         if let quality { _ = try qualityShift(for: quality) }
         var changes: [RunChange] = []
-        if let rate, let change = try setFrameRate(rate, by: .control) { changes.append(change) }
-        if let bitrate, let change = try setBitrate(bitrate, by: .control) { changes.append(change) }
-        if let quality, let change = try setQuality(quality, by: .control) { changes.append(change) }
+        if let rate, let change = try setFrameRate(rate, by: origin) { changes.append(change) }
+        if let bitrate, let change = try setBitrate(bitrate, by: origin) { changes.append(change) }
+        if let quality, let change = try setQuality(quality, by: origin) { changes.append(change) }
         return changes
     }
 }

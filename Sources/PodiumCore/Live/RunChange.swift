@@ -8,6 +8,8 @@ public enum ChangeOrigin: String, Sendable, Codable {
     case globalKey = "global key"
     /// A request on the control socket (`podium control`).
     case control
+    /// A button of the remote page (`--remote`), on a phone.
+    case remote
     /// The budget (`--max-cpu`, `--fps auto`).
     case budget
 }

@@ -675,6 +675,7 @@ addEventListener("dblclick", () => {
 requestAnimationFrame(paint);
 if (decoderKind === "mse") video.requestVideoFrameCallback(onVideoFrame);
 findPlayableSound().then((codecs) => {
-  playableSound = codecs;
+  // A page that shows the picture only (the remote's preview) asks for no sound.
+  playableSound = document.body.dataset.sound === "off" ? [] : codecs;
   connect();
 }, () => connect());

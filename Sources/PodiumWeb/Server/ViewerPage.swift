@@ -2,25 +2,33 @@ import Crypto
 import Foundation
 import NIOCore
 
-/// The viewer's one page: `viewer.html` with `viewer.css` and `viewer.js` put inline, built into
-/// the binary. The Content-Security-Policy names the hashes of exactly those, so nothing else
-/// runs or styles the page.
+/// One of the server's pages, built into the binary: its HTML with its styles and scripts put
+/// inline. The Content-Security-Policy names the hashes of exactly those, so nothing else runs
+/// or styles the page.
 struct ViewerPage: Sendable {
     let body: ByteBuffer
     let contentSecurityPolicy: String
 
-    init() {
-        let style = String(decoding: PackageResources.viewer_css, as: UTF8.self)
-        let script = String(decoding: PackageResources.viewer_js, as: UTF8.self)
-        let html = String(decoding: PackageResources.viewer_html, as: UTF8.self)
+    /// The viewer's page.
+    static let viewer = ViewerPage(html: PackageResources.viewer_html, styles: [PackageResources.viewer_css],
+                                   scripts: [PackageResources.viewer_js])
+    /// The remote's page: the viewer's preview (its script and style) with the presenter's buttons.
+    static let remote = ViewerPage(html: PackageResources.remote_html,
+                                   styles: [PackageResources.viewer_css, PackageResources.remote_css],
+                                   scripts: [PackageResources.viewer_js, PackageResources.remote_js])
+
+    private init(html: [UInt8], styles: [[UInt8]], scripts: [[UInt8]]) {
+        let style = styles.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
+        let script = scripts.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
+        let page = String(decoding: html, as: UTF8.self)
             .replacingOccurrences(of: "/*STYLE*/", with: style)
             .replacingOccurrences(of: "/*SCRIPT*/", with: script)
-        body = ByteBuffer(string: html)
+        body = ByteBuffer(string: page)
         contentSecurityPolicy = [
             "default-src 'none'",
             "script-src '\(Self.hash(script))'",
             "style-src '\(Self.hash(style))'",
-            // The stream's WebSocket, on this very host and port.
+            // The stream's WebSocket and the remote's requests, on this very host and port.
             "connect-src 'self'",
             "media-src blob:",
             "base-uri 'none'",

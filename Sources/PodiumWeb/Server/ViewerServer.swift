@@ -13,7 +13,8 @@ public import ServiceLifecycle
 import Synchronization
 
 /// The browser viewer's server (`--to http://HOST:PORT`): the page at `/` and the stream's
-/// WebSocket at `/stream`, both behind the token; nothing else.
+/// WebSocket at `/stream`, both behind the token; with a remote (`--remote`), its page at
+/// `/remote` and its requests at `/remote/control`, behind a token of its own; nothing else.
 ///
 /// A `Service`: run it in the run's `ServiceGroup`. Capture starts once `listening()` returns,
 /// so a port in use ends the run before anything was captured or written.
@@ -30,7 +31,10 @@ public final class ViewerServer: Service, Sendable {
     let clock: any PacingClock
     let logger: Logger
     private let access: AccessGuard
-    private let page = ViewerPage()
+    /// The remote, once opened: its token's guard and what answers its requests.
+    private let remote = Mutex<(access: AccessGuard, answer: @Sendable (String) -> String)?>(nil)
+    /// The remote's requests being answered now.
+    private let remoteRequests = Atomic(0)
     private let started = Latch()
     private let connections = Connections()
     struct State {
@@ -106,12 +110,24 @@ public final class ViewerServer: Service, Sendable {
     }
 
     /// The links to print: one for each of this machine's addresses the server can be reached on.
-    public var links: [String] {
+    public var links: [String] { links(path: "", token: token) }
+
+    /// The remote's page beside the viewer (`--remote`): its requests are the control socket's,
+    /// which `answer` answers (one JSON request in, one JSON reply out, as `RunControl.answer`
+    /// does). Its token is its own: a viewer's opens no remote.
+    /// - Returns: the remote's links, as `links` are the viewers'.
+    public func openRemote(answer: @escaping @Sendable (String) -> String) -> [String] {
+        let token = Self.randomToken()
+        remote.withLock { $0 = (AccessGuard(token: token), answer) }
+        return links(path: "remote", token: token)
+    }
+
+    private func links(path: String, token: String?) -> [String] {
         let scheme = options.secure ? "https" : "http"
         let hosts = ["0.0.0.0", "::"].contains(options.host) ? MachineAddresses.current(ipv6: options.host == "::")
                                                              : [options.host]
         let query = token.map { "?token=\($0)" } ?? ""
-        return hosts.map { "\(scheme)://\(SinkURL.authority($0, options.port))/\(query)" }
+        return hosts.map { "\(scheme)://\(SinkURL.authority($0, options.port))/\(path)\(query)" }
     }
 
     public func run() async throws {
@@ -196,13 +212,48 @@ public final class ViewerServer: Service, Sendable {
             }
             var headers = HTTPFields()
             headers[.contentType] = "text/html; charset=utf-8"
-            headers[.contentSecurityPolicy] = page.contentSecurityPolicy
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: page.body))
+            return Self.show(.viewer)
+        }
+        router.get("/remote") { [self] request, context in
+            guard let remote = remote.withLock({ $0 }) else {
+                return Self.refusal(.notFound, "This run has no remote.")
+            }
+            guard await remote.access.admits(request.uri.queryParameters["token"].map(String.init),
+                                             from: context.peer) else {
+                logger.info("remote: \(context.peer) offered a wrong token")
+                return Self.refusal(.forbidden, "This link's token is not the remote's; ask the presenter for it.")
+            }
+            return Self.show(.remote)
+        }
+        router.post("/remote/control") { [self] request, context in
+            guard let remote = remote.withLock({ $0 }),
+                  await remote.access.admits(request.uri.queryParameters["token"].map(String.init),
+                                             from: context.peer) else {
+                logger.info("remote: \(context.peer) offered a wrong token")
+                return Self.refusal(.forbidden, "This link's token is not the remote's.")
+            }
+            // Only the remote's own page may send (no other site's script).
+            if let origin = request.headers[.origin], origin != "\(options.secure ? "https" : "http")://"
+                + (request.head.authority ?? "") {
+                return Self.refusal(.forbidden, "This page's origin may not send to the remote.")
+            }
+            // A few requests at once (a button and the chart's poll); more wait for none of them.
+            guard remoteRequests.add(1, ordering: .relaxed).newValue <= 4 else {
+                remoteRequests.subtract(1, ordering: .relaxed)
+                return Self.refusal(.serviceUnavailable, "The remote is busy; try again.")
+            }
+            defer { remoteRequests.subtract(1, ordering: .relaxed) }
+            let body = try await request.body.collect(upTo: 4_096)
+            let line = String(buffer: body)
+            let reply = await onOwnThread("podium-remote") { remote.answer(line) }
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: reply)))
         }
         // A request for the stream that was not upgraded: a wrong token or origin, or not a WebSocket.
         router.get("/stream") { [self] request, context in
             let offered = request.uri.queryParameters["token"].map(String.init)
-            guard access.matches(offered) else {
+            guard watches(offered) else {
                 // The upgrade already counted the failure; a plain GET is counted here.
                 if request.headers[.upgrade] == nil { _ = await access.admits(offered, from: context.peer) }
                 return Self.refusal(.forbidden, "This link's token is not right.")
@@ -213,6 +264,13 @@ public final class ViewerServer: Service, Sendable {
             return Self.refusal(.badRequest, "The stream is a WebSocket; open the page at / instead.")
         }
         return router
+    }
+
+    private static func show(_ page: ViewerPage) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.contentSecurityPolicy] = page.contentSecurityPolicy
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: page.body))
     }
 
     private static func refusal(_ status: HTTPResponse.Status, _ text: String) -> Response {
@@ -226,7 +284,10 @@ public final class ViewerServer: Service, Sendable {
         -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         let uri = URI(request.path ?? "/")
         guard uri.path == "/stream" else { return .dontUpgrade }
-        guard await access.admits(uri.queryParameters["token"].map(String.init), from: peer) else {
+        let offered = uri.queryParameters["token"].map(String.init)
+        // The remote's preview watches with the remote's token; a wrong one is counted as a viewer's.
+        let admitted = watches(offered) ? true : await access.admits(offered, from: peer)
+        guard admitted else {
             logger.info("viewer \(peer) offered a wrong token")
             return .dontUpgrade
         }
@@ -241,6 +302,11 @@ public final class ViewerServer: Service, Sendable {
         return .upgrade([:]) { [self] inbound, outbound, _ in
             await serve(inbound: inbound, outbound: outbound, peer: peer)
         }
+    }
+
+    /// Whether `offered` is the remote's token, which may watch as well as a viewer's.
+    private func watches(_ offered: String?) -> Bool {
+        access.matches(offered) || remote.withLock { $0 }?.access.matches(offered) == true
     }
 
     static func address(_ address: SocketAddress?) -> String {

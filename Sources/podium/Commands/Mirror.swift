@@ -54,7 +54,7 @@ extension Podium {
         )
 
         @OptionGroup(title: "Capture") var capture: CaptureOptions
-        @OptionGroup(title: "Global keys") var hotkeys: HotkeyOptions
+        @OptionGroup(title: "Global keys and the remote") var hotkeys: HotkeyOptions
 
         @Option(help: ArgumentHelp("The monitor to show on: a RandR name or index (default: the largest one not captured).", valueName: "MONITOR"),
                 transform: parsed(MonitorSelector.init(parsing:)))
@@ -107,6 +107,7 @@ extension Podium {
             let defaults = encode.defaults(scale)
             let streams = OutputRequest.streams(of: outputs)
             let viewers = ViewerRequest.viewers(of: outputs)
+            try hotkeys.checkRemote(viewers: viewers)
             if let window = outputs.first(where: { $0.windowMonitor != nil }) {
                 throw PodiumError.usage("--to '\(window)': mirror shows its window already; place it with --on or --on-display")
             }
@@ -121,7 +122,8 @@ extension Podium {
             let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: [window],
                                              encoding: encoding, sound: sound.plan, limits: runOptions.limits))
             try await PlanRunner.run(plan, parts: ["mirroring to \(targetDisplay)"], options: runOptions,
-                                     hotkeys: try hotkeys.globalKeys(byDefault: true), logger: logger)
+                                     hotkeys: try hotkeys.globalKeys(byDefault: true), remote: hotkeys.remote,
+                                     logger: logger)
         }
     }
 }

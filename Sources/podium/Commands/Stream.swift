@@ -109,7 +109,7 @@ extension Podium {
 
         @OptionGroup(title: "Output") var output: OutputOptions
         @OptionGroup(title: "Capture") var capture: CaptureOptions
-        @OptionGroup(title: "Global keys") var hotkeys: HotkeyOptions
+        @OptionGroup(title: "Global keys and the remote") var hotkeys: HotkeyOptions
         @OptionGroup(title: "Scale") var scale: ScaleOptions
         @OptionGroup(title: "Encode") var encode: EncodeOptions
         @OptionGroup(title: "Sound") var sound: SoundOptions
@@ -123,6 +123,7 @@ extension Podium {
             let defaults = encode.defaults(scale)
             let streams = OutputRequest.streams(of: outputs)
             let viewers = ViewerRequest.viewers(of: outputs)
+            try hotkeys.checkRemote(viewers: viewers)
             try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan, run: runOptions)
             let capturePlan = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.url),
                                                             filter: scale.scaleFilter)
@@ -139,7 +140,8 @@ extension Podium {
             let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: windows,
                                              encoding: encoding, sound: sound.plan, limits: runOptions.limits))
             try await PlanRunner.run(plan, parts: parts, options: runOptions,
-                                     hotkeys: try hotkeys.globalKeys(byDefault: false), logger: logger)
+                                     hotkeys: try hotkeys.globalKeys(byDefault: false), remote: hotkeys.remote,
+                                     logger: logger)
         }
     }
 }

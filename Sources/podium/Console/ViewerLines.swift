@@ -20,6 +20,18 @@ enum ViewerLines {
         return lines
     }
 
+    /// The remote's links (`--remote`), and the code of the first one a phone on the network can
+    /// open: the presenter's own, to keep from the room.
+    static func describeRemote(_ links: [String], quiet: Bool) -> [String] {
+        guard !links.isEmpty else { return [] }
+        var lines = ["remote for your phone (keep its link to yourself):"] + links.map { "  " + $0 }
+        if !quiet, isatty(STDERR_FILENO) != 0,
+           let phoneLink = links.first(where: { !$0.contains("://127.") && !$0.contains("://[::1]") }) {
+            lines += code(of: phoneLink)
+        }
+        return lines
+    }
+
     /// `text` as a QR code drawn with half blocks, two modules a character cell, dark on light
     /// whatever the terminal's colours, with a quiet zone of two modules around it.
     static func code(of text: String) -> [String] {

@@ -1,12 +1,13 @@
 import ArgumentParser
 import PodiumCore
 
-/// The presenter's keys held for the whole desktop (`mirror` and `stream`).
+/// The presenter's reach beyond the terminal and the window (`mirror` and `stream`): keys held for
+/// the whole desktop, and the remote page for a phone.
 struct HotkeyOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo,
-          help: ArgumentHelp("Hold the presenter's keys for the whole desktop (X11), so that they work while the "
-                             + "slides have the focus: Ctrl+Alt+B blanks, and so on (default: on for mirror, off for "
-                             + "stream; said as the run starts)."))
+          help: ArgumentHelp("Hold the presenter's keys for the whole desktop (X11, or the desktop's portal; sway: "
+                             + "lines to paste), so that they work while the slides have the focus: Ctrl+Alt+B blanks, "
+                             + "and so on (default: on for mirror, off for stream; said as the run starts)."))
     var hotkeys: Bool?
 
     @Option(name: .customLong("hotkey"),
@@ -18,6 +19,17 @@ struct HotkeyOptions: ParsableArguments {
                 return text
             })
     var hotkeyChanges: [String] = []
+
+    @Flag(help: ArgumentHelp("Serve a remote for your phone beside the browser viewer (--to http://…): a preview, "
+                             + "the presenter's buttons and a live chart, behind a link and QR code of its own."))
+    var remote = false
+
+    /// Refuses `--remote` without a browser viewer to serve its page beside.
+    func checkRemote(viewers: [ViewerRequest]) throws(PodiumError) {
+        guard remote, viewers.isEmpty else { return }
+        throw .usage("--remote: its page is served beside the browser viewer; add one, such as "
+                     + "--to http://0.0.0.0:8080")
+    }
 
     /// The keys held for the whole desktop, or `nil` when the run holds none.
     /// - Parameter byDefault: whether the command holds them without `--hotkeys`.

@@ -42,14 +42,17 @@ enum PlanRunner {
     /// - Parameter parts: what the run does besides capturing and encoding (`mirroring to :1`),
     ///   said as capture starts.
     /// - Parameter hotkeys: the keys held for the whole desktop, if any.
+    /// - Parameter remote: serve the remote's page beside the (first) browser viewer.
     static func run(_ plan: RunPlan, parts: [String], options: RunOptions, hotkeys: Hotkeys? = nil,
-                    logger: Logger) async throws {
+                    remote: Bool = false, logger: Logger) async throws {
         for notice in plan.encoding.notices { logger.notice("\(notice)") }
         // Making a viewer's certificate may take a moment: off the cooperative pool.
         let session = try await onOwnThread("podium-build") { () throws(PodiumError) in
             try RunBuilder.build(plan, logger: logger)
         }
-        let job = Job { try await execute(session, parts: parts, options: options, hotkeys: hotkeys, logger: logger) }
+        let job = Job {
+            try await execute(session, parts: parts, options: options, hotkeys: hotkeys, remote: remote, logger: logger)
+        }
         // Signals are SignalTrap's: it stops the run, whose end then stops the servers.
         var configuration = ServiceGroupConfiguration(
             services: session.servers.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [
@@ -64,7 +67,7 @@ enum PlanRunner {
 
     /// The run itself, with its statistics: the line each second, the JSON lines, the summary.
     private static func execute(_ session: RunSession, parts: [String], options: RunOptions, hotkeys: Hotkeys?,
-                                logger: Logger) async throws {
+                                remote: Bool, logger: Logger) async throws {
         let run = session.run
         let reporter = StatsReporter(run: run, jsonPath: options.statsJSON, live: options.showsProgress,
                                      budget: session.plan.budget) {
@@ -82,6 +85,10 @@ enum PlanRunner {
         TerminalKeys.start(for: run)
         defer { TerminalKeys.restore() }
         if let hotkeys { holdGlobalKeys(hotkeys, plan: session.plan, run: run, logger: logger) }
+        // The remote's buttons send the control socket's requests.
+        let remoteLinks = remote ? session.servers.first?.openRemote { line in
+            run.control.answer(line, by: .remote, status: reporter.status)
+        } ?? [] : []
         let reporting = Task { await reporter.run() }
         // With a budget, the rate is the budget's to lower (and raise again up to it).
         let bounds = session.plan.frameRates
@@ -94,6 +101,7 @@ enum PlanRunner {
             let sources = start.sources.map { "capturing \($0) at \(fps)\(cursor)" } + soundParts(start.sounds)
             let lines = startLines(sources + parts, encoders: start.encoders)
                 + session.servers.flatMap { ViewerLines.describe($0, quiet: !options.showsProgress) }
+                + ViewerLines.describeRemote(remoteLinks, quiet: !options.showsProgress)
             lines.forEach { logger.notice("\($0)") }
         }
         reporting.cancel()
