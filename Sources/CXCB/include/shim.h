@@ -11,6 +11,7 @@
 #include <xcb/xfixes.h>
 #include <xcb/composite.h>
 #include <xcb/xinput.h>
+#include <xcb/shape.h>
 
 // Extension ids are globals of an incomplete type, which Swift cannot take the address of.
 static inline xcb_extension_t *cxcb_shm_id(void) { return &xcb_shm_id; }
@@ -19,6 +20,7 @@ static inline xcb_extension_t *cxcb_damage_id(void) { return &xcb_damage_id; }
 static inline xcb_extension_t *cxcb_xfixes_id(void) { return &xcb_xfixes_id; }
 static inline xcb_extension_t *cxcb_composite_id(void) { return &xcb_composite_id; }
 static inline xcb_extension_t *cxcb_input_id(void) { return &xcb_input_id; }
+static inline xcb_extension_t *cxcb_shape_id(void) { return &xcb_shape_id; }
 
 // XInput 2's raw button presses of every device, selected on the root window: each click,
 // whichever window gets it. The mask list is a header followed by its mask words.

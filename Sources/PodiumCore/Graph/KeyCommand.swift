@@ -20,6 +20,8 @@ public enum KeyCommand: Sendable, Equatable {
     case highlight
     /// `z`: the next zoom around the pointer: 1×, 2×, 4×, then 1× again.
     case zoom
+    /// `d`: the pen on (the pointer draws over the screen) or off.
+    case pen
     /// `l`: the next layout of two sources.
     case cycleLayout
     /// `x`: swap the primary and the secondary.
@@ -47,6 +49,7 @@ public enum KeyCommand: Sendable, Equatable {
         case "w": self = .blank(.white)
         case "h": self = .highlight
         case "z": self = .zoom
+        case "d": self = .pen
         case "l": self = .cycleLayout
         case "x": self = .swapSources
         case "[": self = .resize(-1)
@@ -63,7 +66,7 @@ public enum KeyCommand: Sendable, Equatable {
     ///   - quality: `<` and `>` step the constant quality (a run without `--bitrate`).
     ///   - presenter: the highlight and the zoom are drawn (on X11 screens).
     public static func help(layouts: Bool, window: Bool, quality: Bool = false, presenter: Bool = true) -> String {
-        var keys = ["space pause", "b w blank"] + (presenter ? ["h highlight", "z zoom"] : [])
+        var keys = ["space pause", "b w blank"] + (presenter ? ["h highlight", "z zoom"] : []) + ["d pen"]
         keys += ["+ - frame rate", quality ? "< > quality" : "< > bit rate", "k keyframe", "r record", "q quit"]
         if layouts { keys += ["l layout", "x swap sources", "[ ] resize"] }
         if window { keys.append("f fullscreen") }
@@ -99,6 +102,8 @@ extension RunControl {
             return toggleHighlight(by: origin)
         case .zoom:
             return setZoom(PresenterTools.zoom(after: presenter.zoom), by: origin)
+        case .pen:
+            return setPen(nil, by: origin)
         case .cycleLayout:
             return changeLayout(by: origin) { $0.cycle() }
         case .swapSources:

@@ -7,8 +7,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public enum Command: String, Codable, Sendable, CaseIterable {
         case status, pause, resume, keyframe, set, record
         /// The presenter's keys: `blank black|white|off`, `highlight [on|off]`, `zoom [1|2|4]`,
-        /// `layout [next|swap]` (without a value: what the key does).
-        case blank, highlight, zoom, layout
+        /// `pen [on|off]`, `layout [next|swap]` (without a value: what the key does).
+        case blank, highlight, zoom, pen, layout
         /// `key NAME`: what the mirror window's key does (`b`, `space`, `+`), as global keys bound
         /// by the desktop (sway's `bindsym`) send it.
         case key
@@ -35,7 +35,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     /// The values each presenter's command takes.
     public static let presenterValues: [Command: [String]] = [
         .blank: ["black", "white", "off"], .highlight: ["on", "off"],
-        .zoom: PresenterTools.zoomFactors.map(String.init), .layout: ["next", "swap"],
+        .zoom: PresenterTools.zoomFactors.map(String.init), .pen: ["on", "off"], .layout: ["next", "swap"],
     ]
 
     /// The settings `set` takes.
@@ -128,12 +128,12 @@ extension RunControl {
             return [change]
         case .set: return try set(request.values ?? [:], by: origin)
         case .record: return [try record(request, by: origin)]
-        case .blank, .highlight, .zoom, .layout: return try present(request, by: origin)
+        case .blank, .highlight, .zoom, .pen, .layout: return try present(request, by: origin)
         case .key:
             guard let name = request.value, let command = KeyCommand(key: name), command != .fullscreen,
                   command != .help else {
-                throw .usage("key '\(request.value ?? "")': not one of the presenter's keys (b, w, h, z, l, r, space, "
-                             + "+, -, <, >, k, x, [, ], q)")
+                throw .usage("key '\(request.value ?? "")': not one of the presenter's keys (b, w, h, z, d, l, r, "
+                             + "space, +, -, <, >, k, x, [, ], q)")
             }
             return perform(command, from: origin).map { [$0] } ?? []
         }
@@ -155,6 +155,9 @@ extension RunControl {
             default: blankColour == .black ? nil : .black
             }
             return setBlank(colour, by: origin).map { [$0] } ?? []
+        case .pen:
+            if let reason = pen.unavailable { throw .usage("pen: \(reason)") }
+            return setPen(request.value.map { $0 == "on" }, by: origin).map { [$0] } ?? []
         case .highlight, .zoom:
             if let reason = presenter.unavailable { throw .usage("\(name): \(reason)") }
             if request.command == .zoom {

@@ -22,6 +22,8 @@ public final class RunControl: Sendable {
     public let recordings: (any RecordingControl)?
     /// The pointer highlight and the zoom, turned on and off by keys.
     public let presenter: PresenterTools
+    /// The presenter's pen, turned on and off by keys; its strokes drawn by its input.
+    public let pen: PenControl
     let clock: any PacingClock
     let logger: Logger
     /// Where keyframes are asked for.
@@ -38,14 +40,16 @@ public final class RunControl: Sendable {
     ///   - layout: the layout of two sources, for keys to change.
     ///   - recordings: what starts and stops recordings as the run goes on.
     ///   - presenter: the tools on the picture the grabber draws, which keys turn on and off.
+    ///   - pen: the presenter's pen.
     ///   - quit: ends the run.
     public init(tuning: LiveTuning, layout: LayoutSwitch?, recordings: (any RecordingControl)?,
-                presenter: PresenterTools, hub: StreamHub, clock: any PacingClock, logger: Logger,
-                quit: @escaping @Sendable () -> Void) {
+                presenter: PresenterTools, pen: PenControl = PenControl(), hub: StreamHub, clock: any PacingClock,
+                logger: Logger, quit: @escaping @Sendable () -> Void) {
         self.tuning = tuning
         self.layout = layout
         self.recordings = recordings
         self.presenter = presenter
+        self.pen = pen
         self.hub = hub
         self.clock = clock
         self.logger = logger
@@ -201,6 +205,18 @@ extension RunControl {
 
     /// Turns the pointer highlight on or off.
     @discardableResult
+    /// Turns the pen on or off (`on` nil: the other way). - Returns: the change, if any.
+    public func setPen(_ on: Bool?, by origin: ChangeOrigin) -> RunChange? {
+        if let reason = pen.unavailable {
+            logger.notice("the pen cannot be had: \(reason)")
+            return nil
+        }
+        let wanted = on ?? !pen.isOn
+        let before = pen.set(on: wanted)
+        guard before != wanted else { return nil }
+        return report(RunChange(setting: "pen", from: before ? "on" : "off", to: wanted ? "on" : "off", by: origin))
+    }
+
     public func toggleHighlight(by origin: ChangeOrigin) -> RunChange {
         let on = presenter.toggleHighlight()
         return report(RunChange(setting: "highlight", from: on ? "off" : "on", to: on ? "on" : "off", by: origin))

@@ -82,6 +82,8 @@ public struct CapturePlan: Sendable {
     public var highlight: PointerHighlight?
     /// `--zoom`: the factor at the start.
     public var zoom = 1
+    /// `--pen-keep`: the pen's strokes stay when pen mode ends.
+    public var penKeepsStrokes = false
 
     public init(sources: [any SourcePlan], composition: Composition? = nil, idleFPS: FrameRate = FrameRate(1)) {
         self.sources = sources

@@ -17,6 +17,9 @@ public protocol SourcePlan: Sendable {
     var drawsCursor: Bool { get }
     /// How its pictures get the presenter's tools (the highlight, the zoom).
     var presenterTools: PresenterToolSupport { get }
+    /// The part of an X11 screen it shows, for the pen's window over it; `nil` for a source the pen
+    /// cannot draw over.
+    var penArea: PixelRect? { get }
 
     /// Opens what grabs its pictures. Called on the capture thread, which owns the grabber from
     /// then on.
@@ -31,6 +34,7 @@ public protocol SourcePlan: Sendable {
 
 extension SourcePlan {
     public var presenterTools: PresenterToolSupport { .unavailable("\(name) does not say where the pointer is") }
+    public var penArea: PixelRect? { nil }
 }
 
 /// How a source's pictures get the presenter's tools (the highlight and the zoom).

@@ -103,7 +103,7 @@ public struct Hotkey: Sendable, Hashable, CustomStringConvertible {
 
 /// What a global key does: the presenter's keys of the mirror window, held for the whole desktop.
 public enum HotkeyAction: String, Sendable, CaseIterable {
-    case blank, white, highlight, zoom, layout, pause, faster, slower, record
+    case blank, white, highlight, zoom, pen, layout, pause, faster, slower, record
 
     /// The mirror window's key for it (`KeyCommand(key:)`), which `podium control key` takes too.
     public var windowKey: String {
@@ -112,6 +112,7 @@ public enum HotkeyAction: String, Sendable, CaseIterable {
         case .white: "w"
         case .highlight: "h"
         case .zoom: "z"
+        case .pen: "d"
         case .layout: "l"
         case .pause: "space"
         case .faster: "+"
@@ -127,6 +128,7 @@ public enum HotkeyAction: String, Sendable, CaseIterable {
         case .white: "blank the picture white, or show it again"
         case .highlight: "highlight the pointer, or stop"
         case .zoom: "zoom in around the pointer: 2x, 4x, then back"
+        case .pen: "draw over the screen with the pointer, or stop"
         case .layout: "the next layout of two sources"
         case .pause: "freeze the picture, or go on"
         case .faster: "raise the frame rate a step"
@@ -147,6 +149,7 @@ public enum HotkeyAction: String, Sendable, CaseIterable {
         case .white: "Ctrl+Alt+W"
         case .highlight: "Ctrl+Alt+H"
         case .zoom: "Ctrl+Alt+Z"
+        case .pen: "Ctrl+Alt+D"
         case .layout: "Ctrl+Alt+L"
         case .pause: "Ctrl+Alt+P"
         case .faster: "Ctrl+Alt+Equal"

@@ -36,6 +36,8 @@ extension ScreenPlan: SourcePlan {
     public var size: PixelSize { region.size }
     /// The X11 grabbers draw the highlight and the zoom.
     public var presenterTools: PresenterToolSupport { .drawnByGrabber }
+    /// The pen's window lies over the captured area, and the grab takes its strokes with the screen.
+    public var penArea: PixelRect? { region }
 
     public func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
         throws(PodiumError) -> any FrameGrabber {

@@ -22,8 +22,9 @@ extension Podium {
                                           (without a value: black, or back, as the b key)
                   highlight [on|off]      the pointer's highlight (without: on or off, as h)
                   zoom [1|2|4]            the zoom around the pointer (without: the next, as z)
+                  pen [on|off]            the pen: the pointer draws over the screen (as d)
                   layout [next|swap]      the next layout of two sources, or swap them
-                  key KEY                 what the mirror window's key does: b, w, h, z, l,
+                  key KEY                 what the mirror window's key does: b, w, h, z, d, l,
                                           space, + or -, …  (for keys the desktop binds)
 
                 Without --pid or --socket, the only Podium running as this user is found by its \
@@ -53,7 +54,8 @@ extension Podium {
         var json = false
 
         @Argument(help: ArgumentHelp("status, pause, resume, keyframe, set SETTING=VALUE, record start FILE, "
-                                     + "record stop, blank, highlight, zoom, layout or key KEY", valueName: "command"))
+                                     + "record stop, blank, highlight, zoom, pen, layout or key KEY",
+                                 valueName: "command"))
         var words: [String] = []
 
         func validate() throws {
@@ -72,7 +74,7 @@ extension Podium {
             }
             guard let command = ControlRequest.Command(rawValue: first) else {
                 throw .usage("'\(first)' is not a command of podium control: status, pause, resume, keyframe, set, "
-                             + "record, blank, highlight, zoom, layout or key")
+                             + "record, blank, highlight, zoom, pen, layout or key")
             }
             let rest = Array(words.dropFirst())
             if command == .record {

@@ -14,6 +14,10 @@ struct PresenterOptions: ParsableArguments {
                                + "through 1, 2 and 4.", valueName: "N"))
     var zoom = 1
 
+    @Flag(name: .customLong("pen-keep"),
+          help: "Keep the pen's strokes on the screen when pen mode ends (d, Escape), until e erases them.")
+    var penKeepsStrokes = false
+
     @Option(name: .customLong("mask-window"),
             help: ArgumentHelp("Paint this window black in every frame, wherever it goes: a part of its title, or "
                                + "class:NAME (see 'podium windows'). Repeatable.", valueName: "NAME|class:NAME"),

@@ -85,6 +85,7 @@ enum PlanRunner {
         TerminalKeys.start(for: run)
         defer { TerminalKeys.restore() }
         if let hotkeys { holdGlobalKeys(hotkeys, plan: session.plan, run: run, logger: logger) }
+        holdPen(plan: session.plan, run: run, logger: logger)
         // The remote's buttons send the control socket's requests.
         let remoteLinks = remote ? session.servers.first?.openRemote { line in
             run.control.answer(line, by: .remote, status: reporter.status)
@@ -170,8 +171,30 @@ enum PlanRunner {
                 run.control.perform(action.command, from: .globalKey)
             }, regrabbed: { problems in
                 problems.forEach { logger.warning("\($0.problem)") }
-                logger.notice("global keys: held again as the new keyboard map has them")
+                // xdotool changes the map to type a key it lacks: said only with --verbose.
+                logger.info("global keys: held again as the new keyboard map has them")
             })
+            if let ended { logger.warning("\(ended)") }
+        }
+    }
+
+    /// The pen's window over the captured X11 screen, on a thread of its own until the run stops:
+    /// unmapped until the pen is on (`d`, Ctrl+Alt+D) or has strokes to show.
+    private static func holdPen(plan: RunPlan, run: Run, logger: Logger) {
+        guard run.control.pen.unavailable == nil,
+              let source = plan.capture.sources.first(where: { $0.penArea != nil }), let area = source.penArea else {
+            return
+        }
+        Thread.detachNamed("podium-pen") {
+            let overlay: PenOverlay
+            do throws(PodiumError) {
+                overlay = try PenOverlay(display: source.display, area: area, pen: run.control.pen)
+            } catch {
+                logger.warning("\(error.said); the run has no pen")
+                return
+            }
+            let ended = overlay.run(isStopping: { run.isStopping }, said: { logger.warning("\($0)") },
+                                    leave: { run.control.setPen(false, by: .key) })
             if let ended { logger.warning("\(ended)") }
         }
     }

@@ -100,6 +100,7 @@ enum RunSetup {
         var plan = try await SourceCatalog.capturePlan(source.allSources, lookup: lookup, layout: source.layout.chosen,
                                                        filter: filter, idleFPS: source.idleRate(for: outputs))
         (plan.highlight, plan.zoom) = (source.presenter.highlight, source.presenter.zoom)
+        plan.penKeepsStrokes = source.presenter.penKeepsStrokes
         // The highlight and the zoom need a source that says where the pointer is.
         let tool = plan.highlight != nil ? "--highlight-pointer" : plan.zoom > 1 ? "--zoom" : nil
         if let tool, let reason = plan.sources.lazy.compactMap(\.presenterTools.reason).first {
