@@ -5,7 +5,6 @@ import Testing
 struct PenDrawingTests {
     private func point(_ x: Int, _ y: Int) -> PixelPoint { PixelPoint(x: x, y: y) }
 
-    private func covers(_ rows: RowBands, _ row: Int) -> Bool { (0..<rows.count).contains { rows[$0].contains(row) } }
 
     @Test func aDragDrawsAFreehandPathAndShapesKeepTheirTwoCorners() {
         var drawing = PenDrawing()
@@ -43,46 +42,23 @@ struct PenDrawingTests {
         #expect(drawing.strokes.first?.points.first?.y == 10)
     }
 
-    @Test func strokesArePaintedInTheirInkWhereTheyWereDrawn() {
-        let (frame, storage) = PresenterDrawingTests.blackFrame()
-        defer { withExtendedLifetime(storage) {} }
+    /// What draws each shape: a path's steps, a rectangle's sides, an arrow's shaft and barbs.
+    @Test func eachShapeIsDrawnByItsSegments() {
         var drawing = PenDrawing()
         drawing.begin(at: point(20, 20), ink: .red, shape: .freehand)
-        drawing.extend(to: point(60, 20))
+        drawing.extend(to: point(40, 20))
+        drawing.extend(to: point(60, 30))
         drawing.end()
         drawing.begin(at: point(100, 30), ink: .yellow, shape: .rectangle)
         drawing.extend(to: point(150, 80))
         drawing.end()
         drawing.begin(at: point(10, 90), ink: .blue, shape: .arrow)
-        drawing.extend(to: point(90, 90))
+        drawing.extend(to: point(110, 90))
         drawing.end()
-        let rows = drawing.draw(into: frame)
-        #expect(PresenterDrawingTests.pixel(frame, 40, 20) == RGBColor(red: 0xE5, green: 0x39, blue: 0x35))
-        #expect(PresenterDrawingTests.pixel(frame, 40, 24) == RGBColor(red: 0, green: 0, blue: 0))
-        // A rectangle's edges, not its inside.
-        #expect(PresenterDrawingTests.pixel(frame, 125, 30) == RGBColor(red: 0xFD, green: 0xD8, blue: 0x35))
-        #expect(PresenterDrawingTests.pixel(frame, 150, 55) == RGBColor(red: 0xFD, green: 0xD8, blue: 0x35))
-        #expect(PresenterDrawingTests.pixel(frame, 125, 55) == RGBColor(red: 0, green: 0, blue: 0))
-        // The arrow's shaft, and a barb behind its tip.
-        #expect(PresenterDrawingTests.pixel(frame, 50, 90) == RGBColor(red: 0x1E, green: 0x88, blue: 0xE5))
-        #expect(PresenterDrawingTests.pixel(frame, 82, 87) == RGBColor(red: 0x1E, green: 0x88, blue: 0xE5))
-        #expect(covers(rows, 20) && covers(rows, 55) && covers(rows, 90) && !covers(rows, 5), "\(rows)")
-    }
-
-    /// A frame that shows a part of the area (a zoom) gets the strokes where that part has them,
-    /// and a stroke off the frame is not drawn at all.
-    @Test func aZoomedFrameGetsTheStrokesOfItsPart() {
-        let (frame, storage) = PresenterDrawingTests.blackFrame()
-        defer { withExtendedLifetime(storage) {} }
-        var drawing = PenDrawing()
-        drawing.begin(at: point(1000, 520), ink: .green, shape: .freehand)
-        drawing.extend(to: point(1050, 520))
-        drawing.end()
-        drawing.begin(at: point(-500, -500), ink: .red, shape: .freehand)
-        drawing.extend(to: point(-400, -500))
-        drawing.end()
-        let rows = drawing.draw(into: frame, origin: point(980, 500))
-        #expect(PresenterDrawingTests.pixel(frame, 40, 20) == RGBColor(red: 0x43, green: 0xA0, blue: 0x47))
-        #expect(rows == RowBands(18..<23))
+        let lines = drawing.strokes.map { $0.segments.map { [$0.0.x, $0.0.y, $0.1.x, $0.1.y] } }
+        #expect(lines[0] == [[20, 20, 40, 20], [40, 20, 60, 30]])
+        #expect(lines[1] == [[100, 30, 150, 30], [150, 30, 150, 80], [150, 80, 100, 80], [100, 80, 100, 30]])
+        // The shaft, then two barbs of 20 px (a fifth of 100) at 25° behind the tip.
+        #expect(lines[2] == [[10, 90, 110, 90], [110, 90, 92, 82], [110, 90, 92, 98]], "\(lines[2])")
     }
 }
