@@ -169,8 +169,8 @@ extension PipeWireTests {
                 && levels.contains { $0.time > span.upperBound && $0.mean < 150 }, "the node before and after: \(levels)")
         let bind = portal.requests().first { $0["request"] as? String == "BindShortcuts" }
         let asked = bind?["shortcuts"] as? [[String: Any]] ?? []
-        #expect(asked.map { $0["id"] as? String ?? "" } == ["blank", "white", "highlight", "zoom", "layout", "pause",
-                                                           "faster", "slower", "record"])
+        #expect(asked.map { $0["id"] as? String ?? "" } == ["blank", "white", "highlight", "zoom", "pen", "layout",
+                                                           "pause", "faster", "slower", "record"])
         #expect(asked.first?["preferred_trigger"] as? String == "CTRL+ALT+b", "\(asked)")
     }
 
