@@ -65,8 +65,10 @@ public enum KeyCommand: Sendable, Equatable {
     /// - Parameters:
     ///   - quality: `<` and `>` step the constant quality (a run without `--bitrate`).
     ///   - presenter: the highlight and the zoom are drawn (on X11 screens).
-    public static func help(layouts: Bool, window: Bool, quality: Bool = false, presenter: Bool = true) -> String {
-        var keys = ["space pause", "b w blank"] + (presenter ? ["h highlight", "z zoom"] : []) + ["d pen"]
+    ///   - pen: the pen can be had (an X11 screen).
+    public static func help(layouts: Bool, window: Bool, quality: Bool = false, presenter: Bool = true,
+                            pen: Bool = true) -> String {
+        var keys = ["space pause", "b w blank"] + (presenter ? ["h highlight", "z zoom"] : []) + (pen ? ["d pen"] : [])
         keys += ["+ - frame rate", quality ? "< > quality" : "< > bit rate", "k keyframe", "r record", "q quit"]
         if layouts { keys += ["l layout", "x swap sources", "[ ] resize"] }
         if window { keys.append("f fullscreen") }
@@ -115,7 +117,7 @@ extension RunControl {
         case .help:
             let quality = if case .quality = tuning.plannedRate { true } else { false }
             let keys = KeyCommand.help(layouts: layout != nil, window: window, quality: quality,
-                                       presenter: presenter.unavailable == nil)
+                                       presenter: presenter.unavailable == nil, pen: pen.unavailable == nil)
             logger.notice("\(keys)")
             if let global = globalKeys.withLock({ $0 }) { logger.notice("global keys: \(global)") }
         case .fullscreen:

@@ -22,7 +22,7 @@ public final class DeviceCapture: FrameGrabber {
     private var away: String?
 
     /// Opens the device on a thread of its own, and waits until it opened or failed.
-    /// - Throws: 69 when it cannot be opened with any of the plan's options.
+    /// - Throws: 69 when it cannot be opened with any of the plan's options, or within 10 s.
     public init(plan: DeviceCameraPlan, bufferCount: Int, clock: any PacingClock = MonotonicClock(),
                 logger: Logger) throws(PodiumError) {
         let link = DeviceLink(frames: FrameInbox(bufferCount: max(3, bufferCount + 1), clock: clock))
@@ -30,7 +30,11 @@ public final class DeviceCapture: FrameGrabber {
             DeviceInput.read(plan, link: link)
             link.finished.signal()
         }
-        link.answered.wait()
+        // A device that does not answer its opening holds nothing up for long.
+        guard link.answered.wait(timeout: .now() + .seconds(10)) == .success else {
+            link.stopping.store(true, ordering: .relaxed)
+            throw .unavailable("\(plan.name): it did not open within 10 s")
+        }
         if case .failure(let error) = link.state.withLock({ $0.opened }) {
             _ = link.finished.wait(timeout: .now() + .seconds(2))
             throw error

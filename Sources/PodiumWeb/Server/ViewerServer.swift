@@ -210,8 +210,6 @@ public final class ViewerServer: Service, Sendable {
                                       from: context.peer) else {
                 return Self.refusal(.forbidden, "This link's token is not right; ask the presenter for the link.")
             }
-            var headers = HTTPFields()
-            headers[.contentType] = "text/html; charset=utf-8"
             return Self.show(.viewer)
         }
         router.get("/remote") { [self] request, context in
