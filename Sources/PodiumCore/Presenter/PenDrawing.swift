@@ -74,6 +74,10 @@ public struct PenDrawing: Sendable, Equatable {
     public private(set) var pointCount = 0
     /// The stroke being drawn now (the last one), while a button is held.
     public private(set) var isDrawing = false
+    /// Counts the changes that take away or move what was drawn (an undo, an erase, the oldest
+    /// points dropped, a shape's end moved); a path that only grows leaves it, so whatever shows the
+    /// strokes can draw just what was added.
+    public private(set) var rewrites = 0
 
     public init() {}
 
@@ -95,7 +99,9 @@ public struct PenDrawing: Sendable, Equatable {
             pointCount += 1
             keepWithinBound()
         } else {
+            guard strokes[last].points[1] != point else { return }
             strokes[last].points[1] = point
+            rewrites += 1
         }
     }
 
@@ -109,6 +115,7 @@ public struct PenDrawing: Sendable, Equatable {
         guard let last = strokes.popLast() else { return }
         pointCount -= last.points.count
         isDrawing = false
+        rewrites += 1
     }
 
     /// Takes every stroke away (`e`).
@@ -116,12 +123,14 @@ public struct PenDrawing: Sendable, Equatable {
         strokes = []
         pointCount = 0
         isDrawing = false
+        rewrites += 1
     }
 
     /// Drops the oldest points past `maxPoints`: the start of the oldest stroke first, a stroke
     /// with too few left to draw as a whole.
     private mutating func keepWithinBound() {
         while pointCount > Self.maxPoints, !strokes.isEmpty {
+            rewrites += 1
             let excess = pointCount - Self.maxPoints
             if strokes[0].shape == .freehand && strokes[0].points.count - excess >= 2 && strokes.count > 1 {
                 strokes[0].points.removeFirst(excess)

@@ -31,6 +31,15 @@ public final class PenOverlay {
     private var keysyms: [UInt8: UInt32]
     /// What the window shows now: the pen's version, whether it takes input, whether it is mapped.
     private var shownVersion = -1
+    /// What the window shows of the drawing: its rewrites, its strokes, the last one's points.
+    private var shown: (rewrites: Int, strokes: Int, points: Int) = (-1, 0, 0)
+    /// When the whole drawing was last drawn again, on the monotonic clock: at most five times a
+    /// second while a shape is dragged or old points go (the server's time is the grab's too).
+    private var lastWhole: UInt64 = 0
+    /// When the windows were last put above the others: a program that raises its own window
+    /// (a slide show at each slide) would cover them.
+    private var lastRaised: UInt64 = 0
+    private let clock = MonotonicClock()
     private var takesInput = false
     private var mapped = false
     /// Whether the keyboard is the pen's now, and how often it was asked for since the pen came on:
@@ -135,8 +144,7 @@ public final class PenOverlay {
             if now.isOn {
                 show(true)
                 xcb_map_window(connection.raw, input)
-                xcb_configure_window(connection.raw, input, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue),
-                                     [XCB_STACK_MODE_ABOVE.rawValue])
+                raise()
                 keyboardTries = 0
             } else {
                 xcb_unmap_window(connection.raw, input)
@@ -146,11 +154,28 @@ public final class PenOverlay {
         }
         if now.isOn && !holdsKeyboard { grabKeyboard(said: said) }
         if now.version != shownVersion {
-            shownVersion = now.version
-            redraw(now.drawing)
-            show(now.isOn || !now.drawing.strokes.isEmpty)
+            let drawing = now.drawing
+            if drawing.rewrites == shown.rewrites {
+                shownVersion = now.version
+                add(drawing)
+            } else if clock.now() - lastWhole > 200_000_000 {
+                shownVersion = now.version
+                redraw(drawing)
+            }
+            show(now.isOn || !drawing.strokes.isEmpty)
         }
+        if mapped, clock.now() - lastRaised > 250_000_000 { raise() }
         connection.flush()
+    }
+
+    /// Puts the strokes above every other window, and the pen's input above them while it is on.
+    private func raise() {
+        let above = [XCB_STACK_MODE_ABOVE.rawValue]
+        xcb_configure_window(connection.raw, window, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), above)
+        if takesInput {
+            xcb_configure_window(connection.raw, input, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), above)
+        }
+        lastRaised = clock.now()
     }
 
     private func show(_ shown: Bool) {
@@ -158,36 +183,70 @@ public final class PenOverlay {
         mapped = shown
         if shown {
             xcb_map_window(connection.raw, window)
-            xcb_configure_window(connection.raw, window, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue),
-                                 [XCB_STACK_MODE_ABOVE.rawValue])
-            // The pen's input above it, when it is on.
-            if takesInput {
-                xcb_configure_window(connection.raw, input, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue),
-                                     [XCB_STACK_MODE_ABOVE.rawValue])
-            }
+            raise()
         } else {
             xcb_unmap_window(connection.raw, window)
         }
     }
 
-    /// Draws every stroke into the window and into its shape.
+    /// Draws every stroke into the window and into its shape, anew.
     ///
     /// The corresponding C functions are `xcb_poly_segment` and `xcb_shape_mask`.
     private func redraw(_ drawing: PenDrawing) {
         let raw = connection.raw
-        xcb_poly_fill_rectangle(raw, mask, clearGC, 1,
-                                [xcb_rectangle_t(x: 0, y: 0, width: UInt16(area.width), height: UInt16(area.height))])
+        let whole = xcb_rectangle_t(x: 0, y: 0, width: UInt16(area.width), height: UInt16(area.height))
+        xcb_poly_fill_rectangle(raw, mask, clearGC, 1, [whole])
+        xcb_clear_area(raw, 0, window, 0, 0, 0, 0)
         for stroke in drawing.strokes {
-            let segments = stroke.segments.map { from, to in
-                xcb_segment_t(x1: Int16(clamping: from.x), y1: Int16(clamping: from.y), x2: Int16(clamping: to.x),
-                              y2: Int16(clamping: to.y))
-            }
+            let segments = Self.segments(stroke.segments)
             guard let ink = inkGCs[stroke.ink] else { continue }
             xcb_poly_segment(raw, window, ink, UInt32(segments.count), segments)
             xcb_poly_segment(raw, mask, maskGC, UInt32(segments.count), segments)
         }
         xcb_shape_mask(raw, UInt8(XCB_SHAPE_SO_SET.rawValue), UInt8(XCB_SHAPE_SK_BOUNDING.rawValue), window, 0, 0,
                        mask)
+        shown = (drawing.rewrites, drawing.strokes.count, drawing.strokes.last?.points.count ?? 0)
+        lastWhole = clock.now()
+    }
+
+    /// Draws what was added since the window was last drawn (a path that grew, new strokes): into
+    /// the window, and into its shape as the union of a small picture of just that.
+    private func add(_ drawing: PenDrawing) {
+        let raw = connection.raw
+        for index in max(0, shown.strokes - 1)..<drawing.strokes.count {
+            let stroke = drawing.strokes[index]
+            let all = stroke.segments
+            // A path drawn before goes on from its last point; a stroke new since is drawn whole.
+            let drawn = index == shown.strokes - 1 ? max(0, min(shown.points - 1, all.count)) : 0
+            guard drawn < all.count, let ink = inkGCs[stroke.ink] else { continue }
+            let added = Array(all[drawn...])
+            let segments = Self.segments(added)
+            xcb_poly_segment(raw, window, ink, UInt32(segments.count), segments)
+            xcb_poly_segment(raw, mask, maskGC, UInt32(segments.count), segments)
+            // Only the added part's picture becomes a region: its box, a line's width around.
+            let reach = PenDrawing.lineWidth
+            let points = added.flatMap { [$0.0, $0.1] }
+            let left = max(0, (points.map(\.x).min() ?? 0) - reach)
+            let top = max(0, (points.map(\.y).min() ?? 0) - reach)
+            let right = min(area.width, (points.map(\.x).max() ?? 0) + reach + 1)
+            let bottom = min(area.height, (points.map(\.y).max() ?? 0) + reach + 1)
+            guard left < right, top < bottom else { continue }
+            let part = connection.generateID()
+            xcb_create_pixmap(raw, 1, part, window, UInt16(right - left), UInt16(bottom - top))
+            xcb_copy_area(raw, mask, part, maskGC, Int16(left), Int16(top), 0, 0, UInt16(right - left),
+                          UInt16(bottom - top))
+            xcb_shape_mask(raw, UInt8(XCB_SHAPE_SO_UNION.rawValue), UInt8(XCB_SHAPE_SK_BOUNDING.rawValue), window,
+                           Int16(left), Int16(top), part)
+            xcb_free_pixmap(raw, part)
+        }
+        shown = (drawing.rewrites, drawing.strokes.count, drawing.strokes.last?.points.count ?? 0)
+    }
+
+    private static func segments(_ lines: [(PixelPoint, PixelPoint)]) -> [xcb_segment_t] {
+        lines.map { from, to in
+            xcb_segment_t(x1: Int16(clamping: from.x), y1: Int16(clamping: from.y), x2: Int16(clamping: to.x),
+                          y2: Int16(clamping: to.y))
+        }
     }
 
     /// Takes the keyboard for the pen's keys; another program that holds it for more than a second
@@ -209,6 +268,8 @@ public final class PenOverlay {
         let raw = UnsafeRawPointer(event)
         switch Int32(event.pointee.response_type & 0x7F) {
         case XCB_EXPOSE:
+            // Drawn whole again: what was under it was lost.
+            shown.rewrites = -1
             shownVersion = -1
         case XCB_BUTTON_PRESS:
             let press = raw.load(as: xcb_button_press_event_t.self)
