@@ -46,8 +46,10 @@ let package = Package(
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
-        // libwayland-client, with the screencopy and xdg-output protocols' generated code.
-        .target(name: "CWayland", exclude: ["protocols"], linkerSettings: [.linkedLibrary("wayland-client")]),
+        // libwayland-client, with the screencopy, xdg-output and layer-shell protocols' generated code,
+        // and libxkbcommon for the keys a Wayland keyboard sends.
+        .target(name: "CWayland", exclude: ["protocols"],
+                linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("xkbcommon")]),
         // libpipewire: a video stream read on PipeWire's thread (its parameters are built with C macros).
         .target(
             name: "CPipeWire",
@@ -60,6 +62,13 @@ let package = Package(
             path: "Tests/PipeWireProducer",
             cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2", "-D_REENTRANT"])],
             linkerSettings: [.linkedLibrary("pipewire-0.3")]
+        ),
+        // The tests' pointer on a headless sway (which has no input devices): a virtual pointer.
+        .executableTarget(
+            name: "wayland-virtual-pointer",
+            path: "Tests/WaylandPointer",
+            exclude: ["protocols"],
+            linkerSettings: [.linkedLibrary("wayland-client")]
         ),
         // sd-bus (libsystemd): the desktop's ScreenCast portal (its messages are read with variadic calls).
         .target(name: "CPortal", linkerSettings: [.linkedLibrary("systemd")]),

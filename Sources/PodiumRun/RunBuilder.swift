@@ -70,9 +70,9 @@ public enum RunBuilder {
         let layouts = capture.composition.map { LayoutSwitch($0.layout) }
         let presenter = PresenterTools(highlight: capture.highlight, zoom: capture.zoom,
                                        unavailable: capture.sources.lazy.compactMap(\.presenterTools.reason).first)
-        let pen = PenControl(keepsStrokes: capture.penKeepsStrokes, unavailable: capture.sources.contains {
-            $0.penArea != nil
-        } ? nil : "it draws over an X11 screen for now, and this run captures \(capture.sources[0].name)")
+        let pen = PenControl(keepsStrokes: capture.penKeepsStrokes,
+                             unavailable: capture.sources.contains { $0.penUnavailable == nil }
+                                ? nil : capture.sources[0].penUnavailable)
         // Sources that say where the pointer is have the tools drawn over the (composed) picture.
         let overlaid = capture.sources.filter { $0.presenterTools == .overPointer }
         let source = PacedCapture(idleFPS: capture.idleFPS) {

@@ -21,23 +21,13 @@ final class SharedBuffers {
         var frames: [FrameBuffer] = []
         var wayland: [OpaquePointer] = []
         for index in 0..<count {
-            let descriptor = cwl_memfd()
-            defer { if descriptor >= 0 { close(descriptor) } }
-            guard descriptor >= 0, ftruncate(descriptor, off_t(bytes)) == 0,
-                  let memory = SharedMemory(mapping: descriptor, byteCount: bytes),
-                  let start = UnsafeMutableRawPointer(bitPattern: memory.address) else {
-                throw .unavailable("cannot make \(bytes) bytes of shared memory: \(String(cString: strerror(errno)))")
+            let buffer = try SharedBuffer(size: offer.size, bytesPerRow: offer.bytesPerRow, format: offer.format,
+                                          sharedMemory: sharedMemory)
+            guard let start = UnsafeMutableRawPointer(bitPattern: buffer.memory.address) else {
+                throw .unavailable("shared memory was mapped at no address")
             }
-            // The buffer keeps what it needs of the pool, and the compositor its own handle of the memory.
-            guard let pool = wl_shm_create_pool(sharedMemory, descriptor, Int32(bytes)) else {
-                throw .unavailable("the Wayland compositor refused shared memory of \(bytes) bytes")
-            }
-            let buffer = wl_shm_pool_create_buffer(pool, 0, Int32(offer.size.width), Int32(offer.size.height),
-                                                   Int32(offer.bytesPerRow), offer.format)
-            wl_shm_pool_destroy(pool)
-            guard let buffer else { throw .unavailable("the Wayland compositor refused a buffer") }
-            frames.append(FrameBuffer(bytes: start, capacity: bytes, index: index, storage: memory))
-            wayland.append(buffer)
+            frames.append(FrameBuffer(bytes: start, capacity: bytes, index: index, storage: buffer.memory))
+            wayland.append(buffer.wayland)
         }
         pool = FrameBufferPool(frames)
         self.wayland = wayland
@@ -45,6 +35,35 @@ final class SharedBuffers {
 
     deinit {
         for buffer in wayland { wl_buffer_destroy(buffer) }
+    }
+}
+
+/// One picture's worth of shared memory, mapped here and lent to the compositor as a `wl_buffer`
+/// (which the owner destroys).
+struct SharedBuffer {
+    let memory: SharedMemory
+    let wayland: OpaquePointer
+
+    /// - Parameter format: a `wl_shm` format (`WL_SHM_FORMAT_ARGB8888`).
+    /// - Throws: 69 when the memory cannot be made or lent.
+    init(size: PixelSize, bytesPerRow: Int, format: UInt32, sharedMemory: OpaquePointer) throws(PodiumError) {
+        let bytes = bytesPerRow * size.height
+        let descriptor = cwl_memfd()
+        defer { if descriptor >= 0 { close(descriptor) } }
+        guard descriptor >= 0, ftruncate(descriptor, off_t(bytes)) == 0,
+              let memory = SharedMemory(mapping: descriptor, byteCount: bytes) else {
+            throw .unavailable("cannot make \(bytes) bytes of shared memory: \(String(cString: strerror(errno)))")
+        }
+        // The buffer keeps what it needs of the pool, and the compositor its own handle of the memory.
+        guard let pool = wl_shm_create_pool(sharedMemory, descriptor, Int32(bytes)) else {
+            throw .unavailable("the Wayland compositor refused shared memory of \(bytes) bytes")
+        }
+        let buffer = wl_shm_pool_create_buffer(pool, 0, Int32(size.width), Int32(size.height), Int32(bytesPerRow),
+                                               format)
+        wl_shm_pool_destroy(pool)
+        guard let buffer else { throw .unavailable("the Wayland compositor refused a buffer") }
+        self.memory = memory
+        wayland = buffer
     }
 }
 

@@ -19,6 +19,8 @@ public final class WaylandDisplay {
     private var outputManager: OpaquePointer?
     /// The outputs, in the order the compositor announced them.
     private(set) var outputs: [WaylandOutput] = []
+    /// The other globals, by interface, bound only by what uses them (`bind(_:_:version:)`).
+    private var globals: [String: (name: UInt32, version: UInt32)] = [:]
     private let listener = UnsafeMutablePointer<wl_registry_listener>.allocate(capacity: 1)
 
     /// Connects to the compositor at `name` (`$WAYLAND_DISPLAY` when `nil`) and learns its globals
@@ -83,13 +85,24 @@ public final class WaylandDisplay {
             output.describe(with: outputManager)
             outputs.append(output)
         default:
-            break
+            globals[interface] = (global, version)
         }
     }
 
     private func removed(_ global: UInt32) {
         outputs.removeAll { $0.global == global }
+        globals = globals.filter { $0.value.name != global }
     }
+
+    /// Binds the global of `interface`, at its version or `version` if that is older.
+    /// - Returns: its proxy, or `nil` when the compositor has none.
+    func bind(_ interface: String, _ type: UnsafePointer<wl_interface>?, version: UInt32) -> OpaquePointer? {
+        guard let global = globals[interface] else { return nil }
+        return bind(global.name, type, version: min(global.version, version))
+    }
+
+    /// Whether the compositor has a global of `interface` (`zwlr_layer_shell_v1`).
+    func has(_ interface: String) -> Bool { globals[interface] != nil }
 
     private func bind(_ global: UInt32, _ interface: UnsafePointer<wl_interface>?, version: UInt32) -> OpaquePointer? {
         wl_registry_bind(registry, global, interface, version).map(OpaquePointer.init)

@@ -27,8 +27,10 @@ extension WaylandScreenPlan {
                                + (monitors.isEmpty ? "it has none" : "outputs here: \(names)"),
                                about: .monitor("\(monitor ?? .primary)"))
         }
-        return WaylandScreenPlan(display: connection.name, output: chosen.name, size: chosen.rect.size,
-                                 drawsCursor: drawsCursor, tracksDamage: tracksDamage)
+        var plan = WaylandScreenPlan(display: connection.name, output: chosen.name, size: chosen.rect.size,
+                                     drawsCursor: drawsCursor, tracksDamage: tracksDamage)
+        plan.hasLayerShell = connection.has("zwlr_layer_shell_v1")
+        return plan
     }
 
     /// Finds the output of a wlroots compositor that `wlr` (with the monitor named) asks for.

@@ -16,6 +16,8 @@ public struct WaylandScreenPlan: Sendable {
     /// The windows painted black, followed through sway's IPC at `ipcSocket`.
     public var masks = PrivacyMasks()
     public var ipcSocket: String?
+    /// Whether the compositor has wlroots' layer shell, which the pen's surface needs.
+    public var hasLayerShell = false
 
     public init(display: String, output: String, size: PixelSize, drawsCursor: Bool = true, tracksDamage: Bool = true) {
         self.display = display
@@ -33,6 +35,14 @@ extension WaylandScreenPlan: SourcePlan {
     public var presenterTools: PresenterToolSupport {
         .unavailable("the compositor's screencopy does not say where the pointer is "
                      + "(a portal that sends the cursor as metadata does)")
+    }
+
+    public var penUnavailable: String? {
+        hasLayerShell ? nil : "the Wayland compositor at '\(display)' has no layer shell to draw above its windows"
+    }
+
+    public func openPen(_ pen: PenControl) throws(PodiumError) -> any PenSurface {
+        try PenLayer(display: display, output: output, pen: pen)
     }
 
     public func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)

@@ -77,6 +77,16 @@ extension Tools {
             .map { power(of: $0, in: samples) }.max() ?? 0
     }
 
+    /// The median of `tonePower` over each 100 ms of `samples`: a tone through a loaded machine's
+    /// sound server may skip or repeat a few milliseconds, and one measure over seconds would add
+    /// the pieces out of phase and see almost nothing of a tone that played throughout.
+    public static func typicalTonePower(near hertz: Double, in samples: ArraySlice<Float>) -> Double {
+        let powers = stride(from: samples.startIndex, to: samples.endIndex - 4_800 + 1, by: 4_800).map {
+            tonePower(near: hertz, in: samples[$0..<$0 + 4_800])
+        }.sorted()
+        return powers.isEmpty ? 0 : powers[powers.count / 2]
+    }
+
     /// The power of the `hertz` component of `samples` (48 kHz), by Goertzel's algorithm.
     public static func power(of hertz: Double, in samples: ArraySlice<Float>) -> Double {
         let coefficient = 2 * cos(2 * Double.pi * hertz / 48_000)

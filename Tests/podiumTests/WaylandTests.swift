@@ -152,6 +152,57 @@ import Testing
         #expect(colour(last.pixels, 75, 62)[1] > 200, "green where it no longer is")
     }
 
+    /// The pen on a sway output (`podium control pen on`): a layer surface above the windows takes
+    /// the pointer's drag (a virtual pointer's, sway having no devices) and wtype's keys, and the
+    /// output's capture has the strokes; Escape ends pen mode and takes them away.
+    @Test func thePenDrawsAboveTheWindowsOfASwayOutput() throws {
+        try sway.paint("#404040")
+        try sway.openWindow("Slides", colour: "ffffff", at: (x: 100, y: 100, width: 800, height: 500))
+        let recording = path("pen.mkv")
+        let run = try Tools.start(Tools.podium.path, ["stream", "--source", "wlr", "--display", sway.display,
+                                                      "--control", "--to", recording, "-t", "30s"])
+        defer { _ = try? run.interrupt() }
+        try run.waitForStderr(containing: "capturing")
+        let on = try Tools.podium(["control", "--pid", "\(run.pid)", "pen", "on"])
+        #expect(on.status == 0, "\(on.stderr)")
+        try run.waitForStderr(containing: "pen off → on")
+        let wayland = ["WAYLAND_DISPLAY": sway.display]
+        func drag(_ points: [(Int, Int)]) throws {
+            let steps = ["wait:300"] + points.prefix(1).map { "\($0.0),\($0.1)" } + ["down"]
+                + points.dropFirst().map { "\($0.0),\($0.1)" } + ["up"]
+            let dragged = try Tools.start(Tools.built("wayland-virtual-pointer").path, ["1280", "720"] + steps,
+                                          environment: wayland).wait(timeout: 20)
+            #expect(dragged.status == 0, "\(dragged.stderr)")
+        }
+        // A red stroke across the window, then a yellow rectangle (the keys y and s).
+        try drag(stride(from: 150, through: 650, by: 25).map { ($0, 300) })
+        let typed = try Tools.start("wtype", ["-s", "400", "ys"], environment: wayland).wait(timeout: 20)
+        #expect(typed.status == 0, "\(typed.stderr)")
+        try drag([(200, 450), (300, 500), (400, 550)])
+        Thread.sleep(forTimeInterval: 1)
+        let escaped = try Tools.start("wtype", ["-s", "400", "-k", "Escape"], environment: wayland).wait(timeout: 20)
+        #expect(escaped.status == 0, "\(escaped.stderr)")
+        try run.waitForStderr(containing: "pen on → off, by key")
+        Thread.sleep(forTimeInterval: 1)
+        let result = try run.interrupt()
+        #expect(result.status == 0, "\(result.stderr)")
+
+        // At half size: the stroke at y 150 from x 75 to 325, the rectangle's top at y 225 from 100 to 200.
+        let frames = try Tools.rgbFrames(recording, size: (width: 640, height: 360))
+        func colour(_ pixels: [UInt8], _ x: Int, _ y: Int) -> [Int] {
+            (0..<3).map { Int(pixels[(y * 640 + x) * 3 + $0]) }
+        }
+        func red(_ rgb: [Int]) -> Bool { rgb[0] > 180 && rgb[1] < 110 && rgb[2] < 110 }
+        func yellow(_ rgb: [Int]) -> Bool { rgb[0] > 200 && rgb[1] > 180 && rgb[2] < 110 }
+        let drawn = try #require(frames.last { red(colour($0.pixels, 200, 150)) }, "no frame with the stroke")
+        #expect(yellow(colour(drawn.pixels, 150, 225)), "the rectangle's top: \(colour(drawn.pixels, 150, 225))")
+        #expect(colour(drawn.pixels, 150, 250).allSatisfy { $0 > 230 }, "the window inside the rectangle")
+        #expect(colour(drawn.pixels, 200, 170).allSatisfy { $0 > 230 }, "the window beside the stroke")
+        let last = try #require(frames.last)
+        #expect(last.time > drawn.time && colour(last.pixels, 200, 150).allSatisfy { $0 > 230 },
+                "the stroke went with pen mode: \(colour(last.pixels, 200, 150))")
+    }
+
     @Test func badRequestsAreRefusedBeforeAnythingOpens() throws {
         let output = path("never.mkv")
         let region = try Tools.podium(["stream", "--source", "wlr", "--region", "100x100+0+0", "--to", output])

@@ -17,9 +17,8 @@ public protocol SourcePlan: Sendable {
     var drawsCursor: Bool { get }
     /// How its pictures get the presenter's tools (the highlight, the zoom).
     var presenterTools: PresenterToolSupport { get }
-    /// The part of an X11 screen it shows, for the pen's window over it; `nil` for a source the pen
-    /// cannot draw over.
-    var penArea: PixelRect? { get }
+    /// Why the presenter's pen cannot draw over it; `nil` when `openPen` makes its overlay.
+    var penUnavailable: String? { get }
 
     /// Opens what grabs its pictures. Called on the capture thread, which owns the grabber from
     /// then on.
@@ -30,11 +29,22 @@ public protocol SourcePlan: Sendable {
     /// - Throws: 69 when the source cannot be opened.
     func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
         throws(PodiumError) -> any FrameGrabber
+
+    /// Makes the pen's overlay over what it shows, on the presenter's own screen (which the capture
+    /// then has in every output). Called on the pen's own thread, which runs it.
+    /// - Throws: 69 when it cannot be made.
+    func openPen(_ pen: PenControl) throws(PodiumError) -> any PenSurface
 }
 
 extension SourcePlan {
     public var presenterTools: PresenterToolSupport { .unavailable("\(name) does not say where the pointer is") }
-    public var penArea: PixelRect? { nil }
+    public var penUnavailable: String? {
+        "it draws over an X11 screen or a wlroots compositor's output, and this run captures \(name)"
+    }
+
+    public func openPen(_ pen: PenControl) throws(PodiumError) -> any PenSurface {
+        throw .unavailable("the pen: \(penUnavailable ?? name)")
+    }
 }
 
 /// How a source's pictures get the presenter's tools (the highlight and the zoom).

@@ -37,7 +37,11 @@ extension ScreenPlan: SourcePlan {
     /// The X11 grabbers draw the highlight and the zoom.
     public var presenterTools: PresenterToolSupport { .drawnByGrabber }
     /// The pen's window lies over the captured area, and the grab takes its strokes with the screen.
-    public var penArea: PixelRect? { region }
+    public var penUnavailable: String? { nil }
+
+    public func openPen(_ pen: PenControl) throws(PodiumError) -> any PenSurface {
+        try PenOverlay(display: display, area: region, pen: pen)
+    }
 
     public func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
         throws(PodiumError) -> any FrameGrabber {

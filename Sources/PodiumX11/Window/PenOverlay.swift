@@ -13,7 +13,7 @@ public import PodiumCore
 /// the last stroke; Escape (or `d`) ends pen mode.
 ///
 /// On its own connection, on the thread that runs it.
-public final class PenOverlay {
+public final class PenOverlay: PenSurface {
     private let connection: XConnection
     /// Shows the strokes.
     private let window: xcb_window_t
@@ -31,8 +31,8 @@ public final class PenOverlay {
     private var keysyms: [UInt8: UInt32]
     /// What the window shows now: the pen's version, whether it takes input, whether it is mapped.
     private var shownVersion = -1
-    /// What the window shows of the drawing: its rewrites, its strokes, the last one's points.
-    private var shown: (rewrites: Int, strokes: Int, points: Int) = (-1, 0, 0)
+    /// What the window shows of the drawing.
+    private var progress = PenProgress()
     /// When the whole drawing was last drawn again, on the monotonic clock: at most five times a
     /// second while a shape is dragged or old points go (the server's time is the grab's too).
     private var lastWhole: UInt64 = 0
@@ -155,7 +155,7 @@ public final class PenOverlay {
         if now.isOn && !holdsKeyboard { grabKeyboard(said: said) }
         if now.version != shownVersion {
             let drawing = now.drawing
-            if drawing.rewrites == shown.rewrites {
+            if progress.onlyGrew(drawing) {
                 shownVersion = now.version
                 add(drawing)
             } else if clock.now() - lastWhole > 200_000_000 {
@@ -205,7 +205,7 @@ public final class PenOverlay {
         }
         xcb_shape_mask(raw, UInt8(XCB_SHAPE_SO_SET.rawValue), UInt8(XCB_SHAPE_SK_BOUNDING.rawValue), window, 0, 0,
                        mask)
-        shown = (drawing.rewrites, drawing.strokes.count, drawing.strokes.last?.points.count ?? 0)
+        progress.shown(drawing)
         lastWhole = clock.now()
     }
 
@@ -213,15 +213,10 @@ public final class PenOverlay {
     /// the window, and into its shape as the union of a small picture of just that.
     private func add(_ drawing: PenDrawing) {
         let raw = connection.raw
-        for index in max(0, shown.strokes - 1)..<drawing.strokes.count {
-            let stroke = drawing.strokes[index]
-            let all = stroke.segments
-            // A path drawn before goes on from its last point; a stroke new since is drawn whole.
-            let drawn = index == shown.strokes - 1 ? max(0, min(shown.points - 1, all.count)) : 0
-            guard drawn < all.count, let ink = inkGCs[stroke.ink] else { continue }
-            let added = Array(all[drawn...])
+        for (ink, added) in progress.additions(in: drawing) {
+            guard let context = inkGCs[ink] else { continue }
             let segments = Self.segments(added)
-            xcb_poly_segment(raw, window, ink, UInt32(segments.count), segments)
+            xcb_poly_segment(raw, window, context, UInt32(segments.count), segments)
             xcb_poly_segment(raw, mask, maskGC, UInt32(segments.count), segments)
             // Only the added part's picture becomes a region: its box, a line's width around.
             let reach = PenDrawing.lineWidth
@@ -239,7 +234,6 @@ public final class PenOverlay {
                            Int16(left), Int16(top), part)
             xcb_free_pixmap(raw, part)
         }
-        shown = (drawing.rewrites, drawing.strokes.count, drawing.strokes.last?.points.count ?? 0)
     }
 
     private static func segments(_ lines: [(PixelPoint, PixelPoint)]) -> [xcb_segment_t] {
@@ -269,57 +263,26 @@ public final class PenOverlay {
         switch Int32(event.pointee.response_type & 0x7F) {
         case XCB_EXPOSE:
             // Drawn whole again: what was under it was lost.
-            shown.rewrites = -1
+            progress.forget()
             shownVersion = -1
         case XCB_BUTTON_PRESS:
             let press = raw.load(as: xcb_button_press_event_t.self)
             guard press.detail == 1 else { return }
-            let point = PixelPoint(x: Int(press.event_x), y: Int(press.event_y))
-            pen.change { state in
-                guard state.isOn else { return }
-                state.drawing.begin(at: point, ink: state.ink, shape: state.shape)
-            }
+            pen.pressed(at: PixelPoint(x: Int(press.event_x), y: Int(press.event_y)))
         case XCB_MOTION_NOTIFY:
             let motion = raw.load(as: xcb_motion_notify_event_t.self)
-            let point = PixelPoint(x: Int(motion.event_x), y: Int(motion.event_y))
-            pen.change { $0.drawing.extend(to: point) }
+            pen.moved(to: PixelPoint(x: Int(motion.event_x), y: Int(motion.event_y)))
         case XCB_BUTTON_RELEASE:
             guard raw.load(as: xcb_button_release_event_t.self).detail == 1 else { return }
-            pen.change { $0.drawing.end() }
+            pen.released()
         case XCB_KEY_PRESS:
             let press = raw.load(as: xcb_key_press_event_t.self)
-            let keysym = keysyms[press.detail] ?? 0
             let control = press.state & UInt16(XCB_MOD_MASK_CONTROL.rawValue) != 0
-            key(keysym, control: control)
+            if pen.typed(keysym: keysyms[press.detail] ?? 0, control: control) { leave() }
         case XCB_MAPPING_NOTIFY:
             keysyms = connection.keyboardMapping()
         default:
             break
-        }
-    }
-
-    private func key(_ keysym: UInt32, control: Bool) {
-        let escape: UInt32 = 0xFF1B
-        guard let scalar = Unicode.Scalar(keysym), keysym < 0x80 || keysym == escape else { return }
-        let letter = Character(scalar)
-        if keysym == escape || letter == "d" {
-            leave()
-            return
-        }
-        pen.change { state in
-            if control {
-                if letter == "z" { state.drawing.undo() }
-            } else if let ink = PenDrawing.Ink(key: letter) {
-                state.ink = ink
-            } else {
-                switch letter {
-                case "a": state.shape = .arrow
-                case "s": state.shape = .rectangle
-                case "f": state.shape = .freehand
-                case "e": state.drawing.erase()
-                default: break
-                }
-            }
         }
     }
 

@@ -178,17 +178,16 @@ enum PlanRunner {
         }
     }
 
-    /// The pen's window over the captured X11 screen, on a thread of its own until the run stops:
-    /// unmapped until the pen is on (`d`, Ctrl+Alt+D) or has strokes to show.
+    /// The pen's overlay over the first source that can have one (an X11 screen's window, a
+    /// wlroots output's layer surface), on a thread of its own until the run stops: shown only
+    /// while the pen is on (`d`, Ctrl+Alt+D) or has strokes to show.
     private static func holdPen(plan: RunPlan, run: Run, logger: Logger) {
         guard run.control.pen.unavailable == nil,
-              let source = plan.capture.sources.first(where: { $0.penArea != nil }), let area = source.penArea else {
-            return
-        }
+              let source = plan.capture.sources.first(where: { $0.penUnavailable == nil }) else { return }
         Thread.detachNamed("podium-pen") {
-            let overlay: PenOverlay
+            let overlay: any PenSurface
             do throws(PodiumError) {
-                overlay = try PenOverlay(display: source.display, area: area, pen: run.control.pen)
+                overlay = try source.openPen(run.control.pen)
             } catch {
                 logger.warning("\(error.said); the run has no pen")
                 return
