@@ -35,45 +35,18 @@ final class SwayWindows: WindowAreas {
         var children: [Node] { (nodes ?? []) + (floating_nodes ?? []) }
     }
 
-    private let connection: Int32
+    private let ipc: SwayIPC
     private let output: String
     private let masks: PrivacyMasks
     private let decoder = JSONDecoder()
 
     /// - Throws: 69 when sway's IPC cannot be reached there.
     init(socket path: String, output: String, masks: PrivacyMasks) throws(PodiumError) {
-        let connection = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard connection >= 0 else {
-            throw .unavailable("cannot reach sway's IPC: \(String(cString: strerror(errno)))")
-        }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let fits = withUnsafeMutableBytes(of: &address.sun_path) { room in
-            guard path.utf8.count < room.count else { return false }
-            room.copyBytes(from: path.utf8)
-            room[path.utf8.count] = 0
-            return true
-        }
-        let connected = fits && withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(connection, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
-            }
-        }
-        // A compositor that stops answering must not stall capture for long.
-        var limit = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        guard connected else {
-            let reason = String(cString: strerror(errno))
-            close(connection)
-            throw .unavailable("cannot reach sway's IPC at \(path): \(reason)")
-        }
-        self.connection = connection
+        ipc = try SwayIPC(socket: path)
         self.output = output
         self.masks = masks
         _ = try areas()
     }
-
-    deinit { close(connection) }
 
     /// Where the sway IPC socket of the compositor at `display` may be: `$SWAYSOCK`, else those
     /// beside its Wayland socket (sway makes both in its runtime folder; a sway that died leaves
@@ -92,7 +65,12 @@ final class SwayWindows: WindowAreas {
     }
 
     func areas() throws(PodiumError) -> [PixelRect] {
-        let reply = try ask(type: 4)
+        let reply: Data
+        do {
+            reply = try ipc.ask(.tree)
+        } catch {
+            throw .unavailable("lost sway's IPC: the masked windows cannot be followed")
+        }
         let root: Node
         do {
             root = try decoder.decode(Node.self, from: reply)
@@ -126,37 +104,5 @@ final class SwayWindows: WindowAreas {
         // Every window shown, on any output: a floating one may reach over this one's edge.
         root.children.forEach(visit)
         return found
-    }
-
-    /// Sends an IPC message of `type` with no payload and reads its reply's payload.
-    private func ask(type: UInt32) throws(PodiumError) -> Data {
-        var message = Data("i3-ipc".utf8)
-        withUnsafeBytes(of: UInt32(0)) { message.append(contentsOf: $0) }
-        withUnsafeBytes(of: type) { message.append(contentsOf: $0) }
-        let sent = message.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        guard sent == message.count else { throw lost() }
-        var header = [UInt8](repeating: 0, count: 14)
-        try read(into: &header)
-        let length = header[6..<10].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
-        guard header.starts(with: Array("i3-ipc".utf8)), length < 64 << 20 else { throw lost() }
-        var payload = [UInt8](repeating: 0, count: Int(length))
-        try read(into: &payload)
-        return Data(payload)
-    }
-
-    private func read(into bytes: inout [UInt8]) throws(PodiumError) {
-        var done = 0
-        while done < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { room in
-                room.baseAddress.map { recv(connection, $0 + done, room.count - done, 0) } ?? -1
-            }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { throw lost() }
-            done += got
-        }
-    }
-
-    private func lost() -> PodiumError {
-        .unavailable("lost sway's IPC: the masked windows cannot be followed")
     }
 }

@@ -25,8 +25,8 @@ struct Podium: AsyncParsableCommand {
               podium encoders
             """,
         version: versionText,
-        subcommands: [Stream.self, Mirror.self, Displays.self, Windows.self, Sources.self, Encoders.self, Latency.self,
-                      Scene.self, AVSync.self, Bench.self, Control.self]
+        subcommands: [Stream.self, Mirror.self, Extend.self, Displays.self, Windows.self, Sources.self, Encoders.self,
+                      Latency.self, Scene.self, AVSync.self, Bench.self, Control.self]
     )
 }
 

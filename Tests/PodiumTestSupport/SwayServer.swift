@@ -91,10 +91,11 @@ public final class SwayServer: Sendable {
         try move(title, to: rect)
     }
 
-    /// Moves and resizes the window titled `title`, floating, and waits until it is drawn.
+    /// Moves and resizes the window titled `title`, floating, to `rect` of the layout (another
+    /// output's, if it lies there), and waits until it is drawn.
     public func move(_ title: String, to rect: (x: Int, y: Int, width: Int, height: Int)) throws {
         try swaymsg("[title=\"\(title)\"] floating enable, resize set \(rect.width) \(rect.height), "
-                    + "move position \(rect.x) \(rect.y)")
+                    + "move absolute position \(rect.x) \(rect.y)")
         Thread.sleep(forTimeInterval: 0.3)
     }
 

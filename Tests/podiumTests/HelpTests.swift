@@ -5,7 +5,8 @@ import Testing
 /// `--help` of each command at 80 columns, against golden text in `Golden/`.
 /// Run with `PODIUM_UPDATE_GOLDEN=1` to rewrite the golden files after a deliberate change.
 @Suite struct HelpTests {
-    static let commands = [["--help"], ["stream", "--help"], ["mirror", "--help"], ["displays", "--help"],
+    static let commands = [["--help"], ["stream", "--help"], ["mirror", "--help"], ["extend", "--help"],
+                           ["displays", "--help"],
                            ["windows", "--help"],
                            ["encoders", "--help"], ["latency", "--help"], ["scene", "--help"], ["bench", "--help"],
                            ["control", "--help"]]

@@ -14,25 +14,20 @@ public final class VirtualDisplay: Sendable {
     ///   - arguments: more Xvfb arguments, such as `["-extension", "MIT-SHM"]`.
     ///   - display: a display number to take (default: the lowest free one).
     /// - Throws: `.unavailable` when Xvfb is missing or does not come up within 15 s.
-    public init(size: PixelSize, depth: Int = 24, arguments: [String] = [], display: String? = nil) throws(PodiumError) {
-        let numberFile = FileManager.default.temporaryDirectory.appendingPathComponent("podium-xvfb-\(UUID().uuidString)")
+    public init(size: PixelSize, depth: Int = 24, arguments: [String] = [], display: String? = nil)
+        throws(PodiumError) {
+        let numberFile = FileManager.default.temporaryDirectory
+            .appendingPathComponent("podium-xvfb-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: numberFile) }
-        // Xvfb writes the display number it chose (or was given) to fd 3, opened on a file, once clients may connect.
+        // Xvfb writes the display number it chose (or was given) to fd 3, opened on a file, once
+        // clients may connect.
         let process = try ChildProcess(
-            ["Xvfb"] + (display.map { [$0] } ?? []) + ["-displayfd", "3", "-screen", "0", "\(size)x\(depth)", "-nolisten", "tcp", "-noreset"] + arguments,
+            ["Xvfb"] + (display.map { [$0] } ?? []) + ["-displayfd", "3", "-screen", "0", "\(size)x\(depth)",
+                                                       "-nolisten", "tcp", "-noreset"] + arguments,
             environment: ChildProcess.environment([:]),
             files: [1: "/dev/null", 2: "/dev/null", 3: numberFile.path]
         )
-        var number: Int?
-        let deadline = Date().addingTimeInterval(15)
-        while number == nil, Date() < deadline, process.isRunning {
-            if let text = try? String(contentsOf: numberFile, encoding: .utf8), text.hasSuffix("\n") {
-                number = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            } else {
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-        }
-        guard let number else {
+        guard let number = Self.displayNumber(in: numberFile, of: process) else {
             process.signal(SIGKILL)
             throw .unavailable("the private X server (Xvfb) did not start; is the xvfb package installed?")
         }
@@ -42,6 +37,19 @@ public final class VirtualDisplay: Sendable {
     }
 
     deinit { stop() }
+
+    /// The display number an X server started with `-displayfd` wrote to `file` (its fd 3) once
+    /// clients may connect; `nil` when it stopped or said nothing within `seconds`.
+    public static func displayNumber(in file: URL, of process: ChildProcess, within seconds: Double = 15) -> Int? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, process.isRunning {
+            if let text = try? String(contentsOf: file, encoding: .utf8), text.hasSuffix("\n") {
+                return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return nil
+    }
 
     /// The server's process, to account for its CPU time.
     public var pid: pid_t { process.pid }

@@ -115,33 +115,64 @@ extension Podium {
         @OptionGroup(title: "Sound") var sound: SoundOptions
         @OptionGroup(title: "Run") var runOptions: RunOptions
 
-        var outputs: [Destination] { output.outputs }
-
         func run() async throws {
             try output.requireOne()
-            let logger = RunSetup.logger(runOptions)
-            let defaults = encode.defaults(scale)
-            let streams = OutputRequest.streams(of: outputs)
-            let viewers = ViewerRequest.viewers(of: outputs)
-            try hotkeys.checkRemote(viewers: viewers)
-            try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan, run: runOptions)
-            let capturePlan = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.url),
-                                                            filter: scale.scaleFilter)
-            let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
-                                            fps: capture.fps.start, encode: defaults)
-            var windows: [WindowPlan] = []
-            var parts: [String] = []
-            if let windowMonitor = outputs.lazy.compactMap(\.windowMonitor).first {
-                let request = WindowRequest(monitor: windowMonitor, naming: { "--to 'window:\($0)'" })
-                let (window, targetDisplay) = try await request.plan(capturing: capturePlan, filter: scale.scaleFilter)
-                windows.append(window)
-                parts.append("showing in a window on \(targetDisplay)")
-            }
-            let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: windows,
-                                             encoding: encoding, sound: sound.plan, limits: runOptions.limits))
-            try await PlanRunner.run(plan, parts: parts, options: runOptions,
-                                     hotkeys: try hotkeys.globalKeys(byDefault: false), remote: hotkeys.remote,
-                                     logger: logger)
+            let job = StreamJob(outputs: output.outputs, hotkeys: hotkeys, scale: scale, encode: encode, sound: sound,
+                                runOptions: runOptions)
+            try await job.check()
+            try await job.run(capture: capture)
         }
+    }
+}
+
+/// What `podium stream` does once its flags are read, which `podium extend` does too with a
+/// capture of its own: the outputs checked before anything is opened, then the run.
+struct StreamJob {
+    var outputs: [Destination]
+    var hotkeys: HotkeyOptions
+    var scale: ScaleOptions
+    var encode: EncodeOptions
+    var sound: SoundOptions
+    var runOptions: RunOptions
+    /// Made first: it bridges FFmpeg's messages, which the checks may already cause.
+    let logger: Logger
+
+    init(outputs: [Destination], hotkeys: HotkeyOptions, scale: ScaleOptions, encode: EncodeOptions,
+         sound: SoundOptions, runOptions: RunOptions) {
+        logger = RunSetup.logger(runOptions)
+        (self.outputs, self.hotkeys, self.scale, self.encode) = (outputs, hotkeys, scale, encode)
+        (self.sound, self.runOptions) = (sound, runOptions)
+    }
+
+    /// Checks the outputs, the encoding and the sound before anything is opened or made.
+    func check() async throws {
+        try hotkeys.checkRemote(viewers: ViewerRequest.viewers(of: outputs))
+        try await RunSetup.check(OutputRequest.streams(of: outputs), viewers: ViewerRequest.viewers(of: outputs),
+                                 encode: encode.defaults(scale), sound: sound.plan, run: runOptions)
+    }
+
+    /// Captures what `capture` names and runs until the end.
+    /// - Parameter parts: more to say in the run's heading.
+    func run(capture: CaptureOptions, parts more: [String] = []) async throws {
+        let defaults = encode.defaults(scale)
+        let streams = OutputRequest.streams(of: outputs)
+        let viewers = ViewerRequest.viewers(of: outputs)
+        let capturePlan = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.url),
+                                                        filter: scale.scaleFilter)
+        let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
+                                        fps: capture.fps.start, encode: defaults)
+        var windows: [WindowPlan] = []
+        var parts = more
+        if let windowMonitor = outputs.lazy.compactMap(\.windowMonitor).first {
+            let request = WindowRequest(monitor: windowMonitor, naming: { "--to 'window:\($0)'" })
+            let (window, targetDisplay) = try await request.plan(capturing: capturePlan, filter: scale.scaleFilter)
+            windows.append(window)
+            parts.append("showing in a window on \(targetDisplay)")
+        }
+        let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: windows,
+                                         encoding: encoding, sound: sound.plan, limits: runOptions.limits))
+        try await PlanRunner.run(plan, parts: parts, options: runOptions,
+                                 hotkeys: try hotkeys.globalKeys(byDefault: false), remote: hotkeys.remote,
+                                 logger: logger)
     }
 }

@@ -1,0 +1,161 @@
+import CXCB
+import Foundation
+public import PodiumCore
+
+/// A monitor of an X screen that no cable drives: the screen grown (RandR `SetScreenSize`) and a
+/// RandR 1.5 monitor laid over the new area (`SetMonitor`), which window managers and toolkits
+/// take for a screen of its own, so windows can be dragged onto it. Named `PODIUM-<pid>`: a run
+/// killed before it could take it away leaves a name whose process is gone, and the next run (or
+/// `podium extend --clean`) takes that away.
+///
+/// Xorg can grow its screen with any driver (the dummy one too); Xvfb's screen is fixed.
+public final class RandRVirtualMonitor: VirtualMonitor {
+    public let display: String
+    public let name: String
+    public let rect: PixelRect
+
+    public var captureArguments: [String] { ["--display", display, "--monitor", name] }
+
+    /// Grows the screen of `display` and lays a monitor of `request`'s size over the new area.
+    /// - Throws: 64 when the neighbour named is not there or the side cannot be grown; 69 when the
+    ///   X server cannot grow its screen or has no RandR 1.5.
+    public init(display: String?, request: ExtendRequest) throws(PodiumError) {
+        let connection = try XConnection(display: display)
+        let displayName = connection.displayName
+        guard !connection.isXWayland else {
+            throw .unavailable("\(displayName) is Xwayland, whose monitors are the Wayland compositor's: "
+                               + "run podium extend against the Wayland display (--display wayland-N)")
+        }
+        let layout = connection.layout()
+        guard !layout.monitors.isEmpty else {
+            throw .unavailable("the X server \(displayName) has no RandR 1.5 monitors to add one to")
+        }
+        let neighbour = try Self.neighbour(request, among: layout.monitors)
+        var place = request.place(beside: neighbour.rect)
+        guard place.x >= 0, place.y >= 0 else {
+            throw .usage("--\(request.side.rawValue) \(neighbour.name): an X screen grows right and down only, and "
+                         + "\(neighbour.name) is at its \(request.side == .leftOf ? "left" : "top") edge; "
+                         + "use --right-of or --below")
+        }
+        // Never over another monitor: past the rightmost one that would be under it.
+        while let covered = layout.monitors.first(where: { $0.rect.intersects(place) }) {
+            place.x = covered.rect.maxX
+        }
+        let current = try connection.currentScreenSize()
+        let needed = PixelSize(width: max(current.width, place.maxX), height: max(current.height, place.maxY))
+        let range = try connection.screenSizeRange()
+        guard needed.width <= range.width, needed.height <= range.height else {
+            let fixed = range == current ? " (a fixed screen, as Xvfb's is; Xorg's grows, with any driver)" : ""
+            throw .unavailable("the X server \(displayName) cannot grow its screen to \(needed) for a \(request.size) "
+                               + "monitor at \(place.x),\(place.y): it goes up to \(range)\(fixed)")
+        }
+        name = "PODIUM-\(getpid())"
+        self.display = displayName
+        rect = place
+        try connection.resize(to: needed)
+        let atom = connection.atoms([name])[0]
+        var info = xcb_randr_monitor_info_t(name: atom, primary: 0, automatic: 0, nOutput: 0, x: Int16(place.x),
+                                            y: Int16(place.y), width: UInt16(place.width),
+                                            height: UInt16(place.height),
+                                            width_in_millimeters: millimetres(place.width),
+                                            height_in_millimeters: millimetres(place.height))
+        do {
+            try connection.check(xcb_randr_set_monitor_checked(connection.raw, connection.root, &info))
+        } catch {
+            try? connection.resize(to: current)
+            throw .unavailable("the X server \(displayName) refused a monitor at \(place): \(error)")
+        }
+    }
+
+    public func remove() throws(PodiumError) -> String {
+        let connection = try XConnection(display: display)
+        try Self.remove(name, on: connection)
+        return "took the monitor \(name) away"
+    }
+
+    /// Takes away the monitors of runs that ended without doing it (killed).
+    /// - Returns: their names.
+    public static func clean(display: String?) throws(PodiumError) -> [String] {
+        let connection = try XConnection(display: display)
+        let left = connection.layout().monitors.map(\.name).filter { name in
+            guard name.hasPrefix("PODIUM-"), let pid = pid_t(name.dropFirst(7)), pid != getpid() else { return false }
+            return kill(pid, 0) != 0 && errno == ESRCH
+        }
+        for name in left { try remove(name, on: connection) }
+        return left
+    }
+
+    /// Deletes the monitor `name` and shrinks the screen to what the others cover.
+    private static func remove(_ name: String, on connection: XConnection) throws(PodiumError) {
+        let atom = connection.atoms([name])[0]
+        do {
+            try connection.check(xcb_randr_delete_monitor_checked(connection.raw, connection.root, atom))
+        } catch {
+            throw .unavailable("the X server \(connection.displayName) would not take away the monitor \(name): "
+                               + "\(error)")
+        }
+        let others = connection.layout().monitors.map(\.rect)
+        guard let covered = others.dropFirst().reduce(others.first, { $0?.union($1) }),
+              let current = try? connection.currentScreenSize() else { return }
+        let size = PixelSize(width: min(current.width, covered.maxX), height: min(current.height, covered.maxY))
+        guard size != current else { return }
+        do {
+            try connection.resize(to: size)
+        } catch {
+            throw .unavailable("the X server \(connection.displayName) kept its screen at \(current) after the "
+                               + "monitor \(name) went (\(error))")
+        }
+    }
+
+    /// The monitor named `request.neighbour`, or the primary (the first when none is).
+    private static func neighbour(_ request: ExtendRequest, among monitors: [Monitor]) throws(PodiumError) -> Monitor {
+        guard let wanted = request.neighbour else {
+            return monitors.first(where: \.isPrimary) ?? monitors[0]
+        }
+        guard let found = monitors.first(where: { $0.name == wanted }) else {
+            throw .usage("--\(request.side.rawValue) '\(wanted)': no such monitor; monitors here: "
+                         + monitors.map { "\($0.index) \($0.name)" }.joined(separator: ", "))
+        }
+        return found
+    }
+}
+
+/// A side's length at 96 pixels an inch, as a monitor's or a screen's size in millimetres.
+private func millimetres(_ pixels: Int) -> UInt32 { UInt32(pixels * 254 / 960) }
+
+extension XConnection {
+    /// The screen's size now (the connection's setup says what it was when it opened).
+    ///
+    /// The corresponding C function is `xcb_get_geometry`.
+    func currentScreenSize() throws(PodiumError) -> PixelSize {
+        do {
+            return try withReply({ xcb_get_geometry_reply($0, xcb_get_geometry($0, root), $1) }) {
+                PixelSize(width: Int($0.pointee.width), height: Int($0.pointee.height))
+            }
+        } catch {
+            throw .unavailable("the X server \(displayName) did not say its screen's size: \(error)")
+        }
+    }
+
+    /// The largest screen RandR allows.
+    func screenSizeRange() throws(PodiumError) -> PixelSize {
+        do {
+            return try withReply({ xcb_randr_get_screen_size_range_reply($0, xcb_randr_get_screen_size_range($0, root),
+                                                                         $1) }) {
+                PixelSize(width: Int($0.pointee.max_width), height: Int($0.pointee.max_height))
+            }
+        } catch {
+            throw .unavailable("the X server \(displayName) did not say how large its screen may be: \(error)")
+        }
+    }
+
+    /// Sets the screen's size, at 96 pixels an inch.
+    func resize(to size: PixelSize) throws(PodiumError) {
+        do {
+            try check(xcb_randr_set_screen_size_checked(raw, root, UInt16(size.width), UInt16(size.height),
+                                                        millimetres(size.width), millimetres(size.height)))
+        } catch {
+            throw .unavailable("the X server \(displayName) refused a screen of \(size): \(error)")
+        }
+    }
+}

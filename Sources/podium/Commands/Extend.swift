@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import PodiumCore
+import PodiumWayland
+import PodiumX11
+
+extension Podium {
+    /// `podium extend`: a monitor that exists only for the run, streamed like any source.
+    struct Extend: AsyncParsableCommand, StopsCleanly {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a monitor that exists only for this run and stream it: a tablet, a second laptop or a "
+                + "browser anywhere becomes an extra screen.",
+            usage: "podium extend [WxH[@FPS]] [--right-of <monitor>] [options] [--to <url> …]",
+            discussion: """
+                The desktop gets a new monitor beside the others, with no cable and no dummy plug: \
+                windows can be dragged onto it, and the desktop treats it as a screen. Podium \
+                captures it and, unless --to names other outputs, serves the browser viewer on \
+                every address of this machine (port 8080), with its link and a QR code: open it \
+                on the tablet. The monitor goes when the run ends, however it ends; one left by a \
+                run that was killed is taken away by the next run, or by --clean.
+
+                X11: the screen grows (RandR) and a RandR monitor covers the new area: Xorg does \
+                it with any driver, the dummy one included; Xvfb's screen is fixed. An X screen \
+                grows right and down only. wlroots (sway): a headless output, over sway's IPC.
+
+                --to takes every output 'podium stream' does (see podium stream --help), the \
+                viewer's ?token= and ?max-viewers= included.
+
+                Examples:
+                  podium extend
+                  podium extend ipad --right-of HDMI-1
+                  podium extend 1280x800@60 --below eDP-1 --to talk.mkv
+                  podium extend --to 'http://0.0.0.0:9000?max-viewers=4'
+                  podium extend --clean
+                """
+        )
+
+        @Argument(help: ArgumentHelp("The new monitor's size and refresh rate, which is the capture's: WxH[@FPS] or "
+                                     + "ipad (2048x1536), 1080p, 720p (default: 1920x1080@30).",
+                                     valueName: "WxH[@FPS]"),
+                  transform: parsed(ExtendRequest.init(parsing:)))
+        var size: ExtendRequest?
+
+        @Option(name: .customLong("right-of"), help: ArgumentHelp("Put it right of this monitor (the default, beside "
+                                                                 + "the primary).", valueName: "MONITOR"))
+        var rightOf: String?
+        @Option(name: .customLong("left-of"), help: ArgumentHelp("Put it left of this monitor.", valueName: "MONITOR"))
+        var leftOf: String?
+        @Option(help: ArgumentHelp("Put it above this monitor.", valueName: "MONITOR"))
+        var above: String?
+        @Option(help: ArgumentHelp("Put it below this monitor.", valueName: "MONITOR"))
+        var below: String?
+
+        @Option(help: ArgumentHelp("The desktop to extend: an X display, or a Wayland compositor's socket (default: "
+                                   + "$WAYLAND_DISPLAY, else $DISPLAY).", valueName: ":N|wayland-N"))
+        var display: String?
+
+        @Flag(help: "Take away the monitors that runs killed before their end left behind, and exit.")
+        var clean = false
+
+        @OptionGroup(title: "Output") var output: OutputOptions
+        @OptionGroup(title: "Global keys and the remote") var hotkeys: HotkeyOptions
+        @OptionGroup(title: "Scale") var scale: ScaleOptions
+        @OptionGroup(title: "Encode") var encode: EncodeOptions
+        @OptionGroup(title: "Sound") var sound: SoundOptions
+        @OptionGroup(title: "Run") var runOptions: RunOptions
+
+        /// The viewer served when --to names no output.
+        static let defaultViewer = "http://0.0.0.0:8080"
+
+        func validate() throws {
+            let sides = [("right-of", rightOf), ("left-of", leftOf), ("above", above), ("below", below)]
+                .filter { $0.1 != nil }
+            if sides.count > 1 {
+                throw ValidationError("--\(sides[0].0) and --\(sides[1].0) cannot be combined: give one side")
+            }
+            if clean, size != nil || !sides.isEmpty || !output.outputs.isEmpty {
+                throw ValidationError("--clean takes away what earlier runs left, and makes nothing: it takes no "
+                                      + "size, side or --to")
+            }
+        }
+
+        /// What was asked: the size and rate, beside which monitor.
+        private var request: ExtendRequest {
+            var request = size ?? ExtendRequest()
+            let sides: [(ExtendRequest.Side, String?)] = [(.rightOf, rightOf), (.leftOf, leftOf), (.above, above),
+                                                          (.below, below)]
+            if let (side, neighbour) = sides.first(where: { $0.1 != nil }) {
+                (request.side, request.neighbour) = (side, neighbour)
+            }
+            return request
+        }
+
+        /// Whether the desktop is Wayland's: `--display` names a compositor's socket, or none is
+        /// named and `$WAYLAND_DISPLAY` is set.
+        private var onWayland: Bool {
+            if let display { return !display.hasPrefix(":") }
+            return !(ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+        }
+
+        private var notes: URL { URL(fileURLWithPath: ControlAddress.directory) }
+
+        func run() async throws {
+            let (display, wayland, notes) = (self.display, onWayland, self.notes)
+            let cleaned = try await onOwnThread("podium-extend") { () throws(PodiumError) in
+                wayland ? try SwayVirtualOutput.clean(display: display, folder: notes)
+                    : try RandRVirtualMonitor.clean(display: display)
+            }
+            if !cleaned.isEmpty {
+                Console.say("took away what killed runs left: \(cleaned.joined(separator: ", "))")
+            } else if clean {
+                Console.say("nothing left behind by earlier runs")
+            }
+            guard !clean else { return }
+
+            let outputs = output.outputs.isEmpty ? [try Destination(parsing: Self.defaultViewer)] : output.outputs
+            let job = StreamJob(outputs: outputs, hotkeys: hotkeys, scale: scale, encode: encode, sound: sound,
+                                runOptions: runOptions)
+            try await job.check()
+            let request = self.request
+            let monitor = try await onOwnThread("podium-extend") { () throws(PodiumError) -> any VirtualMonitor in
+                if wayland { return try SwayVirtualOutput(display: display, request: request, folder: notes) }
+                return try RandRVirtualMonitor(display: display, request: request)
+            }
+            Console.say("a new monitor, \(monitor.name): \(request.size) at \(monitor.rect.x),\(monitor.rect.y), "
+                        + "\(request.fps) Hz; it goes when the run ends")
+            defer {
+                do {
+                    Console.say(try monitor.remove())
+                } catch {
+                    Console.say("\(error.said); podium extend --clean tries again")
+                }
+            }
+            let capture = try CaptureOptions.parse(monitor.captureArguments + ["--fps", "\(request.fps)"])
+            try await job.run(capture: capture)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// `podium extend`: a monitor that exists only for the run, on Xorg (the dummy driver, whose
+/// screen grows) and on a headless sway; a window put on it is in the stream; it goes when the run
+/// ends, and a killed run's is taken away by the next. Xvfb, whose screen is fixed, says so.
+@Suite(.serialized) struct ExtendTests {
+    let folder: URL
+
+    init() throws { folder = try Tools.temporaryFolder() }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    /// Whether the frame's pixel at (`x`, `y`) (RGB, `width` wide) is near `rgb`.
+    private func near(_ frame: [UInt8], width: Int, _ x: Int, _ y: Int, _ rgb: [Int]) -> Bool {
+        let at = (y * width + x) * 3
+        return (0..<3).allSatisfy { abs(Int(frame[at + $0]) - rgb[$0]) < 12 }
+    }
+
+    @Test func anXorgScreenGrowsAMonitorThatAWindowOnItShowsIn() throws {
+        let server = try XorgServer(width: 1024, height: 768)
+        let before = try server.monitors()
+        let recording = path("extended.mkv")
+        let run = try Tools.start(Tools.podium.path, ["extend", "640x480@30", "--display", server.display,
+                                                      "--to", recording, "-t", "4s"])
+        try run.waitForStderr(containing: "capturing")
+        let monitors = try server.monitors()
+        let ours = monitors.contains { $0.hasPrefix("PODIUM-\(run.pid) 640/") && $0.hasSuffix("+1024+0") }
+        #expect(monitors.count == 2 && ours, "\(monitors)")
+        #expect(try server.screenSize() == "1664x768")
+        // A window on the new monitor, as one dragged there.
+        let window = try TestWindow(display: server.display, title: "Notes", x: 1024 + 100, y: 100, width: 300,
+                                    height: 200, rgb: 0x2266CC)
+        try window.waitUntilShown()
+        let result = try run.wait(timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("took the monitor PODIUM-\(run.pid) away"), "\(result.stderr)")
+        #expect(try server.monitors() == before)
+        #expect(try server.screenSize() == "1024x768")
+
+        let probe = try Tools.probe(recording)
+        #expect(probe.width == 640 && probe.height == 480)
+        let last = try #require(try Tools.rgbFrames(recording, size: (width: 320, height: 240)).last)
+        #expect(near(last.pixels, width: 320, 125, 100, [0x22, 0x66, 0xCC]), "the window on the new monitor")
+        #expect(near(last.pixels, width: 320, 20, 20, [0, 0, 0]), "the root beside it")
+    }
+
+    @Test func aKilledRunsMonitorIsTakenAwayByClean() throws {
+        let server = try XorgServer(width: 800, height: 600)
+        let before = try server.monitors()
+        let run = try Tools.start(Tools.podium.path, ["extend", "720p", "--below", "DUMMY0", "--display",
+                                                      server.display, "--to", path("killed.mkv")])
+        try run.waitForStderr(containing: "capturing")
+        #expect(try server.monitors().contains { $0.hasPrefix("PODIUM-\(run.pid) 1280/") && $0.hasSuffix("+0+600") })
+        run.signal(SIGKILL)
+        _ = try? run.wait(timeout: 10)
+        #expect(try server.monitors().count == 2, "a killed run leaves its monitor")
+        let cleaned = try Tools.podium(["extend", "--clean", "--display", server.display])
+        #expect(cleaned.status == 0, "\(cleaned.stderr)")
+        #expect(cleaned.stderr.contains("took away what killed runs left: PODIUM-\(run.pid)"), "\(cleaned.stderr)")
+        #expect(try server.monitors() == before)
+        #expect(try server.screenSize() == "800x600")
+        let again = try Tools.podium(["extend", "--clean", "--display", server.display])
+        #expect(again.stderr.contains("nothing left behind by earlier runs"), "\(again.stderr)")
+    }
+
+    @Test func xvfbAndBadRequestsAreRefusedWithNothingMade() throws {
+        let xvfb = try XvfbServer(width: 640, height: 480)
+        let fixed = try Tools.podium(["extend", "--display", xvfb.display, "--to", path("never.mkv")])
+        #expect(fixed.status == 69, "\(fixed)")
+        #expect(fixed.stderr.contains("cannot grow its screen to 2560x1080 for a 1920x1080 monitor")
+                && fixed.stderr.contains("a fixed screen, as Xvfb's is"), "\(fixed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path("never.mkv")))
+
+        let server = try XorgServer(width: 800, height: 600)
+        let before = try server.monitors()
+        let cases: [([String], String)] = [
+            (["0x0"], "podium: The value '0x0' is invalid for '<WxH[@FPS]>': width and height must be positive"),
+            (["99999x10"], "sides above 16384 pixels are not supported"),
+            (["640x10"], "each side must be 64 to 8192 pixels"),
+            (["640x480@0"], "the rate after @ must be 1 to 240"),
+            (["--right-of", "HDMI-9"], "--right-of 'HDMI-9': no such monitor; monitors here: 0 DUMMY0"),
+            (["--left-of", "DUMMY0"], "an X screen grows right and down only"),
+            (["--above", "DUMMY0", "--below", "DUMMY0"], "--above and --below cannot be combined"),
+        ]
+        for (arguments, said) in cases {
+            let result = try Tools.podium(["extend"] + arguments + ["--display", server.display, "--to",
+                                                                    path("never.mkv")])
+            #expect(result.status == 64, "\(arguments): \(result)")
+            #expect(result.stderr.contains(said), "\(arguments): \(result.stderr)")
+        }
+        #expect(try server.monitors() == before)
+        #expect(!FileManager.default.fileExists(atPath: path("never.mkv")))
+    }
+
+    /// On sway, a headless output; a window moved onto it shows in the stream. sway 1.7 (Debian
+    /// 12's) cannot take a headless output away: the next run takes the same one again.
+    @Test func aSwayOutputIsMadeAndTakenAgainByTheNextRun() throws {
+        let sway = try SwayServer(width: 1280, height: 720)
+        let recording = path("sway.mkv")
+        let run = try Tools.start(Tools.podium.path, ["extend", "800x600", "--display", sway.display,
+                                                      "--to", recording, "-t", "5s"])
+        try run.waitForStderr(containing: "capturing")
+        let outputs = try sway.swaymsg("-t", "get_outputs")
+        #expect(outputs.contains("\"HEADLESS-2\"") && outputs.contains("\"width\": 800"), "\(outputs)")
+        try sway.openWindow("Notes", colour: "2266cc", at: (x: 1280 + 100, y: 100, width: 300, height: 200))
+        let result = try run.wait(timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        let last = try #require(try Tools.rgbFrames(recording, size: (width: 400, height: 300)).last)
+        #expect(near(last.pixels, width: 400, 125, 100, [0x22, 0x66, 0xCC]), "the window on the new output")
+
+        let again = try Tools.podium(["extend", "800x600", "--display", sway.display, "--to", path("again.mkv"),
+                                      "-t", "1s"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("a new monitor, HEADLESS-2"), "the same output again: \(again.stderr)")
+        #expect(!(try sway.swaymsg("-t", "get_outputs")).contains("HEADLESS-3"))
+    }
+}
