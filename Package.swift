@@ -121,6 +121,7 @@ let package = Package(
             resources: [
                 .embedInCode("Page/viewer.html"), .embedInCode("Page/viewer.js"), .embedInCode("Page/viewer.css"),
                 .embedInCode("Page/remote.html"), .embedInCode("Page/remote.js"), .embedInCode("Page/remote.css"),
+                .embedInCode("Page/input.js"),
             ]
         ),
         // The builder: a run plan made into a run of real parts (X11, libavcodec, the viewers' server).

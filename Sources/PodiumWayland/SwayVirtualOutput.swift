@@ -99,6 +99,14 @@ public final class SwayVirtualOutput: VirtualMonitor {
         }
     }
 
+    /// Why `--allow-input` cannot be had here: said before anything is made.
+    public static let inputUnavailable = "--allow-input: a sway output takes no input from Podium yet (wlroots' "
+        + "virtual pointer and keyboard are to come); X11 desktops take it through XTest"
+
+    public func openInput() throws(PodiumError) -> any InputInjector {
+        throw .unavailable(Self.inputUnavailable)
+    }
+
     public func remove() throws(PodiumError) -> String {
         let ipc = try SwayIPC(socket: ipcSocket)
         let kept = try Self.takeAway(name, on: ipc)

@@ -87,6 +87,39 @@ public final class TestWindow {
         sync()
     }
 
+    /// What the window hears from now on: clicks and key presses (`waitForInput`).
+    public func listenForInput() {
+        let mask = XCB_EVENT_MASK_BUTTON_PRESS.rawValue | XCB_EVENT_MASK_KEY_PRESS.rawValue
+        xcb_change_window_attributes(connection, id, XCB_CW_EVENT_MASK.rawValue, [mask])
+        sync()
+    }
+
+    /// The clicks (`click BUTTON at X,Y`, in the window) and key presses (`key KEYCODE state STATE`)
+    /// the window heard, once `count` came or `timeout` passed.
+    public func waitForInput(_ count: Int, timeout: TimeInterval = 10) -> [String] {
+        var heard: [String] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while heard.count < count && Date() < deadline {
+            guard let event = xcb_poll_for_event(connection) else {
+                Thread.sleep(forTimeInterval: 0.02)
+                continue
+            }
+            defer { free(event) }
+            let raw = UnsafeRawPointer(event)
+            switch Int32(event.pointee.response_type & 0x7F) {
+            case XCB_BUTTON_PRESS:
+                let press = raw.load(as: xcb_button_press_event_t.self)
+                heard.append("click \(press.detail) at \(press.event_x),\(press.event_y)")
+            case XCB_KEY_PRESS:
+                let press = raw.load(as: xcb_key_press_event_t.self)
+                heard.append("key \(press.detail) state \(press.state)")
+            default:
+                break
+            }
+        }
+        return heard
+    }
+
     /// Hides the window, as minimizing does.
     public func unmap() {
         xcb_unmap_window(connection, id)

@@ -26,7 +26,8 @@ import Testing
                                                       "--to", recording, "-t", "4s"])
         try run.waitForStderr(containing: "capturing")
         let monitors = try server.monitors()
-        let ours = monitors.contains { $0.hasPrefix("PODIUM-\(run.pid) 640/") && $0.hasSuffix("+1024+0") }
+        // A spare output of the dummy driver's, driven in a mode of Podium's.
+        let ours = monitors.contains { $0.hasPrefix("+DUMMY1 640/") && $0.contains("+1024+0 ") }
         #expect(monitors.count == 2 && ours, "\(monitors)")
         #expect(try server.screenSize() == "1664x768")
         // A window on the new monitor, as one dragged there.
@@ -35,7 +36,7 @@ import Testing
         try window.waitUntilShown()
         let result = try run.wait(timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("took the monitor PODIUM-\(run.pid) away"), "\(result.stderr)")
+        #expect(result.stderr.contains("took the monitor DUMMY1 away"), "\(result.stderr)")
         #expect(try server.monitors() == before)
         #expect(try server.screenSize() == "1024x768")
 
@@ -52,13 +53,13 @@ import Testing
         let run = try Tools.start(Tools.podium.path, ["extend", "720p", "--below", "DUMMY0", "--display",
                                                       server.display, "--to", path("killed.mkv")])
         try run.waitForStderr(containing: "capturing")
-        #expect(try server.monitors().contains { $0.hasPrefix("PODIUM-\(run.pid) 1280/") && $0.hasSuffix("+0+600") })
+        #expect(try server.monitors().contains { $0.hasPrefix("+DUMMY1 1280/") && $0.contains("+0+600 ") })
         run.signal(SIGKILL)
         _ = try? run.wait(timeout: 10)
         #expect(try server.monitors().count == 2, "a killed run leaves its monitor")
         let cleaned = try Tools.podium(["extend", "--clean", "--display", server.display])
         #expect(cleaned.status == 0, "\(cleaned.stderr)")
-        #expect(cleaned.stderr.contains("took away what killed runs left: PODIUM-\(run.pid)"), "\(cleaned.stderr)")
+        #expect(cleaned.stderr.contains("took away what killed runs left: DUMMY1"), "\(cleaned.stderr)")
         #expect(try server.monitors() == before)
         #expect(try server.screenSize() == "800x600")
         let again = try Tools.podium(["extend", "--clean", "--display", server.display])
@@ -115,5 +116,51 @@ import Testing
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("a new monitor, HEADLESS-2"), "the same output again: \(again.stderr)")
         #expect(!(try sway.swaymsg("-t", "get_outputs")).contains("HEADLESS-3"))
+    }
+
+    /// `--allow-input`: a tablet-sized Chromium's click and keys on the viewer's picture land on
+    /// the window under them on the new monitor (Shift given for a capital); the viewer's own
+    /// link sends nothing.
+    @Test func theViewersPageIsTheExtraScreensPointerAndKeys() throws {
+        let server = try XorgServer(width: 800, height: 600)
+        let port = Tools.freePort()
+        let run = try Tools.start(Tools.podium.path, ["extend", "640x480", "--display", server.display, "--allow-input",
+                                                      "--to", "http://127.0.0.1:\(port)", "-t", "60s"])
+        defer { _ = try? run.interrupt() }
+        try run.waitForStderr(containing: "keep its link to yourself")
+        let words = run.stderrSoFar.split(whereSeparator: \.isWhitespace)
+        let link = try #require(words.first { $0.contains("&input=") }.map(String.init), "\(run.stderrSoFar)")
+        let viewerLink = try #require(words.first { $0.contains("?token=") && !$0.contains("input=") })
+        // The monitor's middle, (1120, 240) of the screen, is (100, 100) of this window.
+        let window = try TestWindow(display: server.display, title: "Notes", x: 1020, y: 140, width: 200, height: 200,
+                                    rgb: 0x2266CC)
+        try window.waitUntilShown()
+        window.listenForInput()
+
+        let viewerToken = try #require(viewerLink.split(separator: "=").last)
+        let refused = try Tools.httpStatus("http://127.0.0.1:\(port)/input?token=\(viewerToken)", body: #"[["b",1,1]]"#)
+        #expect(refused == 403, "a viewer's token sends no input")
+        let inputToken = try #require(link.split(separator: "=").last)
+        let tooMany = "[" + Array(repeating: #"["m",0.5,0.5]"#, count: 129).joined(separator: ",") + "]"
+        let bounded = try Tools.httpStatus("http://127.0.0.1:\(port)/input?token=\(inputToken)", body: tooMany)
+        #expect(bounded == 400, "at most 128 events a request")
+        let browsed = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path,
+                                    [link, "--size", "640x480", "--timeout", "30",
+                                     "--until", "window.podium && window.podium.painted >= 2",
+                                     "--value", "window.podium.painted", "--click", "body", "--type", "aB",
+                                     "--then", "window.podiumInput.sent >= 8"],
+                                    timeout: 60)
+        #expect(browsed.status == 0, "\(browsed.stdout) \(browsed.stderr)")
+        let heard = window.waitForInput(4)
+        let keycodes = try Tools.run("xmodmap", ["-display", server.display, "-pke"]).stdout
+            .split(separator: "\n").reduce(into: [String: String]()) { (codes: inout [String: String], line) in
+                let fields = line.split(separator: " ")
+                if fields.count > 3, fields[0] == "keycode", codes[String(fields[3])] == nil {
+                    codes[String(fields[3])] = String(fields[1])
+                }
+            }
+        let (a, b, shift) = (keycodes["a"] ?? "?", keycodes["b"] ?? "?", keycodes["Shift_L"] ?? "?")
+        #expect(heard == ["click 1 at 100,100", "key \(a) state 0", "key \(shift) state 0", "key \(b) state 1"],
+                "\(heard)")
     }
 }

@@ -12,6 +12,7 @@
 #include <xcb/composite.h>
 #include <xcb/xinput.h>
 #include <xcb/shape.h>
+#include <xcb/xtest.h>
 
 // Extension ids are globals of an incomplete type, which Swift cannot take the address of.
 static inline xcb_extension_t *cxcb_shm_id(void) { return &xcb_shm_id; }
@@ -21,6 +22,7 @@ static inline xcb_extension_t *cxcb_xfixes_id(void) { return &xcb_xfixes_id; }
 static inline xcb_extension_t *cxcb_composite_id(void) { return &xcb_composite_id; }
 static inline xcb_extension_t *cxcb_input_id(void) { return &xcb_input_id; }
 static inline xcb_extension_t *cxcb_shape_id(void) { return &xcb_shape_id; }
+static inline xcb_extension_t *cxcb_test_id(void) { return &xcb_test_id; }
 
 // XInput 2's raw button presses of every device, selected on the root window: each click,
 // whichever window gets it. The mask list is a header followed by its mask words.

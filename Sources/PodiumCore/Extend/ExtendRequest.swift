@@ -83,6 +83,10 @@ public protocol VirtualMonitor: AnyObject, Sendable {
     var rect: PixelRect { get }
     /// The capture flags that take it as a source (`--display :1 --monitor PODIUM-1234`).
     var captureArguments: [String] { get }
+    /// What plays a viewer's pointer and keys on it (`--allow-input`).
+    /// - Throws: 69 when the desktop cannot take input from Podium.
+    func openInput() throws(PodiumError) -> any InputInjector
+
     /// Takes it away, and gives the desktop back its size.
     /// - Returns: what became of it, to say (`took the monitor … away`).
     /// - Throws: 69 when the desktop would not (it is said; the next run tries again).

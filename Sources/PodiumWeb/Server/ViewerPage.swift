@@ -9,9 +9,9 @@ struct ViewerPage: Sendable {
     let body: ByteBuffer
     let contentSecurityPolicy: String
 
-    /// The viewer's page.
+    /// The viewer's page, which sends the pointer and keys too when its link has an input token.
     static let viewer = ViewerPage(html: PackageResources.viewer_html, styles: [PackageResources.viewer_css],
-                                   scripts: [PackageResources.viewer_js])
+                                   scripts: [PackageResources.viewer_js, PackageResources.input_js])
     /// The remote's page: the viewer's preview (its script and style) with the presenter's buttons.
     static let remote = ViewerPage(html: PackageResources.remote_html,
                                    styles: [PackageResources.viewer_css, PackageResources.remote_css],

@@ -14,7 +14,9 @@ import Synchronization
 
 /// The browser viewer's server (`--to http://HOST:PORT`): the page at `/` and the stream's
 /// WebSocket at `/stream`, both behind the token; with a remote (`--remote`), its page at
-/// `/remote` and its requests at `/remote/control`, behind a token of its own; nothing else.
+/// `/remote` and its requests at `/remote/control`, behind a token of its own; with an extra
+/// screen's input (`podium extend --allow-input`), its events at `/input`, behind another; nothing
+/// else.
 ///
 /// A `Service`: run it in the run's `ServiceGroup`. Capture starts once `listening()` returns,
 /// so a port in use ends the run before anything was captured or written.
@@ -35,6 +37,10 @@ public final class ViewerServer: Service, Sendable {
     private let remote = Mutex<(access: AccessGuard, answer: @Sendable (String) -> String)?>(nil)
     /// The remote's requests being answered now.
     private let remoteRequests = Atomic(0)
+    /// The extra screen's input, once opened: its token's guard and what plays its events.
+    private let input = Mutex<(access: AccessGuard, player: any InputInjector)?>(nil)
+    /// Input requests being played now.
+    private let inputRequests = Atomic(0)
     private let started = Latch()
     private let connections = Connections()
     struct State {
@@ -120,6 +126,15 @@ public final class ViewerServer: Service, Sendable {
         let token = Self.randomToken()
         remote.withLock { $0 = (AccessGuard(token: token), answer) }
         return links(path: "remote", token: token)
+    }
+
+    /// Takes a viewer's pointer and keys for `player` (`podium extend --allow-input`). Its token is
+    /// its own, added to the viewer's link: a viewer's link sends nothing.
+    /// - Returns: the links of a page that watches and sends.
+    public func openInput(player: any InputInjector) -> [String] {
+        let inputToken = Self.randomToken()
+        input.withLock { $0 = (AccessGuard(token: inputToken), player) }
+        return links(path: "", token: token).map { $0 + ($0.contains("?") ? "&" : "?") + "input=\(inputToken)" }
     }
 
     private func links(path: String, token: String?) -> [String] {
@@ -224,17 +239,11 @@ public final class ViewerServer: Service, Sendable {
             return Self.show(.remote)
         }
         router.post("/remote/control") { [self] request, context in
-            guard let remote = remote.withLock({ $0 }),
-                  await remote.access.admits(request.uri.queryParameters["token"].map(String.init),
-                                             from: context.peer) else {
-                logger.info("remote: \(context.peer) offered a wrong token")
-                return Self.refusal(.forbidden, "This link's token is not the remote's.")
+            let remote = remote.withLock { $0 }
+            if let refused = await refusal(of: request, from: context.peer, access: remote?.access, to: "remote") {
+                return refused
             }
-            // Only the remote's own page may send (no other site's script).
-            if let origin = request.headers[.origin], origin != "\(options.secure ? "https" : "http")://"
-                + (request.head.authority ?? "") {
-                return Self.refusal(.forbidden, "This page's origin may not send to the remote.")
-            }
+            guard let remote else { return Self.refusal(.notFound, "This run has no remote.") }
             // A few requests at once (a button and the chart's poll); more wait for none of them.
             guard remoteRequests.add(1, ordering: .relaxed).newValue <= 4 else {
                 remoteRequests.subtract(1, ordering: .relaxed)
@@ -247,6 +256,26 @@ public final class ViewerServer: Service, Sendable {
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: reply)))
+        }
+        router.post("/input") { [self] request, context in
+            let input = input.withLock { $0 }
+            if let refused = await refusal(of: request, from: context.peer, access: input?.access, to: "input") {
+                return refused
+            }
+            guard let input else { return Self.refusal(.notFound, "This run takes no input.") }
+            // Bounded: two requests at once (a page sends one at a time), 128 events each.
+            guard inputRequests.add(1, ordering: .relaxed).newValue <= 2 else {
+                inputRequests.subtract(1, ordering: .relaxed)
+                return Self.refusal(.tooManyRequests, "Too much input at once.")
+            }
+            defer { inputRequests.subtract(1, ordering: .relaxed) }
+            let body = try await request.body.collect(upTo: 16_384)
+            guard let events = RemoteInput.events(fromJSON: Data(body.readableBytesView)) else {
+                return Self.refusal(.badRequest, "Input is a JSON list of at most 128 events.")
+            }
+            let player = input.player
+            await onOwnThread("podium-input") { player.play(events) }
+            return Response(status: .noContent)
         }
         // A request for the stream that was not upgraded: a wrong token or origin, or not a WebSocket.
         router.get("/stream") { [self] request, context in
@@ -262,6 +291,23 @@ public final class ViewerServer: Service, Sendable {
             return Self.refusal(.badRequest, "The stream is a WebSocket; open the page at / instead.")
         }
         return router
+    }
+
+    /// Why a page's request to `what` (the remote, the input) is refused: no such thing here or a
+    /// wrong token (counted, and slowed, by `access`), or another site's page (no other site's
+    /// script may send); `nil` when it may be answered.
+    private func refusal(of request: Request, from peer: String, access: AccessGuard?, to what: String) async
+        -> Response? {
+        guard let access, await access.admits(request.uri.queryParameters["token"].map(String.init), from: peer)
+        else {
+            logger.info("\(what): \(peer) offered a wrong token")
+            return Self.refusal(.forbidden, "This link's token is not the \(what)'s.")
+        }
+        if let origin = request.headers[.origin], origin != "\(options.secure ? "https" : "http")://"
+            + (request.head.authority ?? "") {
+            return Self.refusal(.forbidden, "This page's origin may not send to the \(what).")
+        }
+        return nil
     }
 
     private static func show(_ page: ViewerPage) -> Response {

@@ -131,9 +131,15 @@ public struct X11RequestError: Error, Sendable, Equatable, CustomStringConvertib
 extension XConnection {
     /// The first keysym of each keycode (the unshifted one), to name the keys pressed and to find
     /// the keycodes of a key; empty when the server does not answer.
+    func keyboardMapping() -> [UInt8: UInt32] {
+        keyboardLevels().compactMapValues(\.first)
+    }
+
+    /// Every keysym of each keycode, by level (unshifted, shifted, …); empty when the server does
+    /// not answer.
     ///
     /// The corresponding C function is `xcb_get_keyboard_mapping`.
-    func keyboardMapping() -> [UInt8: UInt32] {
+    func keyboardLevels() -> [UInt8: [UInt32]] {
         guard let setup = xcb_get_setup(raw)?.pointee else { return [:] }
         let first = setup.min_keycode
         let count = UInt8(Int(setup.max_keycode) - Int(first) + 1)
@@ -144,9 +150,9 @@ extension XConnection {
             let perCode = Int(reply.pointee.keysyms_per_keycode)
             let symbols = UnsafeBufferPointer(start: xcb_get_keyboard_mapping_keysyms(reply),
                                               count: Int(xcb_get_keyboard_mapping_keysyms_length(reply)))
-            var map: [UInt8: UInt32] = [:]
-            for index in 0..<Int(count) where index * perCode < symbols.count {
-                map[UInt8(Int(first) + index)] = symbols[index * perCode]
+            var map: [UInt8: [UInt32]] = [:]
+            for index in 0..<Int(count) where (index + 1) * perCode <= symbols.count {
+                map[UInt8(Int(first) + index)] = Array(symbols[index * perCode..<(index + 1) * perCode])
             }
             return map
         }) ?? [:]

@@ -19,9 +19,14 @@ extension Podium {
                 on the tablet. The monitor goes when the run ends, however it ends; one left by a \
                 run that was killed is taken away by the next run, or by --clean.
 
-                X11: the screen grows (RandR) and a RandR monitor covers the new area: Xorg does \
-                it with any driver, the dummy one included; Xvfb's screen is fixed. An X screen \
-                grows right and down only. wlroots (sway): a headless output, over sway's IPC.
+                X11: the screen grows (RandR) and an output with nothing plugged in is driven \
+                over the new area (a RandR monitor alone where none is spare, which the pointer \
+                cannot enter): Xorg does it with any driver, the dummy one included; Xvfb's screen \
+                is fixed. An X screen grows right and down only. wlroots (sway): a headless \
+                output, over sway's IPC.
+
+                --allow-input (X11) prints a second link: on its page, a touch, a click or a key \
+                on the picture is played on the new monitor, and nowhere else.
 
                 --to takes every output 'podium stream' does (see podium stream --help), the \
                 viewer's ?token= and ?max-viewers= included.
@@ -31,6 +36,7 @@ extension Podium {
                   podium extend ipad --right-of HDMI-1
                   podium extend 1280x800@60 --below eDP-1 --to talk.mkv
                   podium extend --to 'http://0.0.0.0:9000?max-viewers=4'
+                  podium extend ipad --allow-input
                   podium extend --clean
                 """
         )
@@ -58,6 +64,11 @@ extension Podium {
         @Flag(help: "Take away the monitors that runs killed before their end left behind, and exit.")
         var clean = false
 
+        @Flag(name: .customLong("allow-input"),
+              help: ArgumentHelp("Let the browser viewer's page be the extra screen's pointer and keyboard too, "
+                                 + "behind a link of its own (X11)."))
+        var allowInput = false
+
         @OptionGroup(title: "Output") var output: OutputOptions
         @OptionGroup(title: "Global keys and the remote") var hotkeys: HotkeyOptions
         @OptionGroup(title: "Scale") var scale: ScaleOptions
@@ -74,9 +85,13 @@ extension Podium {
             if sides.count > 1 {
                 throw ValidationError("--\(sides[0].0) and --\(sides[1].0) cannot be combined: give one side")
             }
-            if clean, size != nil || !sides.isEmpty || !output.outputs.isEmpty {
+            if allowInput, !output.outputs.isEmpty, ViewerRequest.viewers(of: output.outputs).isEmpty {
+                throw ValidationError("--allow-input: the input comes from the browser viewer's page; add one, such "
+                                      + "as --to \(Self.defaultViewer)")
+            }
+            if clean, size != nil || !sides.isEmpty || !output.outputs.isEmpty || allowInput {
                 throw ValidationError("--clean takes away what earlier runs left, and makes nothing: it takes no "
-                                      + "size, side or --to")
+                                      + "size, side, --to or --allow-input")
             }
         }
 
@@ -117,6 +132,7 @@ extension Podium {
             let job = StreamJob(outputs: outputs, hotkeys: hotkeys, scale: scale, encode: encode, sound: sound,
                                 runOptions: runOptions)
             try await job.check()
+            if allowInput && wayland { throw PodiumError.unavailable(SwayVirtualOutput.inputUnavailable) }
             let request = self.request
             let monitor = try await onOwnThread("podium-extend") { () throws(PodiumError) -> any VirtualMonitor in
                 if wayland { return try SwayVirtualOutput(display: display, request: request, folder: notes) }
@@ -131,8 +147,9 @@ extension Podium {
                     Console.say("\(error.said); podium extend --clean tries again")
                 }
             }
+            let input = allowInput ? try monitor.openInput() : nil
             let capture = try CaptureOptions.parse(monitor.captureArguments + ["--fps", "\(request.fps)"])
-            try await job.run(capture: capture)
+            try await job.run(capture: capture, input: input)
         }
     }
 }

@@ -152,8 +152,10 @@ struct StreamJob {
     }
 
     /// Captures what `capture` names and runs until the end.
-    /// - Parameter parts: more to say in the run's heading.
-    func run(capture: CaptureOptions, parts more: [String] = []) async throws {
+    /// - Parameters:
+    ///   - parts: more to say in the run's heading.
+    ///   - input: plays the browser viewer's pointer and keys (`podium extend --allow-input`).
+    func run(capture: CaptureOptions, parts more: [String] = [], input: (any InputInjector)? = nil) async throws {
         let defaults = encode.defaults(scale)
         let streams = OutputRequest.streams(of: outputs)
         let viewers = ViewerRequest.viewers(of: outputs)
@@ -173,6 +175,6 @@ struct StreamJob {
                                          encoding: encoding, sound: sound.plan, limits: runOptions.limits))
         try await PlanRunner.run(plan, parts: parts, options: runOptions,
                                  hotkeys: try hotkeys.globalKeys(byDefault: false), remote: hotkeys.remote,
-                                 logger: logger)
+                                 input: input, logger: logger)
     }
 }

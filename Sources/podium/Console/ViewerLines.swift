@@ -23,8 +23,19 @@ enum ViewerLines {
     /// The remote's links (`--remote`), and the code of the first one a phone on the network can
     /// open: the presenter's own, to keep from the room.
     static func describeRemote(_ links: [String], quiet: Bool) -> [String] {
+        describe(links, heading: "remote for your phone (keep its link to yourself):", quiet: quiet)
+    }
+
+    /// The links of an extra screen's page that sends its pointer and keys (`--allow-input`).
+    static func describeInput(_ links: [String], quiet: Bool) -> [String] {
+        describe(links, heading: "the extra screen with its pointer and keys (keep its link to yourself):",
+                 quiet: quiet)
+    }
+
+    /// `links` under `heading`, and a QR code of the first that another device can reach.
+    private static func describe(_ links: [String], heading: String, quiet: Bool) -> [String] {
         guard !links.isEmpty else { return [] }
-        var lines = ["remote for your phone (keep its link to yourself):"] + links.map { "  " + $0 }
+        var lines = [heading] + links.map { "  " + $0 }
         if !quiet, isatty(STDERR_FILENO) != 0,
            let phoneLink = links.first(where: { !$0.contains("://127.") && !$0.contains("://[::1]") }) {
             lines += code(of: phoneLink)

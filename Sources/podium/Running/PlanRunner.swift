@@ -43,15 +43,17 @@ enum PlanRunner {
     ///   said as capture starts.
     /// - Parameter hotkeys: the keys held for the whole desktop, if any.
     /// - Parameter remote: serve the remote's page beside the (first) browser viewer.
+    /// - Parameter input: plays a viewer's pointer and keys (`podium extend --allow-input`).
     static func run(_ plan: RunPlan, parts: [String], options: RunOptions, hotkeys: Hotkeys? = nil,
-                    remote: Bool = false, logger: Logger) async throws {
+                    remote: Bool = false, input: (any InputInjector)? = nil, logger: Logger) async throws {
         for notice in plan.encoding.notices { logger.notice("\(notice)") }
         // Making a viewer's certificate may take a moment: off the cooperative pool.
         let session = try await onOwnThread("podium-build") { () throws(PodiumError) in
             try RunBuilder.build(plan, logger: logger)
         }
         let job = Job {
-            try await execute(session, parts: parts, options: options, hotkeys: hotkeys, remote: remote, logger: logger)
+            try await execute(session, parts: parts, options: options, hotkeys: hotkeys, remote: remote, input: input,
+                              logger: logger)
         }
         // Signals are SignalTrap's: it stops the run, whose end then stops the servers.
         var configuration = ServiceGroupConfiguration(
@@ -67,7 +69,7 @@ enum PlanRunner {
 
     /// The run itself, with its statistics: the line each second, the JSON lines, the summary.
     private static func execute(_ session: RunSession, parts: [String], options: RunOptions, hotkeys: Hotkeys?,
-                                remote: Bool, logger: Logger) async throws {
+                                remote: Bool, input: (any InputInjector)?, logger: Logger) async throws {
         let run = session.run
         let reporter = StatsReporter(run: run, jsonPath: options.statsJSON, live: options.showsProgress,
                                      budget: session.plan.budget) {
@@ -90,6 +92,7 @@ enum PlanRunner {
         let remoteLinks = remote ? session.servers.first?.openRemote { line in
             run.control.answer(line, by: .remote, status: reporter.status)
         } ?? [] : []
+        let inputLinks = input.flatMap { player in session.servers.first?.openInput(player: player) } ?? []
         let reporting = Task { await reporter.run() }
         // With a budget, the rate is the budget's to lower (and raise again up to it).
         let bounds = session.plan.frameRates
@@ -103,6 +106,7 @@ enum PlanRunner {
             let lines = startLines(sources + parts, encoders: start.encoders)
                 + session.servers.flatMap { ViewerLines.describe($0, quiet: !options.showsProgress) }
                 + ViewerLines.describeRemote(remoteLinks, quiet: !options.showsProgress)
+                + ViewerLines.describeInput(inputLinks, quiet: !options.showsProgress)
             lines.forEach { logger.notice("\($0)") }
         }
         reporting.cancel()

@@ -1,0 +1,72 @@
+// An extra screen's pointer and keys (podium extend --allow-input): with the link's input token,
+// what is done on the picture is sent to Podium, which plays it on the monitor the picture shows.
+(() => {
+  const inputToken = new URLSearchParams(location.search).get("input");
+  if (!inputToken) return;
+  document.body.classList.add("input");
+  // What Podium took so far, for whoever checks the page (the tests).
+  const report = (window.podiumInput = { sent: 0 });
+  const queue = [];
+  let sending = false;
+
+  // Where a pointer event lies on the picture, 0 to 1 across and down: the picture is fitted into
+  // its element, bars beside or above it.
+  function place(event) {
+    const element = [canvas, video].find((shown) => shown.classList.contains("shown"));
+    const width = element && (element.videoWidth || element.width);
+    const height = element && (element.videoHeight || element.height);
+    if (!width || !height) return null;
+    const box = element.getBoundingClientRect();
+    const scale = Math.min(box.width / width, box.height / height);
+    const left = box.left + (box.width - width * scale) / 2;
+    const top = box.top + (box.height - height * scale) / 2;
+    return [(event.clientX - left) / (width * scale), (event.clientY - top) / (height * scale)];
+  }
+
+  // One request at a time; what comes meanwhile waits for the next (at most 128 at once).
+  function send() {
+    if (sending || queue.length === 0) return;
+    sending = true;
+    const events = queue.splice(0, 128);
+    fetch(`/input?${new URLSearchParams({ token: inputToken })}`, { method: "POST", body: JSON.stringify(events) })
+      .then((response) => { if (response.ok) report.sent += events.length; })
+      .catch(() => {})
+      .finally(() => {
+        sending = false;
+        if (queue.length) requestAnimationFrame(send);
+      });
+  }
+
+  function push(event) {
+    // Moves in a row keep only the last: the pointer's place matters, not its path.
+    const last = queue[queue.length - 1];
+    if (event[0] === "m" && last && last[0] === "m") {
+      queue[queue.length - 1] = event;
+    } else if (queue.length < 512) {
+      queue.push(event);
+    }
+    requestAnimationFrame(send);
+  }
+
+  const onPicture = (event) => !(event.target instanceof HTMLButtonElement);
+  document.addEventListener("pointermove", (event) => {
+    const at = onPicture(event) && place(event);
+    if (at) push(["m", at[0], at[1]]);
+  });
+  for (const [kind, down] of [["pointerdown", 1], ["pointerup", 0]]) {
+    document.addEventListener(kind, (event) => {
+      const at = onPicture(event) && place(event);
+      if (!at) return;
+      event.preventDefault();
+      push(["m", at[0], at[1]]);
+      push(["b", event.button + 1, down]);
+    });
+  }
+  document.addEventListener("contextmenu", (event) => event.preventDefault());
+  for (const [kind, down] of [["keydown", 1], ["keyup", 0]]) {
+    document.addEventListener(kind, (event) => {
+      event.preventDefault();
+      push(["k", event.key, down]);
+    });
+  }
+})();
