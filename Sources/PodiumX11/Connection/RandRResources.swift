@@ -7,6 +7,8 @@ struct RandRResources {
         var id: xcb_randr_output_t
         var name: String
         var isConnected: Bool
+        /// How many modes it has: a monitor plugged in tells of some.
+        var modeCount: Int
         /// The CRTC driving it; 0 for none.
         var crtc: xcb_randr_crtc_t
         var possibleCrtcs: [xcb_randr_crtc_t]
@@ -24,11 +26,12 @@ struct RandRResources {
     var crtcs: [Crtc]
     var modes: [(id: xcb_randr_mode_t, name: String)]
 
-    /// An output nothing drives (no cable in it) and an idle CRTC that can drive it: a monitor the
-    /// X server treats as any, the pointer included (it keeps the pointer within CRTCs).
+    /// An output nothing drives (no cable in it, or one without a mode: the dummy driver calls an
+    /// output it drove once connected) and an idle CRTC that can drive it: a monitor the X server
+    /// treats as any, the pointer included (it keeps the pointer within CRTCs).
     var spare: (output: Output, crtc: xcb_randr_crtc_t)? {
         let idle = Set(crtcs.filter { $0.mode == 0 && $0.outputs.isEmpty }.map(\.id))
-        for output in outputs where !output.isConnected && output.crtc == 0 {
+        for output in outputs where (!output.isConnected || output.modeCount == 0) && output.crtc == 0 {
             if let crtc = output.possibleCrtcs.first(where: idle.contains) { return (output, crtc) }
         }
         return nil
@@ -72,7 +75,8 @@ extension XConnection {
                     return RandRResources.Output(id: id, name: String(decoding: name, as: UTF8.self),
                                                  isConnected: $0.pointee.connection
                                                     == UInt8(XCB_RANDR_CONNECTION_CONNECTED.rawValue),
-                                                 crtc: $0.pointee.crtc, possibleCrtcs: Array(possible))
+                                                 modeCount: Int($0.pointee.num_modes), crtc: $0.pointee.crtc,
+                                                 possibleCrtcs: Array(possible))
                 }
             }
             resources.0.crtcs = try resources.2.map { id throws(X11RequestError) in
