@@ -66,9 +66,8 @@ let package = Package(
         // The tests' pointer on a headless sway (which has no input devices): a virtual pointer.
         .executableTarget(
             name: "wayland-virtual-pointer",
-            path: "Tests/WaylandPointer",
-            exclude: ["protocols"],
-            linkerSettings: [.linkedLibrary("wayland-client")]
+            dependencies: ["CWayland"],
+            path: "Tests/WaylandPointer"
         ),
         // sd-bus (libsystemd): the desktop's ScreenCast portal (its messages are read with variadic calls).
         .target(name: "CPortal", linkerSettings: [.linkedLibrary("systemd")]),

@@ -99,12 +99,8 @@ public final class SwayVirtualOutput: VirtualMonitor {
         }
     }
 
-    /// Why `--allow-input` cannot be had here: said before anything is made.
-    public static let inputUnavailable = "--allow-input: a sway output takes no input from Podium yet (wlroots' "
-        + "virtual pointer and keyboard are to come); X11 desktops take it through XTest"
-
     public func openInput() throws(PodiumError) -> any InputInjector {
-        throw .unavailable(Self.inputUnavailable)
+        try WaylandVirtualInput(display: display, output: name)
     }
 
     public func remove() throws(PodiumError) -> String {

@@ -79,12 +79,12 @@ public final class SwayServer: Sendable {
         Thread.sleep(forTimeInterval: 0.3)
     }
 
-    /// Opens a window titled `title` (a foot terminal, all of it `colour`, `RRGGBB`), floating at
-    /// `rect`, and waits until sway shows it there.
-    public func openWindow(_ title: String, colour: String, at rect: (x: Int, y: Int, width: Int, height: Int))
-        throws {
+    /// Opens a window titled `title` (a foot terminal running `command`, all of it `colour`,
+    /// `RRGGBB`), floating at `rect`, and waits until sway shows it there.
+    public func openWindow(_ title: String, colour: String, at rect: (x: Int, y: Int, width: Int, height: Int),
+                           command: String = "sleep 600") throws {
         try swaymsg("exec foot --title '\(title)' -o colors.background=\(colour) -o cursor.color=\(colour) "
-                    + "-o colors.foreground=\(colour) sleep 600")
+                    + "-o colors.foreground=\(colour) \(command)")
         for _ in 0..<100 where (try? swaymsg("-t", "get_tree"))?.contains("\"\(title)\"") != true {
             Thread.sleep(forTimeInterval: 0.05)
         }

@@ -163,4 +163,44 @@ import Testing
         #expect(heard == ["click 1 at 100,100", "key \(a) state 0", "key \(shift) state 0", "key \(b) state 1"],
                 "\(heard)")
     }
+
+    /// `--allow-input` on sway: a click on the page focuses the window under it on the new output
+    /// (wlroots' virtual pointer, bound to that output), and the keys typed reach it (the virtual
+    /// keyboard; Shift for a capital).
+    @Test func aSwayOutputTakesTheViewersPointerAndKeys() throws {
+        let sway = try SwayServer(width: 1280, height: 720)
+        let shared = folder.appendingPathComponent("typed")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o777])
+        let typed = shared.appendingPathComponent("text").path
+        try sway.openWindow("Elsewhere", colour: "404040", at: (x: 100, y: 100, width: 300, height: 200))
+        let port = Tools.freePort()
+        let run = try Tools.start(Tools.podium.path, ["extend", "640x480", "--display", sway.display, "--allow-input",
+                                                      "--to", "http://127.0.0.1:\(port)", "-t", "60s"])
+        defer { _ = try? run.interrupt() }
+        try run.waitForStderr(containing: "keep its link to yourself")
+        let link = try #require(run.stderrSoFar.split(whereSeparator: \.isWhitespace)
+            .first { $0.contains("&input=") }.map(String.init))
+        // The new output's middle, (1280 + 320, 240) of the layout, within this window.
+        try sway.openWindow("Typed", colour: "2266cc", at: (x: 1280 + 220, y: 140, width: 200, height: 200),
+                            command: "sh -c 'cat > \(typed)'")
+        try sway.swaymsg("[title=\"Elsewhere\"] focus")
+        let browsed = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path,
+                                    [link, "--size", "640x480", "--timeout", "30",
+                                     "--until", "window.podium && window.podium.painted >= 2",
+                                     "--value", "window.podium.painted", "--click", "body", "--type", "aB\n",
+                                     "--then", "window.podiumInput.sent >= 10"],
+                                    timeout: 60)
+        #expect(browsed.status == 0, "\(browsed.stdout) \(browsed.stderr)")
+        Thread.sleep(forTimeInterval: 0.5)
+        let tree = try JSONSerialization.jsonObject(with: Data(try sway.swaymsg("-t", "get_tree").utf8))
+        func focused(_ node: Any) -> String? {
+            guard let node = node as? [String: Any] else { return nil }
+            if node["focused"] as? Bool == true { return node["name"] as? String }
+            let children = (node["nodes"] as? [Any] ?? []) + (node["floating_nodes"] as? [Any] ?? [])
+            return children.lazy.compactMap(focused).first
+        }
+        #expect(focused(tree) == "Typed", "the click focused the window on the new output")
+        #expect((try? String(contentsOfFile: typed, encoding: .utf8)) == "aB\n", "the keys reached it")
+    }
 }

@@ -25,8 +25,9 @@ extension Podium {
                 is fixed. An X screen grows right and down only. wlroots (sway): a headless \
                 output, over sway's IPC.
 
-                --allow-input (X11) prints a second link: on its page, a touch, a click or a key \
-                on the picture is played on the new monitor, and nowhere else.
+                --allow-input prints a second link: on its page, a touch, a click or a key on the \
+                picture is played on the new monitor, and nowhere else (XTest on X11, wlroots' \
+                virtual pointer and keyboard on sway).
 
                 --to takes every output 'podium stream' does (see podium stream --help), the \
                 viewer's ?token= and ?max-viewers= included.
@@ -66,7 +67,7 @@ extension Podium {
 
         @Flag(name: .customLong("allow-input"),
               help: ArgumentHelp("Let the browser viewer's page be the extra screen's pointer and keyboard too, "
-                                 + "behind a link of its own (X11)."))
+                                 + "behind a link of its own."))
         var allowInput = false
 
         @OptionGroup(title: "Output") var output: OutputOptions
@@ -132,7 +133,6 @@ extension Podium {
             let job = StreamJob(outputs: outputs, hotkeys: hotkeys, scale: scale, encode: encode, sound: sound,
                                 runOptions: runOptions)
             try await job.check()
-            if allowInput && wayland { throw PodiumError.unavailable(SwayVirtualOutput.inputUnavailable) }
             let request = self.request
             let monitor = try await onOwnThread("podium-extend") { () throws(PodiumError) -> any VirtualMonitor in
                 if wayland { return try SwayVirtualOutput(display: display, request: request, folder: notes) }
