@@ -47,13 +47,16 @@ import Testing
         var lines: [[String: Any]]
         var cores: [(second: Double, cores: Double)]
 
-        /// Stepped down by the budget within 5 s, to a rate from 10 to 59 fps.
+        /// Stepped down by the budget within 5 s, to a rate from 10 to 59 fps, held from 6 s to 14 s
+        /// within 30 % under the budget and 10 % over.
         var settledInBounds: Bool {
             let changes = lines.filter { $0["kind"] as? String == "change" }
             let rates = lines.filter { $0["kind"] as? String == "interval" }
                 .map { ($0["elapsed"] as? Double ?? 0, $0["targetFPS"] as? Int ?? 0) }
             let settled = rates.first { $0.0 >= 5 }?.1 ?? 60
+            let held = BudgetTests.median(cores.filter { $0.second >= 6 && $0.second < 14 }.map(\.cores))
             return (changes.first?["elapsed"] as? Double ?? 99) <= 5 && (10..<60).contains(settled)
+                && held >= budget * 0.7 && held <= budget * 1.1
         }
     }
 
@@ -98,7 +101,8 @@ import Testing
 
         // A shared machine's load can make 60 fps cost half or twice as much a few seconds after it
         // was measured (the scene draws fewer frames, or more): a try that did not settle within its
-        // bounds is made once more, from a new measurement, and the second is the one judged.
+        // bounds (a fresh-clone run measured 0.65 cores, then held 17 fps at 0.22 of a 0.33 budget)
+        // is made once more, from a new measurement, and the second is the one judged.
         var trial = try Self.settle(arguments, folder: folder, name: "budget")
         if !trial.settledInBounds { trial = try Self.settle(arguments, folder: folder, name: "again") }
         let (budget, cost, result, lines, cores) = (trial.budget, trial.cost, trial.result, trial.lines, trial.cores)
