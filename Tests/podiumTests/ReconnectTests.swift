@@ -36,7 +36,12 @@ import Testing
                                                   "-show_entries", "packet=flags",
                                                   "-of", "csv=p=0", path(name)])
             #expect(flags.stdout.hasPrefix("K"), "\(name) starts on a keyframe")
-            #expect(try Tools.probe(path(name)).frames >= 80, "\(name): 3 s at 30 fps")
+            // Three seconds of the stream, in as many frames as capture made then: 30 a second on an
+            // idle machine, fewer with the main group's suites on two cores (a fresh-clone run took
+            // under 80), the test being about the peer's comings and goings.
+            let received = try Tools.probe(path(name))
+            #expect((received.duration ?? 0) >= 2.7 && received.frames >= 45,
+                    "\(name): \(received.frames) frames in \(received.duration ?? 0) s")
         }
         #expect(result.stderr.contains("trying again in 1 s"), "\(result.stderr)")
         #expect(result.stderr.contains("\(url): connected after"), "\(result.stderr)")
