@@ -125,12 +125,15 @@ public final class PenOverlay: PenSurface {
         while !isStopping() {
             guard !connection.isBroken else { return "the pen stopped: the X display \(connection.displayName) closed" }
             follow(said: said)
-            // Woken by the pointer and the keys, and often enough to follow the keys' pen on and off.
-            _ = poll(&descriptor, 1, 30)
+            // Events a reply brought in are already queued, where poll would not see them.
+            var handled = false
             while let event = xcb_poll_for_event(connection.raw) {
                 defer { free(event) }
                 handle(event)
+                handled = true
             }
+            // Woken by the pointer and the keys, and often enough to follow the keys' pen on and off.
+            if !handled { _ = poll(&descriptor, 1, 30) }
         }
         return nil
     }
@@ -195,16 +198,20 @@ public final class PenOverlay: PenSurface {
     private func redraw(_ drawing: PenDrawing) {
         let raw = connection.raw
         let whole = xcb_rectangle_t(x: 0, y: 0, width: UInt16(area.width), height: UInt16(area.height))
+        // The shape first: the X server draws only within a window's shape, so strokes drawn
+        // before it grew would be lost where it grows.
         xcb_poly_fill_rectangle(raw, mask, clearGC, 1, [whole])
-        xcb_clear_area(raw, 0, window, 0, 0, 0, 0)
-        for stroke in drawing.strokes {
-            let segments = Self.segments(stroke.segments)
-            guard let ink = inkGCs[stroke.ink] else { continue }
-            xcb_poly_segment(raw, window, ink, UInt32(segments.count), segments)
-            xcb_poly_segment(raw, mask, maskGC, UInt32(segments.count), segments)
+        let strokes = drawing.strokes.map { (ink: inkGCs[$0.ink], segments: Self.segments($0.segments)) }
+        for stroke in strokes {
+            xcb_poly_segment(raw, mask, maskGC, UInt32(stroke.segments.count), stroke.segments)
         }
         xcb_shape_mask(raw, UInt8(XCB_SHAPE_SO_SET.rawValue), UInt8(XCB_SHAPE_SK_BOUNDING.rawValue), window, 0, 0,
                        mask)
+        xcb_clear_area(raw, 0, window, 0, 0, 0, 0)
+        for stroke in strokes {
+            guard let ink = stroke.ink else { continue }
+            xcb_poly_segment(raw, window, ink, UInt32(stroke.segments.count), stroke.segments)
+        }
         progress.shown(drawing)
         lastWhole = clock.now()
     }
@@ -216,8 +223,10 @@ public final class PenOverlay: PenSurface {
         for (ink, added) in progress.additions(in: drawing) {
             guard let context = inkGCs[ink] else { continue }
             let segments = Self.segments(added)
-            xcb_poly_segment(raw, window, context, UInt32(segments.count), segments)
+            // Into the shape first, then the window: drawn before the shape grew, the new part
+            // would be lost (and shown black until the whole drawing came again).
             xcb_poly_segment(raw, mask, maskGC, UInt32(segments.count), segments)
+            defer { xcb_poly_segment(raw, window, context, UInt32(segments.count), segments) }
             // Only the added part's picture becomes a region: its box, a line's width around.
             let reach = PenDrawing.lineWidth
             let points = added.flatMap { [$0.0, $0.1] }
