@@ -31,10 +31,5 @@ public struct PenProgress: Sendable {
         (rewrites, strokes, points) = (drawing.rewrites, drawing.strokes.count, drawing.strokes.last?.points.count ?? 0)
     }
 
-    /// What was shown is lost (a window exposed again): the next drawing is drawn whole.
-    public mutating func forget() {
-        rewrites = -1
-    }
-
     public typealias Segment = (PixelPoint, PixelPoint)
 }

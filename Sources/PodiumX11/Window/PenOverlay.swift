@@ -33,6 +33,10 @@ public final class PenOverlay: PenSurface {
     private var shownVersion = -1
     /// What the window shows of the drawing.
     private var progress = PenProgress()
+    /// The server lost some of what the window showed (exposed): the whole drawing comes again at
+    /// the next chance, while what is added goes on being drawn at once. The shape growing under a
+    /// new stroke exposes the window too.
+    private var exposed = false
     /// When the whole drawing was last drawn again, on the monotonic clock: at most five times a
     /// second while a shape is dragged or old points go (the server's time is the grab's too).
     private var lastWhole: UInt64 = 0
@@ -156,12 +160,16 @@ public final class PenOverlay: PenSurface {
             }
         }
         if now.isOn && !holdsKeyboard { grabKeyboard(said: said) }
-        if now.version != shownVersion {
+        if now.version != shownVersion || exposed {
             let drawing = now.drawing
-            if progress.onlyGrew(drawing) {
+            let wholeAllowed = clock.now() - lastWhole > 200_000_000
+            if exposed && wholeAllowed {
+                (shownVersion, exposed) = (now.version, false)
+                redraw(drawing)
+            } else if progress.onlyGrew(drawing) {
                 shownVersion = now.version
                 add(drawing)
-            } else if clock.now() - lastWhole > 200_000_000 {
+            } else if wholeAllowed {
                 shownVersion = now.version
                 redraw(drawing)
             }
@@ -271,9 +279,7 @@ public final class PenOverlay: PenSurface {
         let raw = UnsafeRawPointer(event)
         switch Int32(event.pointee.response_type & 0x7F) {
         case XCB_EXPOSE:
-            // Drawn whole again: what was under it was lost.
-            progress.forget()
-            shownVersion = -1
+            exposed = true
         case XCB_BUTTON_PRESS:
             let press = raw.load(as: xcb_button_press_event_t.self)
             guard press.detail == 1 else { return }
