@@ -255,8 +255,9 @@ static cpw_capture *abandon(cpw_capture *capture, char *error, size_t size, cons
     return NULL;
 }
 
-cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame, cpw_pointer_handler on_pointer,
-                              cpw_state_handler on_state, void *context, char *error, size_t error_size) {
+cpw_capture *cpw_capture_open(int fd, uint32_t node, uint32_t width, uint32_t height, cpw_frame_handler on_frame,
+                              cpw_pointer_handler on_pointer, cpw_state_handler on_state, void *context, char *error,
+                              size_t error_size) {
     pw_init(NULL, NULL);
     struct cpw_capture *capture = calloc(1, sizeof *capture);
     if (capture == NULL) {
@@ -296,26 +297,33 @@ cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame,
     pw_stream_add_listener(capture->stream, &capture->stream_listener, &stream_events, capture);
     uint8_t room[2048];
     struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(room, sizeof room);
-    // Raw pixels first; JPEGs when that is all the producer sends.
+    // Raw pixels first; JPEGs when that is all the producer sends. Any size, 1080p preferred, or
+    // the one asked alone.
+    struct spa_rectangle wanted = SPA_RECTANGLE(width, height), preferred = SPA_RECTANGLE(1920, 1080),
+                         least = SPA_RECTANGLE(1, 1), most = SPA_RECTANGLE(8192, 8192);
     const struct spa_pod *formats[2];
-    formats[0] = spa_pod_builder_add_object(&builder,
-        SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat,
-        SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
-        SPA_FORMAT_mediaSubtype, SPA_POD_Id(SPA_MEDIA_SUBTYPE_raw),
-        SPA_FORMAT_VIDEO_format, SPA_POD_CHOICE_ENUM_Id(4, SPA_VIDEO_FORMAT_BGRx, SPA_VIDEO_FORMAT_BGRx,
-                                                        SPA_VIDEO_FORMAT_BGRA, SPA_VIDEO_FORMAT_YUY2),
-        SPA_FORMAT_VIDEO_size, SPA_POD_CHOICE_RANGE_Rectangle(&SPA_RECTANGLE(1920, 1080), &SPA_RECTANGLE(1, 1),
-                                                              &SPA_RECTANGLE(8192, 8192)),
-        SPA_FORMAT_VIDEO_framerate, SPA_POD_CHOICE_RANGE_Fraction(&SPA_FRACTION(0, 1), &SPA_FRACTION(0, 1),
-                                                                  &SPA_FRACTION(1000, 1)));
-    formats[1] = spa_pod_builder_add_object(&builder,
-        SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat,
-        SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
-        SPA_FORMAT_mediaSubtype, SPA_POD_Id(SPA_MEDIA_SUBTYPE_mjpg),
-        SPA_FORMAT_VIDEO_size, SPA_POD_CHOICE_RANGE_Rectangle(&SPA_RECTANGLE(1920, 1080), &SPA_RECTANGLE(1, 1),
-                                                              &SPA_RECTANGLE(8192, 8192)),
-        SPA_FORMAT_VIDEO_framerate, SPA_POD_CHOICE_RANGE_Fraction(&SPA_FRACTION(0, 1), &SPA_FRACTION(0, 1),
-                                                                  &SPA_FRACTION(1000, 1)));
+    for (int jpeg = 0; jpeg < 2; jpeg++) {
+        struct spa_pod_frame frame;
+        spa_pod_builder_push_object(&builder, &frame, SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat);
+        spa_pod_builder_add(&builder, SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
+                            SPA_FORMAT_mediaSubtype, SPA_POD_Id(jpeg ? SPA_MEDIA_SUBTYPE_mjpg : SPA_MEDIA_SUBTYPE_raw),
+                            0);
+        if (!jpeg) {
+            spa_pod_builder_add(&builder, SPA_FORMAT_VIDEO_format,
+                                SPA_POD_CHOICE_ENUM_Id(4, SPA_VIDEO_FORMAT_BGRx, SPA_VIDEO_FORMAT_BGRx,
+                                                       SPA_VIDEO_FORMAT_BGRA, SPA_VIDEO_FORMAT_YUY2), 0);
+        }
+        if (width > 0 && height > 0) {
+            spa_pod_builder_add(&builder, SPA_FORMAT_VIDEO_size, SPA_POD_Rectangle(&wanted), 0);
+        } else {
+            spa_pod_builder_add(&builder, SPA_FORMAT_VIDEO_size,
+                                SPA_POD_CHOICE_RANGE_Rectangle(&preferred, &least, &most), 0);
+        }
+        spa_pod_builder_add(&builder, SPA_FORMAT_VIDEO_framerate,
+                            SPA_POD_CHOICE_RANGE_Fraction(&SPA_FRACTION(0, 1), &SPA_FRACTION(0, 1),
+                                                          &SPA_FRACTION(1000, 1)), 0);
+        formats[jpeg] = spa_pod_builder_pop(&builder, &frame);
+    }
     int connected = pw_stream_connect(capture->stream, PW_DIRECTION_INPUT, node,
                                       PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS, formats, 2);
     pw_thread_loop_unlock(capture->loop);

@@ -39,8 +39,9 @@ public final class PipeWireCapture: FrameGrabber {
         let inbox = PipeWireInbox(bufferCount: max(3, bufferCount + 1), clock: clock)
         let context = Unmanaged.passRetained(inbox).toOpaque()
         var error = [CChar](repeating: 0, count: 256)
-        let opened = cpw_capture_open(descriptor, plan.node, { context, pixels, width, height, stride, format, regions,
-                                                             count in
+        let wanted = plan.wantedSize ?? PixelSize(width: 0, height: 0)
+        let opened = cpw_capture_open(descriptor, plan.node, UInt32(wanted.width), UInt32(wanted.height), {
+            context, pixels, width, height, stride, format, regions, count in
             guard let context, let pixels else { return }
             Unmanaged<PipeWireInbox>.fromOpaque(context).takeUnretainedValue()
                 .receive(pixels, size: PixelSize(width: Int(width), height: Int(height)), bytesPerRow: Int(stride),
@@ -218,9 +219,10 @@ extension PipeWirePlan {
     ///   - name: what it shows, for headings (`PipeWire node 42` by default).
     ///   - remote: where the connection to PipeWire comes from (the portal's session).
     /// - Throws: 69 when PipeWire cannot be reached, or the node sends no picture within 5 s.
-    public static func look(node: UInt32, name: String? = nil, remote: (any PipeWireRemote)? = nil)
-        throws(PodiumError) -> PipeWirePlan {
+    public static func look(node: UInt32, name: String? = nil, remote: (any PipeWireRemote)? = nil,
+                            wantedSize: PixelSize? = nil) throws(PodiumError) -> PipeWirePlan {
         var plan = PipeWirePlan(node: node, size: PixelSize(width: 0, height: 0), name: name, remote: remote)
+        plan.wantedSize = wantedSize
         let probe = try PipeWireCapture(plan: plan, bufferCount: 1,
                                         logger: Logger(label: "podium-probe") { _ in SwiftLogNoOpLogHandler() })
         guard let size = probe.firstSize(within: 5) else {

@@ -7,6 +7,9 @@ public struct PipeWirePlan: Sendable {
     public var node: UInt32
     /// Its pictures' size when the run was planned.
     public var size: PixelSize
+    /// The size asked of a node that offers several (a virtual monitor takes its size from it);
+    /// `nil` leaves the choice to the node.
+    public var wantedSize: PixelSize?
     /// What it shows, for headings: `PipeWire node 42`, `the monitor shared through the portal`.
     public var name: String
     /// Where connections to PipeWire come from: the portal's session, or the user's own daemon
@@ -29,7 +32,8 @@ public struct PipeWirePlan: Sendable {
 /// A PipeWire reached through someone else's door: the ScreenCast portal's session, which hands
 /// out connections to the stream the user shared, and ends when the desktop stops sharing.
 public protocol PipeWireRemote: AnyObject, Sendable {
-    /// A new connection to PipeWire (a descriptor the caller owns); throws 69 when none can be had.
+    /// A new connection to PipeWire (a descriptor the caller owns), or -1 for the user's own
+    /// daemon; throws 69 when none can be had.
     func connect() throws(PodiumError) -> Int32
     /// Why the sharing ended, once the desktop ended it; `nil` while it goes on.
     var ended: String? { get }

@@ -147,6 +147,12 @@ public final class SwayVirtualOutput: VirtualMonitor {
         }
     }
 
+    /// Whether the compositor at `display` (`$WAYLAND_DISPLAY` when `nil`) answers on sway's IPC.
+    public static func answers(display: String?) -> Bool {
+        guard let connection = try? WaylandDisplay(name: display) else { return false }
+        return (try? ipc(for: connection.name)) != nil
+    }
+
     private static func ipc(for display: String) throws(PodiumError) -> SwayIPC {
         let sockets = SwayWindows.socketPaths(display: display, environment: ProcessInfo.processInfo.environment)
         var failure: PodiumError?

@@ -203,4 +203,81 @@ import Testing
         #expect(focused(tree) == "Typed", "the click focused the window on the new output")
         #expect((try? String(contentsOfFile: typed, encoding: .utf8)) == "aB\n", "the keys reached it")
     }
+
+    /// On GNOME (a headless Mutter): its virtual monitor, laid left of the one there; a click on
+    /// the viewer's page takes the pointer onto it, a window opened then shows there, and takes
+    /// the keys typed on the page. The layout is as it was once the run ends.
+    @Test func aGnomeMonitorTakesAWindowAndTheViewersKeys() throws {
+        let gnome = try MutterServer(width: 1280, height: 720)
+        let before = try gnome.monitors()
+        let refused = try Tools.start(Tools.podium.path, ["extend", "640x480", "--below", "Nope", "--to",
+                                                          path("refused.mkv")], environment: gnome.environment)
+            .wait(timeout: 30)
+        #expect(refused.status == 64 && refused.stderr.contains("--below 'Nope': no such monitor"),
+                "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path("refused.mkv")))
+        #expect(try gnome.monitors() == before)
+
+        let (port, recording, typed) = (Tools.freePort(), path("gnome.mkv"), path("typed"))
+        let run = try Tools.start(Tools.podium.path, ["extend", "640x480", "--left-of", "Meta-0", "--allow-input",
+                                                      "--to", "http://127.0.0.1:\(port)", "--to", recording,
+                                                      "-t", "60s"], environment: gnome.environment)
+        defer { _ = try? run.interrupt() }
+        try run.waitForStderr(containing: "keep its link to yourself")
+        #expect(run.stderrSoFar.contains("a new monitor, Meta-1: 640x480 at 0,0"), "\(run.stderrSoFar)")
+        #expect(try gnome.monitors() == ["Meta-0 1280x720+640+0", "Meta-1 640x480+0+0"])
+        let link = try #require(run.stderrSoFar.split(whereSeparator: \.isWhitespace)
+            .first { $0.contains("&input=") }.map(String.init))
+        let browse = { (keys: [String], sent: Int) throws in
+            let browsed = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path,
+                                        [link, "--size", "640x480", "--timeout", "30",
+                                         "--until", "window.podium && window.podium.painted >= 2",
+                                         "--value", "window.podium.painted", "--click", "body"] + keys
+                                            + ["--then", "window.podiumInput.sent >= \(sent)"], timeout: 60)
+            #expect(browsed.status == 0, "\(browsed.stdout) \(browsed.stderr)")
+        }
+        try browse([], 2)
+        let window = try gnome.openWindow("Typed", colour: "2266cc", command: "cat > \(typed)")
+        defer { _ = try? window.interrupt() }
+        Thread.sleep(forTimeInterval: 2)
+        try browse(["--type", "aB\n"], 10)
+        Thread.sleep(forTimeInterval: 0.5)
+        let result = try run.interrupt()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("took the monitor Meta-1 away"), "\(result.stderr)")
+        #expect(try gnome.monitors() == before)
+        #expect((try? String(contentsOfFile: typed, encoding: .utf8)) == "aB\n", "the keys reached the window")
+        let last = try #require(try Tools.rgbFrames(recording, size: (width: 320, height: 240)).last)
+        #expect(near(last.pixels, width: 320, 40, 40, [0x22, 0x66, 0xCC]), "the window on the new monitor")
+    }
+
+    /// GNOME takes its monitor away when the run that made it is killed (its session leaves the
+    /// bus): nothing for the next run to clean. When GNOME itself goes, the run ends (69) with its
+    /// recording whole.
+    @Test func aGnomeMonitorGoesWithAKilledRunAndARunEndsWithGnome() throws {
+        let gnome = try MutterServer(width: 1280, height: 720)
+        let before = try gnome.monitors()
+        let killed = try Tools.start(Tools.podium.path, ["extend", "720p", "--to", path("killed.mkv")],
+                                     environment: gnome.environment)
+        try killed.waitForStderr(containing: "capturing")
+        #expect(try gnome.monitors() == before + ["Meta-1 1280x720+1280+0"])
+        killed.signal(SIGKILL)
+        _ = try? killed.wait(timeout: 10)
+        for _ in 0..<50 where try gnome.monitors() != before {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(try gnome.monitors() == before, "the killed run's monitor is gone")
+
+        let recording = path("ended.mkv")
+        let run = try Tools.start(Tools.podium.path, ["extend", "720p", "--to", recording],
+                                  environment: gnome.environment)
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 1)
+        gnome.stop()
+        let result = try run.wait(timeout: 30)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("GNOME (Mutter) went away"), "\(result.stderr)")
+        #expect(try Tools.probe(recording).width == 1280)
+        #expect(try Tools.rgbFrames(recording, size: (width: 160, height: 90)).count >= 1)
+    }
 }

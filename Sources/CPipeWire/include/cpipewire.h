@@ -46,11 +46,14 @@ typedef void (*cpw_pointer_handler)(void *context, int visible, int32_t x, int32
 typedef struct cpw_capture cpw_capture;
 
 // Connects to PipeWire (through `fd`, as the ScreenCast portal hands it out, or the user's
-// daemon when `fd` is -1; PipeWire owns `fd` from then) and reads node `node` as video. The
-// handlers are called on PipeWire's thread (`on_pointer` only when the producer sends cursor
-// metadata). Returns NULL with `error` filled when it cannot.
-cpw_capture *cpw_capture_open(int fd, uint32_t node, cpw_frame_handler on_frame, cpw_pointer_handler on_pointer,
-                              cpw_state_handler on_state, void *context, char *error, size_t error_size);
+// daemon when `fd` is -1; PipeWire owns `fd` from then) and reads node `node` as video: pictures of
+// `width` × `height` where the node offers several sizes (a virtual monitor takes its size from
+// the one asked), or of the node's choice when they are 0. The handlers are called on PipeWire's
+// thread (`on_pointer` only when the producer sends cursor metadata). Returns NULL with `error`
+// filled when it cannot.
+cpw_capture *cpw_capture_open(int fd, uint32_t node, uint32_t width, uint32_t height, cpw_frame_handler on_frame,
+                              cpw_pointer_handler on_pointer, cpw_state_handler on_state, void *context, char *error,
+                              size_t error_size);
 
 // Stops the stream and PipeWire's thread; no handler is called after it returns.
 void cpw_capture_close(cpw_capture *capture);

@@ -78,4 +78,7 @@ int cportal_shortcuts_open(uint32_t count, const char *const *ids, const char *c
 int cportal_shortcuts_wait(cportal *session, uint64_t timeout_us, cportal_shortcut_handler on_activated,
                            void *context);
 
+// GNOME's own screen casting (a virtual monitor), beside the portals.
+#include "cmutter.h"
+
 #endif

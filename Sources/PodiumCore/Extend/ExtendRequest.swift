@@ -81,8 +81,12 @@ public protocol VirtualMonitor: AnyObject, Sendable {
     var name: String { get }
     /// Its place in the desktop's layout.
     var rect: PixelRect { get }
-    /// The capture flags that take it as a source (`--display :1 --monitor PODIUM-1234`).
+    /// The capture flags that take it as a source (`--display :1 --monitor PODIUM-1234`); none
+    /// where `source` is the source itself.
     var captureArguments: [String] { get }
+    /// The source itself, where flags cannot name it whole (GNOME's, whose end its session says);
+    /// `nil` where `captureArguments` name it.
+    var source: (any SourcePlan)? { get }
     /// What plays a viewer's pointer and keys on it (`--allow-input`).
     /// - Throws: 69 when the desktop cannot take input from Podium.
     func openInput() throws(PodiumError) -> any InputInjector
@@ -91,4 +95,8 @@ public protocol VirtualMonitor: AnyObject, Sendable {
     /// - Returns: what became of it, to say (`took the monitor … away`).
     /// - Throws: 69 when the desktop would not (it is said; the next run tries again).
     func remove() throws(PodiumError) -> String
+}
+
+extension VirtualMonitor {
+    public var source: (any SourcePlan)? { nil }
 }

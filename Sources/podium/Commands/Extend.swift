@@ -23,11 +23,12 @@ extension Podium {
                 over the new area (a RandR monitor alone where none is spare, which the pointer \
                 cannot enter): Xorg does it with any driver, the dummy one included; Xvfb's screen \
                 is fixed. An X screen grows right and down only. wlroots (sway): a headless \
-                output, over sway's IPC.
+                output, over sway's IPC. GNOME: Mutter's virtual monitor, read through PipeWire; \
+                it goes with the run's screen cast session, even when the run is killed.
 
                 --allow-input prints a second link: on its page, a touch, a click or a key on the \
                 picture is played on the new monitor, and nowhere else (XTest on X11, wlroots' \
-                virtual pointer and keyboard on sway).
+                virtual pointer and keyboard on sway, the remote desktop session on GNOME).
 
                 --to takes every output 'podium stream' does (see podium stream --help), the \
                 viewer's ?token= and ?max-viewers= included.
@@ -116,11 +117,40 @@ extension Podium {
 
         private var notes: URL { URL(fileURLWithPath: ControlAddress.directory) }
 
+        /// The kinds of desktop a monitor can be added to.
+        private enum Desktop {
+            case x11, sway, gnome
+
+            /// The desktop at `display`: X11 unless it is Wayland's; then sway where its IPC
+            /// answers, GNOME where Mutter's screen casting does.
+            /// - Throws: 69 for a Wayland desktop that can do neither.
+            init(display: String?, wayland: Bool) throws(PodiumError) {
+                if !wayland {
+                    self = .x11
+                } else if SwayVirtualOutput.answers(display: display) {
+                    self = .sway
+                } else if MutterVirtualMonitor.isRunning {
+                    self = .gnome
+                } else {
+                    throw .unavailable("this Wayland desktop cannot be given a monitor by Podium: it needs sway's IPC "
+                                       + "(sway, and wlroots desktops that have it) or GNOME's screen casting "
+                                       + "(org.gnome.Mutter.ScreenCast on the session bus)")
+                }
+            }
+        }
+
         func run() async throws {
             let (display, wayland, notes) = (self.display, onWayland, self.notes)
-            let cleaned = try await onOwnThread("podium-extend") { () throws(PodiumError) in
-                wayland ? try SwayVirtualOutput.clean(display: display, folder: notes)
-                    : try RandRVirtualMonitor.clean(display: display)
+            let desktop = try await onOwnThread("podium-extend") { () throws(PodiumError) in
+                try Desktop(display: display, wayland: wayland)
+            }
+            let cleaned = try await onOwnThread("podium-extend") { () throws(PodiumError) -> [String] in
+                switch desktop {
+                case .x11: try RandRVirtualMonitor.clean(display: display)
+                case .sway: try SwayVirtualOutput.clean(display: display, folder: notes)
+                // Mutter takes a monitor away when the run that made it leaves the bus.
+                case .gnome: []
+                }
             }
             if !cleaned.isEmpty {
                 Console.say("took away what killed runs left: \(cleaned.joined(separator: ", "))")
@@ -133,10 +163,13 @@ extension Podium {
             let job = StreamJob(outputs: outputs, hotkeys: hotkeys, scale: scale, encode: encode, sound: sound,
                                 runOptions: runOptions)
             try await job.check()
-            let request = self.request
+            let (request, allowInput) = (self.request, self.allowInput)
             let monitor = try await onOwnThread("podium-extend") { () throws(PodiumError) -> any VirtualMonitor in
-                if wayland { return try SwayVirtualOutput(display: display, request: request, folder: notes) }
-                return try RandRVirtualMonitor(display: display, request: request)
+                switch desktop {
+                case .x11: try RandRVirtualMonitor(display: display, request: request)
+                case .sway: try SwayVirtualOutput(display: display, request: request, folder: notes)
+                case .gnome: try MutterVirtualMonitor(request: request, input: allowInput)
+                }
             }
             Console.say("a new monitor, \(monitor.name): \(request.size) at \(monitor.rect.x),\(monitor.rect.y), "
                         + "\(request.fps) Hz; it goes when the run ends")
@@ -149,7 +182,7 @@ extension Podium {
             }
             let input = allowInput ? try monitor.openInput() : nil
             let capture = try CaptureOptions.parse(monitor.captureArguments + ["--fps", "\(request.fps)"])
-            try await job.run(capture: capture, input: input)
+            try await job.run(capture: capture, source: monitor.source, input: input)
         }
     }
 }

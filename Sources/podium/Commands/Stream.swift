@@ -154,13 +154,15 @@ struct StreamJob {
     /// Captures what `capture` names and runs until the end.
     /// - Parameters:
     ///   - parts: more to say in the run's heading.
+    ///   - source: the source itself, where `capture` cannot name it (`podium extend` on GNOME).
     ///   - input: plays the browser viewer's pointer and keys (`podium extend --allow-input`).
-    func run(capture: CaptureOptions, parts more: [String] = [], input: (any InputInjector)? = nil) async throws {
+    func run(capture: CaptureOptions, parts more: [String] = [], source: (any SourcePlan)? = nil,
+             input: (any InputInjector)? = nil) async throws {
         let defaults = encode.defaults(scale)
         let streams = OutputRequest.streams(of: outputs)
         let viewers = ViewerRequest.viewers(of: outputs)
         let capturePlan = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.url),
-                                                        filter: scale.scaleFilter)
+                                                        filter: scale.scaleFilter, given: source)
         let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
                                         fps: capture.fps.start, encode: defaults)
         var windows: [WindowPlan] = []

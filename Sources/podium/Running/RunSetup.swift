@@ -88,8 +88,10 @@ enum RunSetup {
     /// - Parameters:
     ///   - outputs: where the pictures go, which may ask for an unchanged screen more often.
     ///   - filter: how two sources are scaled to their places.
-    static func capturePlan(_ source: CaptureSource, outputs: [SinkURL] = [], filter: ScaleFilter = .box)
-        async throws(PodiumError) -> CapturePlan {
+    ///   - given: the source itself, found already (`podium extend`'s on GNOME); `nil` to look
+    ///     up the one `source` names.
+    static func capturePlan(_ source: CaptureSource, outputs: [SinkURL] = [], filter: ScaleFilter = .box,
+                            given: (any SourcePlan)? = nil) async throws(PodiumError) -> CapturePlan {
         var lookup = SourceLookup(display: source.display)
         (lookup.monitor, lookup.region, lookup.drawsCursor) = (source.monitor, source.region, source.cursor)
         (lookup.sharedMemory, lookup.tracksDamage) = (!source.noSharedMemory, !source.constantFPS)
@@ -97,8 +99,12 @@ enum RunSetup {
         (lookup.masks, lookup.showsRegion) = (source.presenter.masks, source.presenter.showsRegion)
         lookup.events = { Console.say($0.said) }
         lookup.stopRequested = { SignalTrap.stopRequested }
-        var plan = try await SourceCatalog.capturePlan(source.allSources, lookup: lookup, layout: source.layout.chosen,
-                                                       filter: filter, idleFPS: source.idleRate(for: outputs))
+        var plan = if let given {
+            CapturePlan(given, idleFPS: source.idleRate(for: outputs))
+        } else {
+            try await SourceCatalog.capturePlan(source.allSources, lookup: lookup, layout: source.layout.chosen,
+                                                filter: filter, idleFPS: source.idleRate(for: outputs))
+        }
         (plan.highlight, plan.zoom) = (source.presenter.highlight, source.presenter.zoom)
         plan.penKeepsStrokes = source.presenter.penKeepsStrokes
         // The highlight and the zoom need a source that says where the pointer is.
