@@ -72,8 +72,8 @@ public final class MutterVirtualMonitor: VirtualMonitor, PipeWireRemote {
         while let covered = others.first(where: { $0.rect.intersects(place) }) {
             place.x = covered.rect.maxX
         }
-        if place.x != ours.rect.x || place.y != ours.rect.y {
-            (ours.x, ours.y) = (Int32(place.x), Int32(place.y))
+        if place.x != ours.rect.x || place.y != ours.rect.y || request.scale != ours.scale {
+            (ours.x, ours.y, ours.scale) = (Int32(place.x), Int32(place.y), request.scale)
             try Self.arrange(others + [ours], in: session)
         }
         let name = ours.connectorName

@@ -92,7 +92,7 @@ public final class SwayVirtualOutput: VirtualMonitor {
         Self.write(Note(ipcSocket: ipc.path, output: made, pid: getpid()), to: note, folder: folder)
         do {
             try Self.command("output \(made) enable mode \(request.size)@\(request.fps)Hz position \(place.x) "
-                             + "\(place.y)", on: ipc)
+                             + "\(place.y) scale \(request.scale)", on: ipc)
         } catch {
             _ = try? remove()
             throw error

@@ -46,8 +46,8 @@ public final class MutterServer: Sendable {
         _ = try? mutter.interrupt(timeout: 10)
     }
 
-    /// The monitors as Mutter lays them out: `CONNECTOR WxH+X+Y` each, sorted; empty while it
-    /// does not answer.
+    /// The monitors as Mutter lays them out: `CONNECTOR WxH+X+Y` each (its mode's size, and
+    /// ` scale S` after it when not 1), sorted; empty while it does not answer.
     public func monitors() throws -> [String] {
         let state = try Tools.start("busctl", ["--user", "--json=short", "call", "org.gnome.Mutter.DisplayConfig",
                                                "/org/gnome/Mutter/DisplayConfig", "org.gnome.Mutter.DisplayConfig",
@@ -68,7 +68,9 @@ public final class MutterServer: Sendable {
         }
         return logical.flatMap { place -> [String] in
             guard place.count >= 6, let specs = place[5] as? [[Any]] else { return [] }
-            return specs.compactMap { $0.first as? String }.map { "\($0) \(sizes[$0] ?? "?")+\(place[0])+\(place[1])" }
+            let scale = (place[2] as? Double).flatMap { $0 == 1 ? nil : " scale \($0)" } ?? ""
+            return specs.compactMap { $0.first as? String }
+                .map { "\($0) \(sizes[$0] ?? "?")+\(place[0])+\(place[1])\(scale)" }
         }.sorted()
     }
 

@@ -84,6 +84,8 @@ import Testing
             (["--right-of", "HDMI-9"], "--right-of 'HDMI-9': no such monitor; monitors here: 0 DUMMY0"),
             (["--left-of", "DUMMY0"], "an X screen grows right and down only"),
             (["--above", "DUMMY0", "--below", "DUMMY0"], "--above and --below cannot be combined"),
+            (["--monitor-scale", "5"], "--monitor-scale 5.0: the scale must be 1.0 to 4.0"),
+            (["--monitor-scale", "2"], "--monitor-scale 2.0: an X screen has one scale for all its monitors"),
         ]
         for (arguments, said) in cases {
             let result = try Tools.podium(["extend"] + arguments + ["--display", server.display, "--to",
@@ -251,16 +253,17 @@ import Testing
         #expect(near(last.pixels, width: 320, 40, 40, [0x22, 0x66, 0xCC]), "the window on the new monitor")
     }
 
-    /// GNOME takes its monitor away when the run that made it is killed (its session leaves the
-    /// bus): nothing for the next run to clean. When GNOME itself goes, the run ends (69) with its
+    /// GNOME takes its monitor (a HiDPI one) away when the run that made it is killed (its session
+    /// leaves the bus): nothing for the next run to clean. When GNOME itself goes, the run ends (69) with its
     /// recording whole.
     @Test func aGnomeMonitorGoesWithAKilledRunAndARunEndsWithGnome() throws {
         let gnome = try MutterServer(width: 1280, height: 720)
         let before = try gnome.monitors()
-        let killed = try Tools.start(Tools.podium.path, ["extend", "720p", "--to", path("killed.mkv")],
-                                     environment: gnome.environment)
+        // A tablet's HiDPI screen: its 2048x1536 pixels take 1024x768 of the layout.
+        let killed = try Tools.start(Tools.podium.path, ["extend", "ipad", "--monitor-scale", "2", "--to",
+                                                         path("killed.mkv")], environment: gnome.environment)
         try killed.waitForStderr(containing: "capturing")
-        #expect(try gnome.monitors() == before + ["Meta-1 1280x720+1280+0"])
+        #expect(try gnome.monitors() == before + ["Meta-1 2048x1536+1280+0 scale 2.0"])
         killed.signal(SIGKILL)
         _ = try? killed.wait(timeout: 10)
         for _ in 0..<50 where try gnome.monitors() != before {

@@ -12,6 +12,19 @@ public struct ExtendRequest: Sendable, Equatable {
     public var side: Side
     /// The monitor it lies beside, by name; `nil` for the primary (or the first).
     public var neighbour: String?
+    /// How many of its pixels the desktop draws for one of its layout's (2 for a tablet's HiDPI
+    /// screen): windows on it look as large as on a monitor `scale` times smaller, and as sharp
+    /// as its whole size. Wayland desktops have one per monitor; X11 has none.
+    public var scale = 1.0
+
+    /// The scales a monitor of Podium's may have.
+    public static let scales = 1.0...4.0
+
+    /// The room it takes in the desktop's layout: its size over its scale.
+    public var layoutSize: PixelSize {
+        PixelSize(width: Int((Double(size.width) / scale).rounded()),
+                  height: Int((Double(size.height) / scale).rounded()))
+    }
 
     /// The default: a 1080p monitor at 30 frames a second, right of the primary.
     public init(size: PixelSize = PixelSize(width: 1920, height: 1080), fps: Int = 30, side: Side = .rightOf,
@@ -62,9 +75,11 @@ public struct ExtendRequest: Sendable, Equatable {
 
     private static var presetNames: String { presets.map(\.name).joined(separator: ", ") }
 
-    /// Where the new monitor goes beside `neighbour`, its top or left edge aligned with it.
+    /// Where the new monitor goes beside `neighbour`, its top or left edge aligned with it, in the
+    /// layout's pixels.
     public func place(beside neighbour: PixelRect) -> PixelRect {
-        switch side {
+        let size = layoutSize
+        return switch side {
         case .rightOf: PixelRect(x: neighbour.maxX, y: neighbour.y, size: size)
         case .leftOf: PixelRect(x: neighbour.x - size.width, y: neighbour.y, size: size)
         case .above: PixelRect(x: neighbour.x, y: neighbour.y - size.height, size: size)

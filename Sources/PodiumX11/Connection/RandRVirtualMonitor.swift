@@ -28,6 +28,10 @@ public final class RandRVirtualMonitor: VirtualMonitor {
     /// - Throws: 64 when the neighbour named is not there or the side cannot be grown; 69 when the
     ///   X server cannot grow its screen or has no RandR 1.5.
     public init(display: String?, request: ExtendRequest) throws(PodiumError) {
+        guard request.scale == 1 else {
+            throw .usage("--monitor-scale \(request.scale): an X screen has one scale for all its monitors; "
+                         + "a monitor of its own scale needs a Wayland desktop")
+        }
         let connection = try XConnection(display: display)
         let displayName = connection.displayName
         guard !connection.isXWayland else {

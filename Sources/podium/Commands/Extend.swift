@@ -35,7 +35,7 @@ extension Podium {
 
                 Examples:
                   podium extend
-                  podium extend ipad --right-of HDMI-1
+                  podium extend ipad --right-of HDMI-1 --monitor-scale 2
                   podium extend 1280x800@60 --below eDP-1 --to talk.mkv
                   podium extend --to 'http://0.0.0.0:9000?max-viewers=4'
                   podium extend ipad --allow-input
@@ -58,6 +58,12 @@ extension Podium {
         var above: String?
         @Option(help: ArgumentHelp("Put it below this monitor.", valueName: "MONITOR"))
         var below: String?
+
+        @Option(name: .customLong("monitor-scale"),
+                help: ArgumentHelp("Draw the new monitor at F times (2 for a tablet's HiDPI screen): windows there "
+                                   + "look as large as on a monitor F times smaller, and as sharp as the whole size; "
+                                   + "1 to 4, on Wayland (default: 1).", valueName: "F"))
+        var monitorScale: Double?
 
         @Option(help: ArgumentHelp("The desktop to extend: an X display, or a Wayland compositor's socket (default: "
                                    + "$WAYLAND_DISPLAY, else $DISPLAY).", valueName: ":N|wayland-N"))
@@ -91,15 +97,21 @@ extension Podium {
                 throw ValidationError("--allow-input: the input comes from the browser viewer's page; add one, such "
                                       + "as --to \(Self.defaultViewer)")
             }
-            if clean, size != nil || !sides.isEmpty || !output.outputs.isEmpty || allowInput {
+            if let monitorScale, !ExtendRequest.scales.contains(monitorScale) {
+                throw ValidationError("--monitor-scale \(monitorScale): the scale must be "
+                                      + "\(ExtendRequest.scales.lowerBound) to "
+                                      + "\(ExtendRequest.scales.upperBound)")
+            }
+            if clean, size != nil || !sides.isEmpty || !output.outputs.isEmpty || allowInput || monitorScale != nil {
                 throw ValidationError("--clean takes away what earlier runs left, and makes nothing: it takes no "
-                                      + "size, side, --to or --allow-input")
+                                      + "size, side, --to, --allow-input or --monitor-scale")
             }
         }
 
         /// What was asked: the size and rate, beside which monitor.
         private var request: ExtendRequest {
             var request = size ?? ExtendRequest()
+            request.scale = monitorScale ?? 1
             let sides: [(ExtendRequest.Side, String?)] = [(.rightOf, rightOf), (.leftOf, leftOf), (.above, above),
                                                           (.below, below)]
             if let (side, neighbour) = sides.first(where: { $0.1 != nil }) {
@@ -171,8 +183,9 @@ extension Podium {
                 case .gnome: try MutterVirtualMonitor(request: request, input: allowInput)
                 }
             }
-            Console.say("a new monitor, \(monitor.name): \(request.size) at \(monitor.rect.x),\(monitor.rect.y), "
-                        + "\(request.fps) Hz; it goes when the run ends")
+            let scaled = request.scale == 1 ? "" : " (scale \(request.scale), \(request.layoutSize) of the layout)"
+            Console.say("a new monitor, \(monitor.name): \(request.size)\(scaled) at "
+                        + "\(monitor.rect.x),\(monitor.rect.y), \(request.fps) Hz; it goes when the run ends")
             defer {
                 do {
                     Console.say(try monitor.remove())
