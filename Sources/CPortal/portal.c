@@ -208,6 +208,8 @@ static int read_stream(sd_bus_message *results, cportal_stream *stream) {
         int read = 0;
         if (strcmp(name, "size") == 0) {
             read = sd_bus_message_read(results, "v", "(ii)", &stream->width, &stream->height);
+        } else if (strcmp(name, "position") == 0) {
+            read = sd_bus_message_read(results, "v", "(ii)", &stream->x, &stream->y);
         } else if (strcmp(name, "source_type") == 0) {
             read = sd_bus_message_read(results, "v", "u", &stream->source_type);
         } else {
@@ -319,7 +321,9 @@ int cportal_open(uint32_t types, int draws_cursor, const char *restore_token, cp
         return CPORTAL_UNAVAILABLE;
     }
     if (!(available & types)) {
-        say(error, error_size, "the desktop portal shares no %s", types == CPORTAL_WINDOW ? "windows" : "monitors");
+        say(error, error_size, "the desktop portal shares no %s",
+            types == CPORTAL_WINDOW ? "windows" : types == CPORTAL_VIRTUAL ? "virtual monitors (KDE's does)"
+                                                                           : "monitors");
         cportal_close(portal);
         return CPORTAL_UNAVAILABLE;
     }

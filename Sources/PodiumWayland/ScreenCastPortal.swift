@@ -22,7 +22,9 @@ public final class ScreenCastPortal: PipeWireRemote {
         /// Its size as the portal says it (in logical pixels on a scaled screen); `nil` when it
         /// does not say.
         public var size: PixelSize?
-        /// `monitor` or `window`.
+        /// Its place in the desktop's layout, where the portal says.
+        public var origin: (x: Int, y: Int) = (0, 0)
+        /// `monitor`, `window` or `virtual monitor`.
         public var kind: String
         /// What to hand to the next run so that the desktop does not ask again; `nil` when the
         /// portal keeps no choice.
@@ -36,17 +38,21 @@ public final class ScreenCastPortal: PipeWireRemote {
     public let shared: Shared
 
     /// Asks the desktop for a monitor or a window (its dialog, or the choice `restoreToken`
-    /// remembers), and waits for the answer.
+    /// remembers), or for a new virtual monitor, and waits for the answer.
     /// - Parameters:
     ///   - drawsCursor: whether the pointer is drawn into the pictures.
+    ///   - virtual: a monitor the desktop makes for the session (`podium extend`, on KDE) rather
+    ///     than one of those there.
     ///   - interrupted: asked a few times a second while the user chooses; `true` gives up.
     /// - Throws: 77 when the user cancels the dialog; 69 when there is no portal, it refuses or
     ///   fails, or `interrupted` said so (with the message `interrupted`).
-    public init(drawsCursor: Bool, restoreToken: String?, interrupted: @escaping @Sendable () -> Bool)
-        throws(PodiumError) {
+    public init(drawsCursor: Bool, virtual: Bool = false, restoreToken: String?,
+                interrupted: @escaping @Sendable () -> Bool) throws(PodiumError) {
         let link = self.link
+        let types = UInt32(virtual ? CPORTAL_VIRTUAL : CPORTAL_MONITOR | CPORTAL_WINDOW)
         Thread.detachNamed("podium-portal") {
-            Self.hold(drawsCursor: drawsCursor, restoreToken: restoreToken, interrupted: interrupted, link: link)
+            Self.hold(types: types, drawsCursor: drawsCursor, restoreToken: restoreToken, interrupted: interrupted,
+                      link: link)
             link.finished.signal()
         }
         link.answered.wait()
@@ -82,14 +88,14 @@ public final class ScreenCastPortal: PipeWireRemote {
     }
 
     /// On the portal's thread: the whole life of the session.
-    private static func hold(drawsCursor: Bool, restoreToken: String?, interrupted: @escaping @Sendable () -> Bool,
-                             link: PortalLink) {
+    private static func hold(types: UInt32, drawsCursor: Bool, restoreToken: String?,
+                             interrupted: @escaping @Sendable () -> Bool, link: PortalLink) {
         let check = Unmanaged.passRetained(InterruptCheck(interrupted))
         defer { check.release() }
         var session: OpaquePointer?
         var stream = cportal_stream()
         var error = [CChar](repeating: 0, count: 512)
-        let code = cportal_open(UInt32(CPORTAL_MONITOR | CPORTAL_WINDOW), drawsCursor ? 1 : 0, restoreToken,
+        let code = cportal_open(types, drawsCursor ? 1 : 0, restoreToken,
                                 { context in
             guard let context else { return 0 }
             return Unmanaged<InterruptCheck>.fromOpaque(context).takeUnretainedValue().asked() ? 1 : 0
@@ -111,8 +117,12 @@ public final class ScreenCastPortal: PipeWireRemote {
         }
         let size = stream.width > 0 && stream.height > 0
             ? PixelSize(width: Int(stream.width), height: Int(stream.height)) : nil
-        let shared = Shared(node: stream.node, size: size,
-                            kind: stream.source_type == UInt32(CPORTAL_WINDOW) ? "window" : "monitor",
+        let kind = switch Int(stream.source_type) {
+        case CPORTAL_WINDOW: "window"
+        case CPORTAL_VIRTUAL: "virtual monitor"
+        default: "monitor"
+        }
+        let shared = Shared(node: stream.node, size: size, origin: (Int(stream.x), Int(stream.y)), kind: kind,
                             restoreToken: token.isEmpty ? nil : token, cursorAsMetadata: stream.cursor_metadata != 0)
         // The exchange's own connection goes to the first who asks (the probe of the first frame).
         var spare: Int32? = stream.fd

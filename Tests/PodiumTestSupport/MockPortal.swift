@@ -16,14 +16,16 @@ public final class MockPortal: Sendable {
     ///   - camera: the Camera portal: `none` (it says there is no camera), `ok` or `cancel` (the
     ///     user's answer to its dialog).
     ///   - shortcuts: the GlobalShortcuts portal: `none` (it has none), `ok` or `cancel`.
+    ///   - sourceTypes: what it shares (1 monitors, 2 windows, 4 virtual monitors it makes).
     public init(node: Int = 0, pipewire: URL? = nil, answer: String = "ok", absent: Bool = false,
-                cursorModes: Int = 7, camera: String = "none", shortcuts: String = "none") throws {
+                cursorModes: Int = 7, camera: String = "none", shortcuts: String = "none",
+                sourceTypes: Int = 3) throws {
         folder = try Tools.temporaryFolder().appendingPathComponent("portal")
         let script = Tools.repository.appendingPathComponent("Scripts/mock-portal").path
         var arguments = ["--dir", folder.path, "--node", "\(node)", "--answer", answer]
         arguments += (pipewire.map { ["--pipewire", $0.appendingPathComponent("pipewire-0").path] } ?? [])
         arguments += (absent ? ["--absent"] : []) + ["--cursor-modes", "\(cursorModes)", "--camera", camera,
-                                                         "--shortcuts", shortcuts]
+                                                         "--shortcuts", shortcuts, "--source-types", "\(sourceTypes)"]
         process = try Tools.start(script, arguments)
         try process.waitForStderr(containing: "mock-portal: ready", timeout: 20)
     }

@@ -186,4 +186,33 @@ extension PipeWireTests {
         #expect(run.stderr.contains("podium: global keys: the desktop portal has no global shortcuts"), "\(run.stderr)")
         #expect(try Tools.probe(recording).frames >= 30)
     }
+
+    /// `podium extend` on a Wayland desktop that is neither sway nor GNOME asks its portal for a
+    /// virtual monitor (KDE Plasma's makes them), of the size the desktop chooses; a portal that
+    /// makes none is said, with what Podium needs.
+    @Test func extendAsksTheDesktopsPortalForAVirtualMonitor() throws {
+        let config = folder.appendingPathComponent("config")
+        let (recording, never) = (folder.appendingPathComponent("virtual.mkv").path,
+                                  folder.appendingPathComponent("never.mkv").path)
+        let (producer, node) = try server.provideVideo(colour: "336699",
+                                                       name: "podium-test-virtual-\(UUID().uuidString.prefix(8))")
+        defer { _ = try? producer.interrupt(timeout: 5) }
+        let portal = try MockPortal(node: node, pipewire: server.folder, sourceTypes: 7)
+        let run = try Tools.podium(["extend", "--display", "wayland-podium-none", "--to", recording, "-t", "2s"],
+                                   environment: environment(portal, config: config))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(selected(portal)["types"] as? Int == 4, "\(selected(portal))")
+        #expect(run.stderr.contains("the desktop chose the monitor's size itself: 640x360, not 1920x1080"),
+                "\(run.stderr)")
+        let (frames, coloured) = try framesAndColoured(recording, red: 0x33, green: 0x66, blue: 0x99)
+        #expect(frames >= 20 && frames == coloured, "\(coloured) of \(frames) frames the virtual monitor's colour")
+
+        let without = try MockPortal(node: node, pipewire: server.folder)
+        let refused = try Tools.podium(["extend", "--display", "wayland-podium-none", "--to", never, "-t", "1s"],
+                                       environment: environment(without, config: config))
+        #expect(refused.status == 69, "\(refused.stderr)")
+        #expect(refused.stderr.contains("or a portal that makes virtual monitors (KDE Plasma's); here, the desktop "
+                                        + "portal shares no virtual monitors"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: never))
+    }
 }

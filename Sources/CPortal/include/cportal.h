@@ -17,13 +17,14 @@ enum {
 };
 
 // What may be shared (the portal's source types).
-enum { CPORTAL_MONITOR = 1, CPORTAL_WINDOW = 2 };
+enum { CPORTAL_MONITOR = 1, CPORTAL_WINDOW = 2, CPORTAL_VIRTUAL = 4 };
 
 // The stream the desktop opened for the choice, and what to keep for next time.
 typedef struct {
     uint32_t node;        // the PipeWire node to read
     int32_t width, height; // its size, when the portal says (0 otherwise)
-    uint32_t source_type; // CPORTAL_MONITOR or CPORTAL_WINDOW (0 when not said)
+    int32_t x, y;         // its place in the desktop's layout, when the portal says (0 otherwise)
+    uint32_t source_type; // CPORTAL_MONITOR, CPORTAL_WINDOW or CPORTAL_VIRTUAL (0 when not said)
     int fd;               // a connection to PipeWire for the stream, owned by the caller
     int cursor_metadata;  // nonzero when the pointer comes apart, as the stream's cursor metadata
     char restore_token[512]; // hand it back to a later run to skip the dialog ("" when none)

@@ -24,7 +24,9 @@ extension Podium {
                 cannot enter): Xorg does it with any driver, the dummy one included; Xvfb's screen \
                 is fixed. An X screen grows right and down only. wlroots (sway): a headless \
                 output, over sway's IPC. GNOME: Mutter's virtual monitor, read through PipeWire; \
-                it goes with the run's screen cast session, even when the run is killed.
+                it goes with the run's screen cast session, even when the run is killed. Other \
+                Wayland desktops: a virtual monitor of the ScreenCast portal's (KDE Plasma's), \
+                of the size and place the desktop chooses.
 
                 --allow-input prints a second link: on its page, a touch, a click or a key on the \
                 picture is played on the new monitor, and nowhere else (XTest on X11, wlroots' \
@@ -132,36 +134,39 @@ extension Podium {
         /// The kinds of desktop a monitor can be added to.
         private enum Desktop {
             case x11, sway, gnome
+            /// Another Wayland desktop, asked through its ScreenCast portal (KDE Plasma's makes
+            /// virtual monitors).
+            case portal
 
             /// The desktop at `display`: X11 unless it is Wayland's; then sway where its IPC
-            /// answers, GNOME where Mutter's screen casting does.
-            /// - Throws: 69 for a Wayland desktop that can do neither.
-            init(display: String?, wayland: Bool) throws(PodiumError) {
-                if !wayland {
-                    self = .x11
-                } else if SwayVirtualOutput.answers(display: display) {
-                    self = .sway
-                } else if MutterVirtualMonitor.isRunning {
-                    self = .gnome
-                } else {
-                    throw .unavailable("this Wayland desktop cannot be given a monitor by Podium: it needs sway's IPC "
-                                       + "(sway, and wlroots desktops that have it) or GNOME's screen casting "
-                                       + "(org.gnome.Mutter.ScreenCast on the session bus)")
-                }
+            /// answers, GNOME where Mutter's screen casting does, else the desktop's portal.
+            init(display: String?, wayland: Bool) {
+                self = !wayland ? .x11 : SwayVirtualOutput.answers(display: display) ? .sway
+                    : MutterVirtualMonitor.isRunning ? .gnome : .portal
+            }
+        }
+
+        /// A virtual monitor of the desktop's portal; where it makes none, what Podium needs.
+        private static func portalMonitor() throws(PodiumError) -> any VirtualMonitor {
+            do {
+                return try PortalVirtualMonitor { SignalTrap.stopRequested }
+            } catch where error.exitCode == .unavailable {
+                throw .unavailable("this Wayland desktop cannot be given a monitor by Podium: it needs sway's IPC "
+                                   + "(sway, and wlroots desktops that have it), GNOME's screen casting "
+                                   + "(org.gnome.Mutter.ScreenCast) or a portal that makes virtual monitors (KDE "
+                                   + "Plasma's); here, \(error.message)")
             }
         }
 
         func run() async throws {
             let (display, wayland, notes) = (self.display, onWayland, self.notes)
-            let desktop = try await onOwnThread("podium-extend") { () throws(PodiumError) in
-                try Desktop(display: display, wayland: wayland)
-            }
+            let desktop = await onOwnThread("podium-extend") { Desktop(display: display, wayland: wayland) }
             let cleaned = try await onOwnThread("podium-extend") { () throws(PodiumError) -> [String] in
                 switch desktop {
                 case .x11: try RandRVirtualMonitor.clean(display: display)
                 case .sway: try SwayVirtualOutput.clean(display: display, folder: notes)
-                // Mutter takes a monitor away when the run that made it leaves the bus.
-                case .gnome: []
+                // Mutter and the portal take a monitor away when the run that made it leaves the bus.
+                case .gnome, .portal: []
                 }
             }
             if !cleaned.isEmpty {
@@ -181,7 +186,11 @@ extension Podium {
                 case .x11: try RandRVirtualMonitor(display: display, request: request)
                 case .sway: try SwayVirtualOutput(display: display, request: request, folder: notes)
                 case .gnome: try MutterVirtualMonitor(request: request, input: allowInput)
+                case .portal: try Self.portalMonitor()
                 }
+            }
+            if monitor.rect.size != request.layoutSize {
+                Console.say("the desktop chose the monitor's size itself: \(monitor.rect.size), not \(request.size)")
             }
             let scaled = request.scale == 1 ? "" : " (scale \(request.scale), \(request.layoutSize) of the layout)"
             Console.say("a new monitor, \(monitor.name): \(request.size)\(scaled) at "
