@@ -259,7 +259,7 @@ static int read_monitors(sd_bus_message *reply, cmutter_monitor *monitors, int c
 }
 
 // GetCurrentState's logical monitors, a(iiduba(ssss)a{sv}): each connector's place and scale.
-static int read_places(sd_bus_message *reply, cmutter_monitor *monitors, int count) {
+static int read_places(sd_bus_message *reply, cmutter_monitor *monitors, int count, int logical) {
     if (sd_bus_message_enter_container(reply, 'a', "(iiduba(ssss)a{sv})") < 0) return -1;
     while (sd_bus_message_enter_container(reply, 'r', "iiduba(ssss)a{sv}") > 0) {
         int32_t x = 0, y = 0, primary = 0;
@@ -279,9 +279,11 @@ static int read_places(sd_bus_message *reply, cmutter_monitor *monitors, int cou
                 monitor->scale = scale > 0 ? scale : 1;
                 monitor->transform = transform;
                 monitor->primary = primary;
-                // The layout's pixels are logical ones: a scaled monitor covers less of it.
-                monitor->width = (int32_t)(monitor->width / monitor->scale);
-                monitor->height = (int32_t)(monitor->height / monitor->scale);
+                // In a logical layout, a scaled monitor covers less of it.
+                if (logical) {
+                    monitor->width = (int32_t)(monitor->width / monitor->scale);
+                    monitor->height = (int32_t)(monitor->height / monitor->scale);
+                }
             }
         }
         if (sd_bus_message_exit_container(reply) < 0 || sd_bus_message_skip(reply, "a{sv}") < 0
@@ -292,8 +294,26 @@ static int read_places(sd_bus_message *reply, cmutter_monitor *monitors, int cou
     return sd_bus_message_exit_container(reply);
 }
 
-int cmutter_monitors(cmutter *session, cmutter_monitor *monitors, int capacity, uint32_t *serial, char *error,
-                     size_t error_size) {
+// GetCurrentState's properties: whether "layout-mode" is logical (1) rather than physical (2, and
+// Mutter's default).
+static int read_logical(sd_bus_message *reply) {
+    uint32_t mode = 2;
+    if (sd_bus_message_enter_container(reply, 'a', "{sv}") < 0) return 0;
+    while (sd_bus_message_enter_container(reply, 'e', "sv") > 0) {
+        const char *name = NULL;
+        int read = sd_bus_message_read(reply, "s", &name);
+        if (read >= 0 && strcmp(name, "layout-mode") == 0) {
+            read = sd_bus_message_read(reply, "v", "u", &mode);
+        } else if (read >= 0) {
+            read = sd_bus_message_skip(reply, "v");
+        }
+        if (read < 0 || sd_bus_message_exit_container(reply) < 0) break;
+    }
+    return mode == 1;
+}
+
+int cmutter_monitors(cmutter *session, cmutter_monitor *monitors, int capacity, uint32_t *serial, int *logical,
+                     char *error, size_t error_size) {
     sd_bus_error failure = SD_BUS_ERROR_NULL;
     sd_bus_message *reply = NULL;
     int code = sd_bus_call_method(session->bus, DISPLAY_CONFIG, DISPLAY_CONFIG_PATH, DISPLAY_CONFIG,
@@ -302,8 +322,13 @@ int cmutter_monitors(cmutter *session, cmutter_monitor *monitors, int capacity, 
         refused(&failure, code, "to say how its monitors are laid out", error, error_size);
         return -1;
     }
-    int count = sd_bus_message_read(reply, "u", serial) < 0 ? -1 : read_monitors(reply, monitors, capacity);
-    if (count >= 0 && read_places(reply, monitors, count) < 0) count = -1;
+    // The layout's mode comes last: read it first, then go back for the rest.
+    int count = sd_bus_message_read(reply, "u", serial) < 0
+        || sd_bus_message_skip(reply, "a((ssss)a(siiddada{sv})a{sv})a(iiduba(ssss)a{sv})") < 0 ? -1 : 0;
+    *logical = count == 0 && read_logical(reply);
+    if (count == 0 && (sd_bus_message_rewind(reply, 1) < 0 || sd_bus_message_skip(reply, "u") < 0)) count = -1;
+    if (count == 0) count = read_monitors(reply, monitors, capacity);
+    if (count >= 0 && read_places(reply, monitors, count, *logical) < 0) count = -1;
     if (count < 0) say(error, error_size, "GNOME (Mutter) described its monitors in a way Podium cannot read");
     sd_bus_message_unref(reply);
     return count;

@@ -45,7 +45,7 @@ public final class MutterVirtualMonitor: VirtualMonitor, PipeWireRemote {
     ///   is no Mutter on the session bus, or it refuses.
     public init(request: ExtendRequest, input: Bool) throws(PodiumError) {
         let (session, node) = try Self.open(input: input)
-        let before = try Self.monitors(session)
+        let before = try Self.monitors(session).monitors
         let neighbour: cmutter_monitor
         if let wanted = request.neighbour {
             guard let named = before.first(where: { $0.connectorName == wanted }) else {
@@ -61,23 +61,26 @@ public final class MutterVirtualMonitor: VirtualMonitor, PipeWireRemote {
         }
         // Mutter makes the monitor when the capture first asks for pictures of its size.
         var plan = try PipeWirePlan.look(node: node, name: "GNOME's virtual monitor", wantedSize: request.size)
-        let made = try Self.monitors(session)
+        let (made, serial, logical) = try Self.monitors(session)
         let known = Set(before.map(\.connectorName))
         guard var ours = made.first(where: { !known.contains($0.connectorName) }) else {
             throw .unavailable("GNOME (Mutter) made no monitor for the screen cast")
         }
         let others = made.filter { $0.connectorName != ours.connectorName }
-        var place = request.place(beside: neighbour.rect)
+        // A physical layout (Mutter's default) counts a scaled monitor's every pixel.
+        var placed = request
+        if !logical { placed.scale = 1 }
+        var place = placed.place(beside: neighbour.rect)
         // Never over another monitor: past the rightmost one that would be under it.
         while let covered = others.first(where: { $0.rect.intersects(place) }) {
             place.x = covered.rect.maxX
         }
         if place.x != ours.rect.x || place.y != ours.rect.y || request.scale != ours.scale {
             (ours.x, ours.y, ours.scale) = (Int32(place.x), Int32(place.y), request.scale)
-            try Self.arrange(others + [ours], in: session)
+            try Self.arrange(others + [ours], serial: serial, in: session)
         }
         let name = ours.connectorName
-        rect = (try? Self.monitors(session))?.first { $0.connectorName == name }?.rect ?? place
+        rect = (try? Self.monitors(session))?.monitors.first { $0.connectorName == name }?.rect ?? place
         self.name = name
         self.session = Mutex(session)
         plan.drawsCursor = true
@@ -97,28 +100,26 @@ public final class MutterVirtualMonitor: VirtualMonitor, PipeWireRemote {
         return (Session(pointer), node)
     }
 
-    /// The desktop's monitors as Mutter says now.
-    private static func monitors(_ session: Session) throws(PodiumError) -> [cmutter_monitor] {
+    /// The desktop's monitors as Mutter says now, the configuration's serial, and whether its
+    /// layout is logical (a scaled monitor takes less of it) rather than physical.
+    private static func monitors(_ session: Session) throws(PodiumError)
+        -> (monitors: [cmutter_monitor], serial: UInt32, logical: Bool) {
         var monitors = [cmutter_monitor](repeating: cmutter_monitor(), count: 16)
-        var serial: UInt32 = 0
+        var (serial, logical): (UInt32, Int32) = (0, 0)
         var error = [CChar](repeating: 0, count: 256)
-        let count = cmutter_monitors(session.pointer, &monitors, Int32(monitors.count), &serial, &error, error.count)
+        let count = cmutter_monitors(session.pointer, &monitors, Int32(monitors.count), &serial, &logical, &error,
+                                     error.count)
         guard count >= 0 else {
             throw .unavailable(String(decoding: error.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))
         }
-        return Array(monitors.prefix(Int(count)))
+        return (Array(monitors.prefix(Int(count))), serial, logical != 0)
     }
 
     /// Lays `monitors` out where they say, moved together so that the top left one is at 0,0
     /// (as Mutter wants).
-    private static func arrange(_ monitors: [cmutter_monitor], in session: Session) throws(PodiumError) {
-        var serial: UInt32 = 0
+    private static func arrange(_ monitors: [cmutter_monitor], serial: UInt32, in session: Session)
+        throws(PodiumError) {
         var error = [CChar](repeating: 0, count: 256)
-        var scratch = [cmutter_monitor](repeating: cmutter_monitor(), count: 16)
-        guard cmutter_monitors(session.pointer, &scratch, Int32(scratch.count), &serial, &error, error.count) >= 0
-        else {
-            throw .unavailable(String(decoding: error.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))
-        }
         let (left, top) = (monitors.map(\.x).min() ?? 0, monitors.map(\.y).min() ?? 0)
         let moved = monitors.map { monitor in
             var monitor = monitor

@@ -264,6 +264,11 @@ import Testing
                                                          path("killed.mkv")], environment: gnome.environment)
         try killed.waitForStderr(containing: "capturing")
         #expect(try gnome.monitors() == before + ["Meta-1 2048x1536+1280+0 scale 2.0"])
+        // A second run's monitor goes past it: Mutter's physical layout counts its every pixel.
+        let beside = try Tools.start(Tools.podium.path, ["extend", "720p", "--to", path("beside.mkv"), "-t", "1s"],
+                                     environment: gnome.environment).wait(timeout: 30)
+        #expect(beside.status == 0 && beside.stderr.contains("a new monitor, Meta-2: 1280x720 at 3328,0"),
+                "\(beside.stderr)")
         killed.signal(SIGKILL)
         _ = try? killed.wait(timeout: 10)
         for _ in 0..<50 where try gnome.monitors() != before {

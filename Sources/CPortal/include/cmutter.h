@@ -19,7 +19,8 @@ int cmutter_open(int with_input, int draws_cursor, cmutter **session, uint32_t *
                  size_t error_size);
 
 // One monitor of the desktop as Mutter's DisplayConfig says: its connector, its current mode, and
-// the logical monitor it is in (its place, in the layout's pixels).
+// the logical monitor it is in (its place and size in the layout's pixels: its mode's over its
+// scale where the layout is logical, as they are where it is physical).
 typedef struct {
     char connector[64];
     char mode[64];
@@ -29,10 +30,11 @@ typedef struct {
     int primary;
 } cmutter_monitor;
 
-// The desktop's monitors now (up to `capacity` of them), and the configuration's serial that a
-// layout applied must name; the count, or -1 with `error` set.
-int cmutter_monitors(cmutter *session, cmutter_monitor *monitors, int capacity, uint32_t *serial, char *error,
-                     size_t error_size);
+// The desktop's monitors now (up to `capacity` of them), the configuration's serial that a layout
+// applied must name, and whether the layout is logical (scaled monitors take less of it) rather
+// than physical; the count, or -1 with `error` set.
+int cmutter_monitors(cmutter *session, cmutter_monitor *monitors, int capacity, uint32_t *serial, int *logical,
+                     char *error, size_t error_size);
 
 // Lays the monitors out as given (each its own logical monitor; places as in `monitors`, the top
 // left one at 0,0), for as long as the session lasts (a temporary configuration); 0, or -1 with

@@ -189,7 +189,8 @@ extension Podium {
                 case .portal: try Self.portalMonitor()
                 }
             }
-            if monitor.rect.size != request.layoutSize {
+            // A scaled monitor takes its size over its scale of a logical layout, all of it of a physical one.
+            if monitor.rect.size != request.layoutSize && monitor.rect.size != request.size {
                 Console.say("the desktop chose the monitor's size itself: \(monitor.rect.size), not \(request.size)")
             }
             let scaled = request.scale == 1 ? "" : " (scale \(request.scale), \(request.layoutSize) of the layout)"
