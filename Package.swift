@@ -69,6 +69,15 @@ let package = Package(
             dependencies: ["CWayland"],
             path: "Tests/WaylandPointer"
         ),
+        // GStreamer's webrtcbin (libnice, OpenSSL, libsrtp2): WebRTC's peer connection, driven through
+        // GObject signals and properties.
+        .target(
+            name: "CWebRTC",
+            cSettings: [.unsafeFlags(["-I/usr/include/gstreamer-1.0", "-I/usr/include/glib-2.0",
+                                      "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include"])],
+            linkerSettings: [.linkedLibrary("gstwebrtc-1.0"), .linkedLibrary("gstsdp-1.0"),
+                             .linkedLibrary("gstreamer-1.0"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
+        ),
         // sd-bus (libsystemd): the desktop's ScreenCast portal (its messages are read with variadic calls).
         .target(name: "CPortal", linkerSettings: [.linkedLibrary("systemd")]),
         .target(
@@ -123,6 +132,8 @@ let package = Package(
                 .embedInCode("Page/input.js"),
             ]
         ),
+        // WebRTC out: WHIP's exchange over HTTP, and the peer connection (webrtcbin).
+        .target(name: "PodiumWebRTC", dependencies: ["PodiumCore", "CWebRTC"]),
         // The builder: a run plan made into a run of real parts (X11, libavcodec, the viewers' server).
         .target(
             name: "PodiumRun",
@@ -135,7 +146,7 @@ let package = Package(
             name: "podium",
             dependencies: [
                 "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "PodiumSound", "PodiumWayland", "PodiumRun",
-                "CQRencode",
+                "PodiumWebRTC", "CQRencode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -26,7 +26,7 @@ struct Podium: AsyncParsableCommand {
             """,
         version: versionText,
         subcommands: [Stream.self, Mirror.self, Extend.self, Displays.self, Windows.self, Sources.self, Encoders.self,
-                      Latency.self, Scene.self, AVSync.self, Bench.self, Control.self]
+                      Latency.self, Scene.self, AVSync.self, Bench.self, Control.self, WHIPCheck.self]
     )
 }
 

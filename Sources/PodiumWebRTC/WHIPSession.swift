@@ -1,0 +1,67 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+public import PodiumCore
+
+/// WHIP's HTTP exchange (RFC 9725): the offer POSTed as `application/sdp` with the Bearer token,
+/// the answer in a 201 with the session's resource in `Location`, and a DELETE of that resource
+/// at the end. Errors name the endpoint masked, and never its token.
+public struct WHIPSession: Sendable {
+    public let endpoint: WHIPEndpoint
+    /// The session's resource, from `Location` (resolved against the endpoint).
+    public let resource: URL?
+    /// The answer's SDP.
+    public let answer: String
+    /// Milliseconds from the POST to the answer.
+    public let milliseconds: Int
+
+    /// POSTs `offer` to `endpoint`.
+    /// - Throws: 69 with the status when the endpoint refuses (a 4xx: a bad token, no such room)
+    ///   or cannot be reached, or answers with no SDP.
+    public static func offer(_ offer: String, to endpoint: WHIPEndpoint, timeout: Double = 10)
+        async throws(PodiumError) -> WHIPSession {
+        var request = URLRequest(url: endpoint.url, timeoutInterval: timeout)
+        request.httpMethod = "POST"
+        request.setValue("application/sdp", forHTTPHeaderField: "Content-Type")
+        if let token = endpoint.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        request.httpBody = Data(offer.utf8)
+        let (clock, start) = (MonotonicClock(), MonotonicClock().now())
+        let (data, response) = try await exchange(request, endpoint: endpoint)
+        guard response.statusCode == 201 || response.statusCode == 200 else {
+            throw .unavailable("the WHIP endpoint \(endpoint) answered \(response.statusCode) "
+                               + HTTPURLResponse.localizedString(forStatusCode: response.statusCode))
+        }
+        guard let answer = String(data: data, encoding: .utf8), answer.hasPrefix("v=0") else {
+            throw .unavailable("the WHIP endpoint \(endpoint) answered \(response.statusCode) with no SDP")
+        }
+        let location = response.value(forHTTPHeaderField: "Location")
+        return WHIPSession(endpoint: endpoint, resource: location.flatMap { URL(string: $0, relativeTo: endpoint.url) },
+                           answer: answer, milliseconds: Int((clock.now() - start) / 1_000_000))
+    }
+
+    /// DELETEs the session's resource, as WHIP ends a session.
+    /// - Returns: the status, or `nil` when there was no resource or it could not be reached.
+    public func end(timeout: Double = 5) async -> Int? {
+        guard let resource else { return nil }
+        var request = URLRequest(url: resource, timeoutInterval: timeout)
+        request.httpMethod = "DELETE"
+        if let token = endpoint.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        return try? await Self.exchange(request, endpoint: endpoint).1.statusCode
+    }
+
+    private static func exchange(_ request: URLRequest, endpoint: WHIPEndpoint)
+        async throws(PodiumError) -> (Data, HTTPURLResponse) {
+        do {
+            let (data, response) = try await URLSession.shared.data(for: request)
+            guard let response = response as? HTTPURLResponse else {
+                throw PodiumError.unavailable("the WHIP endpoint \(endpoint) did not answer over HTTP")
+            }
+            return (data, response)
+        } catch let error as PodiumError {
+            throw error
+        } catch {
+            throw .unavailable("the WHIP endpoint \(endpoint) cannot be reached: \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import PodiumCore
+import PodiumWebRTC
+
+extension Podium {
+    /// `podium whip-check`: WHIP's offer and answer, ICE and DTLS against an endpoint, with no
+    /// pictures sent: what a person debugging a WHIP server wants to know first.
+    struct WHIPCheck: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "whip-check",
+            abstract: "Check a WHIP endpoint: offer H.264 and Opus, take its answer, connect ICE and DTLS, say what "
+                + "was negotiated, and end the session, sending no pictures.",
+            usage: "podium whip-check <whip+https://host/path> [--ice-server <url> …]",
+            discussion: """
+                The offer is POSTed as WHIP (RFC 9725) says, with ?token= sent as a Bearer \
+                token (never shown); the answer's codecs, the time ICE and DTLS took and the \
+                candidates they settled on are printed, then the session's resource is deleted. \
+                The exit status is 0 when all of it worked, 69 when the endpoint refused (its \
+                HTTP status is said) or the connection did not come up.
+
+                Examples:
+                  podium whip-check 'whip+https://sfu.example.com/whip/talk?token=T'
+                  podium whip-check whip+https://HOST/whip/talk --ice-server stun://HOST:3478
+                  podium whip-check whip+http://127.0.0.1:8889/whip/room
+                """
+        )
+
+        @Argument(help: ArgumentHelp("The WHIP endpoint: whip+https:// or whip+http://, ?token= for a Bearer token.",
+                                     valueName: "url"))
+        var url: String
+
+        @Option(name: .customLong("ice-server"),
+                help: ArgumentHelp("A STUN or TURN server: stun://host:port, turn://user:pass@host:port "
+                                   + "(repeatable).", valueName: "url"))
+        var iceServers: [String] = []
+
+        func validate() throws {
+            do {
+                _ = try WHIPEndpoint(parsing: url)
+            } catch {
+                throw ValidationError("'\(SinkURL.redacted(url))': \(error.reason)")
+            }
+            for server in iceServers where !(server.hasPrefix("stun://") || server.hasPrefix("turn://")
+                                             || server.hasPrefix("turns://")) {
+                throw ValidationError("--ice-server '\(SinkURL.redacted(server))': expected stun://host:port or "
+                                      + "turn://user:pass@host:port")
+            }
+        }
+
+        func run() async throws {
+            let endpoint = try WHIPEndpoint(parsing: url)
+            let servers = iceServers
+            let peer = try await onOwnThread("podium-webrtc") { () throws(PodiumError) in
+                try WebRTCPeer(iceServers: servers)
+            }
+            let session = try await WHIPSession.offer(peer.offer, to: endpoint)
+            Console.say("\(endpoint) answered in \(session.milliseconds) ms; the session is "
+                        + (session.resource.map { "\($0.path)" } ?? "at no resource (no Location)"))
+            for medium in SDPSummary(sdp: session.answer).media {
+                Console.say("  \(medium)")
+            }
+            let answer = session.answer
+            do {
+                let connection = try await onOwnThread("podium-webrtc") { () throws(PodiumError) in
+                    try peer.connect(answer: answer)
+                }
+                Console.say("ICE connected \(connection.iceMilliseconds) ms after the answer (\(connection.local) to "
+                            + "\(connection.remote)); DTLS done at \(connection.dtlsMilliseconds) ms")
+            } catch {
+                if let status = await session.end() { Console.say("deleted the session (\(status))") }
+                throw error
+            }
+            let status = await session.end()
+            Console.say(status.map { "deleted the session (\($0))" } ?? "the session had no resource to delete")
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import PodiumCore
+import Testing
+
+/// WHIP's endpoint as typed (the token apart and never shown), and the summary of an answer.
+struct WHIPEndpointTests {
+    @Test func theTokenBecomesABearerAndIsNeverShown() throws {
+        let endpoint = try WHIPEndpoint(parsing: "whip+https://sfu.example.com:8443/whip/talk?token=s3cret&room=2")
+        #expect(endpoint.url.absoluteString == "https://sfu.example.com:8443/whip/talk?room=2")
+        #expect(endpoint.token == "s3cret")
+        #expect(!endpoint.description.contains("s3cret") && endpoint.description.hasPrefix("whip+https://"))
+        #expect(try WHIPEndpoint(parsing: "WHIP+HTTP://127.0.0.1:8889/whip/room").token == nil)
+        for bad in ["https://host/whip", "whip://host/x", "whip+https://", "whip+https://host/x?token="] {
+            #expect(throws: OptionParseError.self, "\(bad)") { try WHIPEndpoint(parsing: bad) }
+        }
+    }
+
+    @Test func anAnswersCodecsAreSummed() {
+        let answer = """
+            v=0\r
+            o=- 1 2 IN IP4 127.0.0.1\r
+            m=video 9 UDP/TLS/RTP/SAVPF 96 97\r
+            a=rtpmap:96 H264/90000\r
+            a=fmtp:96 packetization-mode=1;profile-level-id=42e01f\r
+            a=rtpmap:97 rtx/90000\r
+            a=recvonly\r
+            m=audio 9 UDP/TLS/RTP/SAVPF 111\r
+            a=rtpmap:111 opus/48000/2\r
+            a=recvonly\r
+            m=application 0 UDP/DTLS/SCTP webrtc-datachannel\r
+            """
+        #expect(SDPSummary(sdp: answer).media.map(\.description) == [
+            "video H264/90000 (payload 96, packetization-mode=1;profile-level-id=42e01f), recvonly",
+            "audio opus/48000/2 (payload 111), recvonly",
+            "application refused",
+        ])
+    }
+}
