@@ -76,7 +76,8 @@ let package = Package(
             cSettings: [.unsafeFlags(["-I/usr/include/gstreamer-1.0", "-I/usr/include/glib-2.0",
                                       "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include"])],
             linkerSettings: [.linkedLibrary("gstwebrtc-1.0"), .linkedLibrary("gstsdp-1.0"),
-                             .linkedLibrary("gstreamer-1.0"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
+                             .linkedLibrary("gstrtp-1.0"), .linkedLibrary("gstreamer-1.0"),
+                             .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
         ),
         // sd-bus (libsystemd): the desktop's ScreenCast portal (its messages are read with variadic calls).
         .target(name: "CPortal", linkerSettings: [.linkedLibrary("systemd")]),
@@ -133,12 +134,14 @@ let package = Package(
             ]
         ),
         // WebRTC out: WHIP's exchange over HTTP, and the peer connection (webrtcbin).
-        .target(name: "PodiumWebRTC", dependencies: ["PodiumCore", "CWebRTC"]),
+        .target(name: "PodiumWebRTC", dependencies: ["PodiumCore", "CWebRTC",
+                                                     .product(name: "Logging", package: "swift-log")]),
         // The builder: a run plan made into a run of real parts (X11, libavcodec, the viewers' server).
         .target(
             name: "PodiumRun",
             dependencies: [
-                "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "PodiumSound", "PodiumWayland", "CMalloc",
+                "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "PodiumSound", "PodiumWayland", "PodiumWebRTC",
+                "CMalloc",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

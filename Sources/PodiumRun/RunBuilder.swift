@@ -3,6 +3,7 @@ public import PodiumCore
 public import PodiumMedia
 import PodiumSound
 import PodiumWeb
+import PodiumWebRTC
 import PodiumX11
 
 /// Turns a `RunPlan` into a run of real parts: the X11 screen as the source, a window stage for
@@ -38,6 +39,9 @@ public enum RunBuilder {
                 if case .tcpListen = url {
                     outputs.append(ClientListener(url: url, program: program, counters: counters.sinks[sink],
                                                   capacity: capacity, logger: logger))
+                } else if case .whip(let endpoint) = url {
+                    outputs.append(WHIPOutput(endpoint: endpoint, program: program, counters: counters.sinks[sink],
+                                              capacity: capacity, logger: logger))
                 } else {
                     outputs.append(MuxerOutput(url: url, program: program, flushInterval: flushInterval,
                                                counters: counters.sinks[sink], capacity: capacity, logger: logger))

@@ -3,6 +3,7 @@ public import Foundation
 import FoundationNetworking
 #endif
 public import PodiumCore
+import Synchronization
 
 /// WHIP's HTTP exchange (RFC 9725): the offer POSTed as `application/sdp` with the Bearer token,
 /// the answer in a 201 with the session's resource in `Location`, and a DELETE of that resource
@@ -17,8 +18,8 @@ public struct WHIPSession: Sendable {
     public let milliseconds: Int
 
     /// POSTs `offer` to `endpoint`.
-    /// - Throws: 69 with the status when the endpoint refuses (a 4xx: a bad token, no such room)
-    ///   or cannot be reached, or answers with no SDP.
+    /// - Throws: 69 with the status when the endpoint refuses (a 4xx: a bad token, no such room),
+    ///   or answers with no SDP; 74 when it cannot be reached or fails (a 5xx), which may pass.
     public static func offer(_ offer: String, to endpoint: WHIPEndpoint, timeout: Double = 10)
         async throws(PodiumError) -> WHIPSession {
         var request = URLRequest(url: endpoint.url, timeoutInterval: timeout)
@@ -29,8 +30,9 @@ public struct WHIPSession: Sendable {
         let (clock, start) = (MonotonicClock(), MonotonicClock().now())
         let (data, response) = try await exchange(request, endpoint: endpoint)
         guard response.statusCode == 201 || response.statusCode == 200 else {
-            throw .unavailable("the WHIP endpoint \(endpoint) answered \(response.statusCode) "
-                               + HTTPURLResponse.localizedString(forStatusCode: response.statusCode))
+            let status = "the WHIP endpoint \(endpoint) answered \(response.statusCode) "
+                + HTTPURLResponse.localizedString(forStatusCode: response.statusCode)
+            throw (400..<500).contains(response.statusCode) ? .unavailable(status) : PodiumError(.io, status)
         }
         guard let answer = String(data: data, encoding: .utf8), answer.hasPrefix("v=0") else {
             throw .unavailable("the WHIP endpoint \(endpoint) answered \(response.statusCode) with no SDP")
@@ -61,7 +63,28 @@ public struct WHIPSession: Sendable {
         } catch let error as PodiumError {
             throw error
         } catch {
-            throw .unavailable("the WHIP endpoint \(endpoint) cannot be reached: \(error.localizedDescription)")
+            throw PodiumError(.io, "the WHIP endpoint \(endpoint) cannot be reached: \(error.localizedDescription)")
         }
+    }
+
+    /// Runs `body` (an exchange) and waits for it on the calling thread: for an output's own
+    /// thread, never the cooperative pool.
+    static func blocking<Value: Sendable>(_ body: @escaping @Sendable () async throws(PodiumError) -> Value)
+        throws(PodiumError) -> Value {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<Value, PodiumError>?>(nil)
+        Task {
+            let outcome: Result<Value, PodiumError>
+            do throws(PodiumError) {
+                outcome = .success(try await body())
+            } catch {
+                outcome = .failure(error)
+            }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        guard let outcome = result.withLock({ $0 }) else { throw .software("a WHIP exchange ended unanswered") }
+        return try outcome.get()
     }
 }

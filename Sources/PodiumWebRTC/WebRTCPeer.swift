@@ -18,8 +18,13 @@ public final class WebRTCPeer: Sendable {
 
         deinit { cwebrtc_close(pointer) }
     }
-    /// The offer, with every candidate gathered in it (no trickle needed on the other side).
-    public let offer: String
+    /// What it sends.
+    public enum Media: Sendable {
+        /// Nothing: it only connects (`podium whip-check`).
+        case none
+        /// H.264 pictures, and Opus sound with `sound`.
+        case pictures(sound: Bool)
+    }
 
     /// How it connected.
     public struct Connection: Sendable {
@@ -31,44 +36,97 @@ public final class WebRTCPeer: Sendable {
         public var remote: String
     }
 
-    /// Makes the peer connection and its offer.
-    /// - Parameters:
-    ///   - iceServers: `stun://host:port` and `turn://user:pass@host:port` (GStreamer's forms).
-    ///   - gatherMilliseconds: how long candidates are gathered at most.
-    /// - Throws: 69 when GStreamer's WebRTC is not there or makes no offer.
-    public init(iceServers: [String] = [], gatherMilliseconds: Int = 3_000) throws(PodiumError) {
-        let (handle, offer) = try Self.open(iceServers: iceServers, gatherMilliseconds: gatherMilliseconds)
-        self.handle = Mutex(handle)
-        self.offer = offer
+    /// Makes the peer connection.
+    /// - Parameter iceServers: `stun://host:port` and `turn://user:pass@host:port` (GStreamer's forms).
+    /// - Throws: 69 when GStreamer's WebRTC is not there.
+    public init(iceServers: [String] = [], sending media: Media = .none) throws(PodiumError) {
+        handle = Mutex(try Self.open(iceServers: iceServers, media: media))
     }
 
-    private static func open(iceServers: [String], gatherMilliseconds: Int) throws(PodiumError)
-        -> sending (Handle, String) {
+    private static func open(iceServers: [String], media: Media) throws(PodiumError) -> sending Handle {
         var error = [CChar](repeating: 0, count: 512)
-        var offer: UnsafeMutablePointer<CChar>?
-        let opened = iceServers.withCStrings { servers in
-            cwebrtc_open(servers, Int32(iceServers.count), Int32(gatherMilliseconds), &offer, &error, error.count)
+        let flags: Int32 = switch media {
+        case .none: 0
+        case .pictures(let sound): Int32(CWEBRTC_VIDEO) | (sound ? Int32(CWEBRTC_AUDIO) : 0)
         }
-        guard let opened, let offer else { throw .unavailable(text(error)) }
-        defer { cwebrtc_free(offer) }
-        return (Handle(opened), String(cString: offer))
+        let opened = iceServers.withCStrings { servers in
+            cwebrtc_open(servers, Int32(iceServers.count), flags, &error, error.count)
+        }
+        guard let opened else { throw .unavailable(text(error)) }
+        return Handle(opened)
+    }
+
+    /// The offer, with every candidate gathered in it (no trickle needed on the other side). A
+    /// peer that sends makes it once a first picture (a keyframe) and sound went in: it says the
+    /// profile the encoder chose.
+    /// - Parameter gatherMilliseconds: how long candidates are gathered at most.
+    /// - Returns: `nil` while packets are still awaited.
+    /// - Throws: 69 when WebRTC makes no offer.
+    public func makeOffer(gatherMilliseconds: Int = 3_000) throws(PodiumError) -> String? {
+        try handle.withLock { handle throws(PodiumError) in
+            var error = [CChar](repeating: 0, count: 512)
+            guard let offer = cwebrtc_offer(handle.pointer, Int32(gatherMilliseconds), &error, error.count) else {
+                if cwebrtc_awaits_packets(handle.pointer) != 0 { return nil }
+                throw .unavailable(Self.text(error))
+            }
+            defer { cwebrtc_free(offer) }
+            return String(cString: offer)
+        }
     }
 
     /// Takes the answer, and waits for ICE and DTLS to connect.
+    /// - Parameter gaveUp: asked every 100 ms whether to stop waiting (the run is ending).
     /// - Throws: 69 when the answer cannot be taken, or they do not connect within `timeout` seconds.
-    public func connect(answer: String, timeout: Double = 10) throws(PodiumError) -> Connection {
+    public func connect(answer: String, timeout: Double = 10, gaveUp: () -> Bool = { false })
+        throws(PodiumError) -> Connection {
         try handle.withLock { handle throws(PodiumError) in
             let peer = handle.pointer
             var error = [CChar](repeating: 0, count: 512)
             guard cwebrtc_answer(peer, answer, &error, error.count) == 0 else { throw .unavailable(Self.text(error)) }
+            let clock = MonotonicClock()
+            let deadline = clock.now() + UInt64(timeout * 1e9)
             var dtls: Int32 = -1
-            let ice = cwebrtc_wait_connected(peer, Int32(timeout * 1_000), &dtls, &error, error.count)
-            guard ice >= 0 else { throw .unavailable(Self.text(error)) }
+            var ice: Int32 = -2
+            // In slices, so a run that ends does not wait for a peer that never answers.
+            while ice == -2 && clock.now() < deadline && !gaveUp() {
+                ice = cwebrtc_wait_connected(peer, 100, &dtls, &error, error.count)
+            }
+            guard ice >= 0 else {
+                if ice == -2 { throw .unavailable("\(Self.text(error)) within \(Int(timeout)) s") }
+                throw .unavailable(Self.text(error))
+            }
             var (local, remote) = ([CChar](repeating: 0, count: 128), [CChar](repeating: 0, count: 128))
             cwebrtc_selected(peer, &local, local.count, &remote, remote.count)
             return Connection(iceMilliseconds: Int(ice), dtlsMilliseconds: Int(dtls), local: Self.text(local),
                               remote: Self.text(remote))
         }
+    }
+
+    /// Sends a picture's packet (H.264, Annex B) or a sound's (Opus), taken at `time` (on
+    /// `MonotonicClock`, nanoseconds) and lasting `duration` nanoseconds.
+    /// - Returns: `false` when the connection no longer takes packets.
+    public func send(_ packet: EncodedPacket, audio: Bool, time: UInt64, duration: UInt64) -> Bool {
+        handle.withLock { handle in
+            packet.payload.withUnsafeBytes { bytes in
+                cwebrtc_send(handle.pointer, audio ? 1 : 0, bytes.baseAddress, bytes.count, time, duration) == 0
+            }
+        }
+    }
+
+    /// The connection's state and what the receiver said since the last call.
+    public func poll() -> WebRTCFeedback {
+        var feedback = cwebrtc_feedback()
+        handle.withLock { cwebrtc_poll($0.pointer, &feedback) }
+        return WebRTCFeedback(
+            state: feedback.state > 0 ? .connected : feedback.state < 0 ? .failed : .connecting,
+            keyframeRequests: Int(feedback.keyframe_requests),
+            receiverEstimate: feedback.remb_bps > 0 ? Bitrate(bitsPerSecond: Int(feedback.remb_bps)) : nil,
+            sinceReceiverSpoke: feedback.rtcp_age_ms < 0 ? nil : .milliseconds(feedback.rtcp_age_ms),
+            report: feedback.report == 0 ? nil : ReceiverReport(
+                sequence: feedback.report, fractionLost: feedback.fraction_lost,
+                roundTrip: feedback.round_trip_ms < 0 ? nil : feedback.round_trip_ms / 1_000),
+            videoPackets: Int(feedback.video_packets), retransmitted: Int(feedback.retransmitted),
+            nacks: Int(feedback.nacks), keyframesAsked: Int(feedback.keyframes_asked))
     }
 
     private static func text(_ characters: [CChar]) -> String {

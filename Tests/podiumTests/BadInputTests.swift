@@ -179,6 +179,16 @@ import Testing
         // A scheme mistyped is still a URL whose path or query may hold a key.
         (["--to", "rmtp://127.0.0.1/live/SECRETKEY"], "rmtp://127.0.0.1/live/••••", "SECRETKEY"),
         (["--to", "http://127.0.0.1:8080?token=SECRET!KEY"], "?token=••••", "SECRET!KEY"),
+        // WebRTC carries H.264 and Opus; a TURN server's password is never said.
+        (["--codec", "hevc", "--to", "whip+https://127.0.0.1/whip/talk?token=SECRETKEY"],
+         "WHIP carries H.264, which every browser plays; pass --codec h264", "SECRETKEY"),
+        (["--audio", "--audio-codec", "aac", "--to", "whip+http://127.0.0.1/whip/talk?token=SECRETKEY"],
+         "WebRTC carries Opus sound; pass --audio-codec opus", "SECRETKEY"),
+        (["--ice-server", "turn:ann:SECRETKEY@", "--to", "whip+http://127.0.0.1/whip/talk"], "--ice-server",
+         "SECRETKEY"),
+        (["--ice-server", "stun:127.0.0.1", "--to", "talk.mkv"], "--ice-server is for whip+https:// outputs",
+         "SECRETKEY"),
+        (["--to", "whip://127.0.0.1/whip/SECRETKEY"], "WHIP goes over HTTP: write whip+https://", "SECRETKEY"),
     ])
     func secretsAreMaskedInRefusals(arguments: [String], mentions: String, secret: String) throws {
         let folder = try Tools.temporaryFolder()

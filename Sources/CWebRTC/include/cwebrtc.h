@@ -5,27 +5,66 @@
 #define PODIUM_CWEBRTC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct cwebrtc cwebrtc;
 
-// Makes a peer connection with two send-only transceivers, H.264 (constrained baseline,
-// packetization mode 1) and Opus, bundled on one transport, with the ICE servers given
-// (`stun://host:port`, `turn://user:pass@host:port`); gathers its candidates (at most
-// `gather_ms`) and writes the offer, with them in it, into `offer` (a string the caller frees with
-// cwebrtc_free). NULL with `error` set when it cannot.
-cwebrtc *cwebrtc_open(const char *const *ice_servers, int count, int gather_ms, char **offer, char *error,
-                      size_t error_size);
+// What a peer connection sends: nothing (it only connects, with an H.264 and an Opus
+// transceiver), or packets given to cwebrtc_send.
+enum { CWEBRTC_VIDEO = 1, CWEBRTC_AUDIO = 2 };
+
+// Makes a peer connection whose send-only transceivers are bundled on one transport, with the ICE
+// servers given (`stun://host:port`, `turn://user:pass@host:port`): H.264 (constrained baseline,
+// packetization mode 1, NACK and retransmission) and Opus; with `media` (CWEBRTC_VIDEO, and
+// CWEBRTC_AUDIO), those it sends. NULL with `error` set when it cannot.
+cwebrtc *cwebrtc_open(const char *const *ice_servers, int count, int media, char *error, size_t error_size);
+
+// The offer, with every candidate gathered in it (at most `gather_ms`), as a string the caller
+// frees with cwebrtc_free. A peer that sends media makes it once a first packet of each kind went
+// in (its profile is the stream's). NULL with `error` set when it cannot (yet).
+char *cwebrtc_offer(cwebrtc *peer, int gather_ms, char *error, size_t error_size);
+
+// Whether it waits for a first packet of each kind it sends before it can make its offer.
+int cwebrtc_awaits_packets(cwebrtc *peer);
 
 // Takes the answer's SDP; 0, or -1 with `error` set (an SDP webrtcbin cannot read or take).
 int cwebrtc_answer(cwebrtc *peer, const char *sdp, char *error, size_t error_size);
 
 // Waits up to `timeout_ms` for ICE to connect and then DTLS (the peer connection "connected"):
-// the milliseconds ICE took, or -1 with `error` set (failed, or not in time); `*dtls_ms` is set to
-// those until DTLS was done too (-1 when it was not).
+// the milliseconds from the answer to ICE connected, or with `error` set -1 (failed) or -2 (not in
+// time: call again to wait on); `*dtls_ms` is set to those until DTLS was done too.
 int cwebrtc_wait_connected(cwebrtc *peer, int timeout_ms, int *dtls_ms, char *error, size_t error_size);
 
 // The selected candidates, as `type address:port` each (host, srflx, relay); empty when unknown.
 void cwebrtc_selected(cwebrtc *peer, char *local, size_t local_size, char *remote, size_t remote_size);
+
+// Sends an H.264 access unit (Annex B, with its parameter sets at a keyframe) or, with `audio`, an
+// Opus packet, taken at `time_ns` (CLOCK_MONOTONIC) and lasting `duration_ns` (0: not known). 0, or
+// -1 when the peer connection no longer takes packets. Never blocks: what cannot be sent is dropped.
+int cwebrtc_send(cwebrtc *peer, int audio, const void *bytes, size_t size, uint64_t time_ns, uint64_t duration_ns);
+
+// What the receiver said, and how the connection is.
+typedef struct {
+    // 1 connected, 0 not yet (or connecting again), -1 failed or closed.
+    int state;
+    // Keyframes asked for (PLI, FIR) since the last poll.
+    int keyframe_requests;
+    // The receiver's last estimate of the bit rate it can take (REMB); 0 when it sent none.
+    int remb_bps;
+    // Milliseconds since the last RTCP packet from the receiver; -1 before the first.
+    int rtcp_age_ms;
+    // From the receiver's last report on the pictures: its highest sequence number (a new value
+    // is a new report), the fraction lost since the one before, and the round trip (-1: unknown).
+    unsigned report;
+    double fraction_lost;
+    double round_trip_ms;
+    // Totals: picture packets sent, packets sent again, NACKs and keyframe requests received.
+    uint64_t video_packets, retransmitted;
+    unsigned nacks, keyframes_asked;
+} cwebrtc_feedback;
+
+// Reads the connection's state and the receiver's feedback.
+void cwebrtc_poll(cwebrtc *peer, cwebrtc_feedback *feedback);
 
 void cwebrtc_free(char *text);
 

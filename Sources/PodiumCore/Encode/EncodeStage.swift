@@ -266,6 +266,8 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
         private var captureTimes = CaptureTimes()
         /// The run's tuning as this encoder last took it.
         private var tuningVersion: UInt64 = 0
+        /// What its output's receiver can take, as it last asked (a WebRTC output's feedback).
+        private var networkBitrate: Bitrate?
 
         init(encoder: Encoder, worker: RenditionWorker, context: StageContext) {
             self.encoder = encoder
@@ -277,12 +279,27 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
         /// rate); an encoder that cannot change says so, and goes on as it was.
         private func retune() {
             let version = context.control.tuning.version
-            guard version != tuningVersion else { return }
+            let asked = context.hub.takeBitrateRequest(stream: worker.stream)
+            guard version != tuningVersion || asked != nil else { return }
             tuningVersion = version
+            var tuning = context.control.tuning.encoding
+            tuning.networkBitrate = networkBitrate
+            let before = encoder.stream.bitrate.map(tuning.bitrate(planned:))
+            if let asked {
+                networkBitrate = asked.bitrate
+                tuning.networkBitrate = asked.bitrate
+            }
             do {
-                try encoder.retune(context.control.tuning.encoding)
+                try encoder.retune(tuning)
             } catch {
                 context.logger.warning("\(error.message)")
+                return
+            }
+            // Said and kept for the statistics like a change by key, naming this encoder.
+            if let asked, let before, let after = encoder.stream.bitrate.map(tuning.bitrate(planned:)), after != before {
+                context.control.report(RunChange(setting: "bitrate", from: "\(EncoderRate.bitrate(before))",
+                                                 to: "\(EncoderRate.bitrate(after))", by: .network,
+                                                 reason: "\(worker.counters.name): \(asked.reason)"))
             }
         }
 

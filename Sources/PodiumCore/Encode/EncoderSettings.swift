@@ -26,6 +26,9 @@ public struct EncoderSettings: Sendable, Equatable {
     /// Keyframes only when asked (the run's one schedule for every rendition), none of the
     /// encoder's own choosing.
     public var alignedKeyframes = false
+    /// For a WebRTC receiver: H.264's constrained baseline profile, which every browser decodes, and
+    /// an encoder of its own, whose bit rate follows the receiver's feedback (see `NetworkRate`).
+    public var webRTC = false
 
     public init(
         codec: VideoCodec = .h264, encoderName: String? = nil, size: PixelSize, framesPerSecond: Int,

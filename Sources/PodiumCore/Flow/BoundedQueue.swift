@@ -1,3 +1,5 @@
+import Foundation
+
 /// A first-in first-out queue with a fixed capacity between producers that must never wait and
 /// one consumer thread. What happens to an element when the queue is full is the queue's named
 /// drop policy (`DropPolicy`): the plain one refuses it, `KeyframeGate` refuses the packets
@@ -53,6 +55,27 @@ public final class BoundedQueue<Policy: DropPolicy>: Sendable {
                 state.count -= 1
             }
             return state.ring[state.head]
+        }
+    }
+
+    /// What `pop(timeout:)` found.
+    public enum Popped {
+        case element(Element)
+        case timedOut
+        case closed
+    }
+
+    /// Waits up to `timeout` seconds for the oldest element, so the consumer can do other work
+    /// (read a receiver's feedback) while none comes.
+    public func pop(timeout: Double) -> Popped {
+        state.wait(until: { $0.count > 0 || $0.closed }, deadline: Date(timeIntervalSinceNow: timeout)) { state in
+            guard state.count > 0, let element = state.ring[state.head] else {
+                return state.closed ? .closed : .timedOut
+            }
+            state.ring[state.head] = nil
+            state.head = (state.head + 1) % capacity
+            state.count -= 1
+            return .element(element)
         }
     }
 

@@ -14,6 +14,17 @@ public protocol PacingClock: Sendable {
     func sleep(until deadline: UInt64)
 }
 
+extension PacingClock {
+    /// Sleeps `delay`, or less once `stopped` says so (it is asked every 100 ms): an output
+    /// waiting to connect again gives up as soon as the run ends.
+    public func sleep(for delay: Duration, unless stopped: () -> Bool) {
+        let deadline = now() + UInt64(delay.nanoseconds)
+        while !stopped() && now() < deadline {
+            sleep(until: min(deadline, now() + 100_000_000))
+        }
+    }
+}
+
 /// `CLOCK_MONOTONIC`, the clock X servers and FFmpeg's wall-clock helpers use too.
 public struct MonotonicClock: PacingClock {
     public init() {}

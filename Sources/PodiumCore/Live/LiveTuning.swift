@@ -144,6 +144,9 @@ public struct EncoderTuning: Sendable, Equatable {
     public var bitrateFactor = 1.0
     /// Added to the planned constant quality (crf): higher is smaller and worse.
     public var qualityShift = 0.0
+    /// The most one encoder's receiver can take now (a WebRTC output's feedback); `nil`: no limit.
+    /// Set for that encoder alone.
+    public var networkBitrate: Bitrate?
 
     /// `<` and `>`: one step is a quarter more or less bit rate, or a crf two lower or higher.
     public static let bitrateStep = 1.25
@@ -156,7 +159,9 @@ public struct EncoderTuning: Sendable, Equatable {
     }
 
     public func bitrate(planned: Bitrate) -> Bitrate {
-        planned.scaled(by: bitrateFactor)
+        let tuned = planned.scaled(by: bitrateFactor)
+        guard let networkBitrate, networkBitrate.bitsPerSecond < tuned.bitsPerSecond else { return tuned }
+        return networkBitrate
     }
 
     public func quality(planned: Double) -> Double {

@@ -12,6 +12,8 @@ public enum ChangeOrigin: String, Sendable, Codable {
     case remote
     /// The budget (`--max-cpu`, `--fps auto`).
     case budget
+    /// A WebRTC receiver's feedback, for its output's own encoder.
+    case network
 }
 
 /// One change made to a running run: said on one line (`fps 30 → 24, by key`) and written to
@@ -48,7 +50,11 @@ public struct RunChange: Sendable, Codable, Equatable {
     /// `fps 30 → 24, by key`, `keyframe requested, by control`, `fps 60 → 48, by the budget: cpu 0.61 of 0.50`.
     public var line: String {
         let what = from.map { "\(setting) \($0) → \(to)" } ?? "\(setting) \(to)"
-        let who = by == .budget ? "the budget" : by.rawValue
+        let who = switch by {
+        case .budget: "the budget"
+        case .network: "the network"
+        default: by.rawValue
+        }
         return "\(what), by \(who)" + (reason.map { ": \($0)" } ?? "")
     }
 }

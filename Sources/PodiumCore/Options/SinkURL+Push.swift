@@ -135,6 +135,11 @@ extension SinkURL {
     /// `rmtp://`), the last level of the path, where a stream key goes, and all after it. For
     /// messages that quote what was typed.
     public static func redacted(_ text: String) -> String {
+        // A TURN server as RFC 7065 writes it (`turn:user:pass@host`), with no `//`.
+        if let colon = text.firstIndex(of: ":"), ["turn", "turns"].contains(text[..<colon].lowercased()),
+           !text[colon...].hasPrefix("://") {
+            return redacted("\(text[..<colon])://\(text[text.index(after: colon)...])")
+        }
         guard let schemeEnd = text.range(of: "://") else { return text }
         let (typed, query) = splitQuery(text[schemeEnd.upperBound...])
         var location = String(typed)

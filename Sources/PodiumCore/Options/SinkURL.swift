@@ -18,6 +18,8 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     /// HTTP Live Streaming written to a folder: a master playlist at `path`, and a media playlist
     /// with its segments for each variant of the ladder beside it.
     case hls(path: String, options: HLSOptions)
+    /// WebRTC published to a media server over WHIP (RFC 9725): H.264 and Opus on one peer connection.
+    case whip(WHIPEndpoint)
 
     /// What `udp://` takes after `?`.
     public struct DatagramOptions: Hashable, Sendable {
@@ -41,6 +43,8 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     /// The formats Podium writes, each named after libavformat's muxer.
     public enum Container: String, Hashable, Sendable, CaseIterable {
         case matroska, mp4, mpegts, flv
+        /// RTP packets on a WebRTC peer connection (GStreamer's payloaders make them, not a muxer).
+        case webRTC = "rtp"
         /// RTP sessions that libavformat's RTSP muxer sets up with the server itself.
         case rtsp
         /// An HLS variant: a media playlist and its segments.
@@ -65,6 +69,8 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         let scheme = schemeAndRest[0].lowercased()
         let rest = schemeAndRest[1]
         switch scheme {
+        case "whip+http", "whip+https":
+            self = .whip(try WHIPEndpoint(parsing: text))
         case "udp":
             let (host, port, query) = try Self.hostPort(rest)
             var options = DatagramOptions()
@@ -123,6 +129,8 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
             self = .rtmp(try RTMPTarget(parsing: rest, secure: scheme == "rtmps"))
         case "rtsp":
             self = try Self.rtsp(rest)
+        case "whip":
+            throw OptionParseError("WHIP goes over HTTP: write whip+https://host/path (or whip+http://)")
         case "rtp":
             throw OptionParseError("\(scheme):// is not supported yet; \(Self.supported)")
         default:
@@ -130,8 +138,8 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    private static let supported =
-        "use a file, udp://, tcp://, srt://, rtmp://, rtmps://, rtsp://, or http(s):// for the browser viewer"
+    private static let supported = "use a file, udp://, tcp://, srt://, rtmp://, rtmps://, rtsp://, "
+        + "whip+https://, or http(s):// for the browser viewer"
 
     /// The output as Podium names it in messages and statistics, its secrets masked (`••••`).
     public var description: String {
@@ -152,6 +160,8 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
             "srt://\(Self.bracketed(host)):\(port)" + Self.query(options.describedFields)
         case .rtmp(let target):
             target.description
+        case .whip(let endpoint):
+            endpoint.description
         case .rtsp(let host, let port, let path, let options):
             "rtsp://\(Self.authority(host, port))/\(path)" + Self.query([
                 options.transport == .tcp ? nil : "transport=\(options.transport)",
@@ -166,6 +176,7 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         case .file, .hls, .udp, .tcp, .tcpListen, .rtsp: []
         case .srt(_, _, let options): [options.passphrase, options.streamID].compactMap { $0 }
         case .rtmp(let target): [target.key]
+        case .whip(let endpoint): endpoint.secrets
         }
     }
 
@@ -177,6 +188,7 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         case .srt(_, _, let options): options.retries
         case .rtmp(let target): target.retries
         case .rtsp(_, _, _, let options): options.retries
+        case .whip: true
         }
     }
 
@@ -187,6 +199,7 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         case .udp(let host, _, _), .tcp(let host, _, _), .tcpListen(let host, _, _), .srt(let host, _, _),
              .rtsp(let host, _, _, _): host
         case .rtmp(let target): target.host
+        case .whip(let endpoint): endpoint.host
         }
     }
 

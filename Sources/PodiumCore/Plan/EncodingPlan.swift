@@ -134,6 +134,14 @@ public struct EncodingPlan: Sendable {
                         "output size \(exact) rounded to \(size) for \(output.url): 4:2:0 video needs even sides")
                 }
                 settings.size = size
+                if case .whip = output.url {
+                    settings.webRTC = true
+                    if settings.bitrate == nil {
+                        settings.rate = .bitrate(NetworkRate.defaultCeiling(size: size, fps: fps))
+                        notices.append("\(output.url): its bit rate follows the network, up to "
+                                       + "\(settings.rate) (give ?bitrate= or --bitrate for another ceiling)")
+                    }
+                }
                 wanted.append(settings)
                 sinks.append(output.url)
                 continue

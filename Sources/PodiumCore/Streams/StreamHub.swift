@@ -26,6 +26,9 @@ public final class StreamHub: Sendable {
     private let unsubscribed = Atomic<Int>(0)
     /// A bit per stream whose encoder should make its next picture a keyframe.
     private let keyframesWanted = Atomic<UInt64>(0)
+    /// A bit per stream whose encoder has a bit rate asked of it by its output, and what was asked.
+    private let bitratesAsked = Atomic<UInt64>(0)
+    private let bitrates = Mutex<[Int: BitrateRequest]>([:])
 
     public init() {}
 
@@ -94,6 +97,35 @@ public final class StreamHub: Sendable {
     public func takeKeyframeRequest(stream: Int) -> Bool {
         let bit: UInt64 = 1 << UInt64(stream & 63)
         return keyframesWanted.bitwiseAnd(~bit, ordering: .acquiringAndReleasing).oldValue & bit != 0
+    }
+
+    // MARK: Bit rates
+
+    /// What an output whose receiver gives feedback (WebRTC) asks of its stream's encoder.
+    public struct BitrateRequest: Sendable, Equatable {
+        /// At most this, within the encoder's own planned rate.
+        public var bitrate: Bitrate
+        /// Why, in a few words (`6 % lost`).
+        public var reason: String
+
+        public init(bitrate: Bitrate, reason: String) {
+            self.bitrate = bitrate
+            self.reason = reason
+        }
+    }
+
+    /// Asks the encoder of `stream` for at most `request`'s bit rate from its next picture on.
+    public func requestBitrate(_ request: BitrateRequest, stream: Int) {
+        bitrates.withLock { $0[stream] = request }
+        bitratesAsked.bitwiseOr(1 << UInt64(stream & 63), ordering: .releasing)
+    }
+
+    /// The bit rate asked of `stream` since the last call, if one was. Call from the stream's
+    /// encoder thread; it costs an atomic read a picture while nothing is asked.
+    public func takeBitrateRequest(stream: Int) -> BitrateRequest? {
+        let bit: UInt64 = 1 << UInt64(stream & 63)
+        guard bitratesAsked.bitwiseAnd(~bit, ordering: .acquiringAndReleasing).oldValue & bit != 0 else { return nil }
+        return bitrates.withLock { $0[stream] }
     }
 
     // MARK: Packets

@@ -447,6 +447,12 @@ public final class VideoEncoder: PictureEncoding {
                 av_opt_set(context.pointee.priv_data, "x265-params", "log-level=error:scenecut=0", 0)
             }
         }
+        if settings.webRTC {
+            // Constrained baseline, which every WebRTC receiver decodes (x264's ultrafast makes
+            // nothing more; a slower preset would turn on CABAC and 8x8 transforms).
+            av_opt_set(context.pointee.priv_data, "profile", encoder.name == "libx264" ? "baseline"
+                       : "constrained_baseline", 0)
+        }
         if let preset = settings.preset {
             let result = av_opt_set(context.pointee.priv_data, "preset", preset, 0)
             if result == FFmpegError.optionNotFound.code {

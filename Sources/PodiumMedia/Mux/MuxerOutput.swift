@@ -97,7 +97,7 @@ public final class MuxerOutput: RunOutput, PacketSink {
                 let failures = counters.link.failedAttempts.load(ordering: .relaxed)
                 let delay = retry.delay(afterFailures: failures)
                 if failures == 1 { logger.warning("\(error); trying again in \(Int(delay.seconds)) s") }
-                wait(delay, clock: clock)
+                clock.sleep(for: delay) { ended.isRaised || interrupt.isRaised }
                 continue
             }
             isOpen.store(true, ordering: .releasing)
@@ -164,13 +164,5 @@ public final class MuxerOutput: RunOutput, PacketSink {
         queue.close()
         if isRequired { counters.failed.store(true, ordering: .relaxed) }
         return error
-    }
-
-    /// Sleeps `delay`, or less when the run ends meanwhile.
-    private func wait(_ delay: Duration, clock: some PacingClock) {
-        let deadline = clock.now() + UInt64(delay.nanoseconds)
-        while !ended.isRaised && !interrupt.isRaised && clock.now() < deadline {
-            clock.sleep(until: min(deadline, clock.now() + 100_000_000))
-        }
     }
 }

@@ -65,7 +65,7 @@ extension SinkURL {
                 [("movflags", "frag_keyframe+empty_moov+default_base_moof"), ("frag_duration", "\(microseconds)")]
             // A cluster starts at each keyframe too.
             case .matroska: [("cluster_time_limit", "\(microseconds / 1_000)")]
-            case .mpegts, .flv, .rtsp, .hls: []
+            case .mpegts, .flv, .rtsp, .hls, .webRTC: []
             }
             return OutputRoute(container: container, destination: .libavformat("file:" + path), options: options,
                                opensLate: false, retry: nil, pacesDatagrams: false, datagramSize: 0, isLocal: true)
@@ -134,6 +134,10 @@ extension SinkURL {
             let address = "rtsp://\(Self.authority(host, port ?? 554))/\(path)"
             return OutputRoute(container: .rtsp, destination: .muxer(address), options: options, opensLate: true,
                                retry: rtsp.retries ? Backoff() : nil, pacesDatagrams: false, datagramSize: 0)
+        case .whip(let endpoint):
+            // Sent by PodiumWebRTC's peer connection, not a muxer: the route says what it carries.
+            return OutputRoute(container: .webRTC, destination: .muxer("\(endpoint)"), options: [],
+                               opensLate: true, retry: Backoff(), pacesDatagrams: false, datagramSize: 0)
         }
     }
 
@@ -155,13 +159,17 @@ extension SinkURL {
         if case .rtmp = self, codec != .h264 {
             throw .usage("RTMP carries H.264", about: .output("\(self)"), remedy: .videoCodec(.h264))
         }
+        if case .whip = self, codec != .h264 {
+            throw .usage("WHIP carries H.264, which every browser plays", about: .output("\(self)"),
+                         remedy: .videoCodec(.h264))
+        }
         if case .hls = self, ![.h264, .hevc].contains(codec) {
             throw .usage("HLS segments carry H.264 or HEVC", about: .output("\(self)"),
                          remedy: .videoCodec(.h264))
         }
         // MPEG-TS and RTSP answer no codec query; they carry H.264 and HEVC with standard stream
         // types and RTP payload formats.
-        let fits = [.mpegts, .rtsp, .hls].contains(container)
+        let fits = [.mpegts, .rtsp, .hls, .webRTC].contains(container)
             ? [.h264, .hevc].contains(codec)
             : avformat_query_codec(format, codec.codecID, FF_COMPLIANCE_NORMAL) == 1
         guard fits else {
@@ -175,6 +183,9 @@ extension SinkURL {
         let carriesOpus: Bool = switch self {
         case .hls(_, let options): options.segmentType == .fmp4
         default: container != .flv
+        }
+        if case .whip = self, codec != .opus {
+            throw .usage("WebRTC carries Opus sound", about: .output("\(self)"), remedy: .audioCodec(.opus))
         }
         if codec == .opus && !carriesOpus {
             throw .usage("opus cannot be carried in \(container.displayName)", about: .output("\(self)"),
@@ -196,6 +207,7 @@ extension SinkURL.Container {
         case .flv: "FLV (.flv)"
         case .rtsp: "RTSP"
         case .hls: "HLS"
+        case .webRTC: "WebRTC"
         }
     }
 }

@@ -34,7 +34,7 @@ enum ServerRefusal {
             guard FFmpegError.clientErrors.contains(FFmpegError(code: code)) else { return nil }
             let said = line(from: "method ", in: transcript)
             return "the server refused to take the stream: " + (said.map(String.init) ?? "\(FFmpegError(code: code))")
-        case .file, .hls, .udp, .tcp, .tcpListen:
+        case .file, .hls, .udp, .tcp, .tcpListen, .whip:
             return nil
         }
     }

@@ -110,13 +110,13 @@ extension Podium {
             var capture = source
             if let server { capture.display = server.display }
             let sweep = rates ?? (ladder == nil ? BenchRate.defaultSweep : [.fps(30)])
-            let runner = BenchRunner(plan: .init(source: capture, encode: encode.defaults(scale), sound: sound.plan,
+            let runner = BenchRunner(plan: .init(source: capture, encode: encode.defaults(scale), sound: sound.plan(),
                                                  rates: sweep, ladder: ladder, seconds: seconds, scene: scene,
                                                  xServer: server?.pid),
                                      logger: logger)
             SignalTrap.onStop { runner.stop() }
             let showProgress = !quiet
-            let rowPrinter = BenchRowPrinter(format: format, columns: BenchColumns(ladder: ladder != nil, sound: sound.plan != nil),
+            let rowPrinter = BenchRowPrinter(format: format, columns: BenchColumns(ladder: ladder != nil, sound: sound.plan() != nil),
                                              seconds: Double(seconds), output: try TextOutput.open("-", flag: "stdout"))
             let (rows, sourceText, encoding) = try await runner.run { event in
                 switch event {

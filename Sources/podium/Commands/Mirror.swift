@@ -111,7 +111,8 @@ extension Podium {
             if let window = outputs.first(where: { $0.windowMonitor != nil }) {
                 throw PodiumError.usage("--to '\(window)': mirror shows its window already; place it with --on or --on-display")
             }
-            try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan, run: runOptions)
+            try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan(for: outputs),
+                                     run: runOptions)
             let capturePlan = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.url),
                                                             filter: scale.scaleFilter)
             let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
@@ -120,7 +121,7 @@ extension Podium {
                                         pictureInPicture: pictureInPicture, fit: fit, background: background)
             let (window, targetDisplay) = try await request.plan(capturing: capturePlan, filter: scale.scaleFilter)
             let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: [window],
-                                             encoding: encoding, sound: sound.plan, limits: runOptions.limits))
+                                             encoding: encoding, sound: sound.plan(for: outputs), limits: runOptions.limits))
             try await PlanRunner.run(plan, parts: ["mirroring to \(targetDisplay)"], options: runOptions,
                                      hotkeys: try hotkeys.globalKeys(byDefault: true), remote: hotkeys.remote,
                                      logger: logger)

@@ -37,6 +37,11 @@ extension Podium {
                   rtsp://HOST[:PORT]/PATH
                       RTSP ANNOUNCE/RECORD, H.264 or HEVC
                       ?transport=tcp|udp              how RTP travels (default: tcp)
+                  whip+https://HOST/PATH  whip+http://HOST/PATH
+                      WebRTC (H.264, Opus) over WHIP to a media server (Janus,
+                      MediaMTX, LiveKit…); an encoder of its own whose bit rate
+                      follows the receiver's reports up to ?bitrate= or --bitrate
+                      ?token=T                        sent as a Bearer token, never shown
                   window[:MONITOR]
                       a fullscreen window, as 'podium mirror' shows
                   http://[HOST]:PORT  https://[HOST]:PORT
@@ -48,8 +53,9 @@ extension Podium {
                       ?cert=FILE&key=FILE             PEM files (default: a self-signed
                                                       certificate kept in ~/.config/podium)
 
-                tcp://, srt://, rtmp[s]:// and rtsp:// reconnect after a fault, 1, 2, 4 … 10 s \
-                apart; ?retry=off gives up at once. A server's refusal ends that output.
+                tcp://, srt://, rtmp[s]://, rtsp:// and whip+http[s]:// reconnect after a fault, \
+                1, 2, 4 … 10 s apart; ?retry=off gives up at once (not WHIP). A server's refusal \
+                ends that output.
 
                 Each output may choose its own encoding: ?size=WxH ?max-size=N ?bitrate=RATE \
                 ?codec=C ?preset=P after its name; what it leaves out comes from --size, \
@@ -103,6 +109,7 @@ extension Podium {
                   podium stream --to http://0.0.0.0:8080 --to talk.mkv
                   podium stream --to 'udp://239.0.0.1:5000?ttl=4' --to talk.mkv
                   podium stream -b 4M --to rtmp://live.example.com/app/KEY --to talk.mkv
+                  podium stream --audio --to 'whip+https://sfu.example.com/whip/talk?token=T'
                   podium stream --to 'srt://server:8890?streamid=publish:live/talk'
                 """
         )
@@ -148,7 +155,7 @@ struct StreamJob {
     func check() async throws {
         try hotkeys.checkRemote(viewers: ViewerRequest.viewers(of: outputs))
         try await RunSetup.check(OutputRequest.streams(of: outputs), viewers: ViewerRequest.viewers(of: outputs),
-                                 encode: encode.defaults(scale), sound: sound.plan, run: runOptions)
+                                 encode: encode.defaults(scale), sound: sound.plan(for: outputs), run: runOptions)
     }
 
     /// Captures what `capture` names and runs until the end.
@@ -174,7 +181,7 @@ struct StreamJob {
             parts.append("showing in a window on \(targetDisplay)")
         }
         let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: windows,
-                                         encoding: encoding, sound: sound.plan, limits: runOptions.limits))
+                                         encoding: encoding, sound: sound.plan(for: outputs), limits: runOptions.limits))
         try await PlanRunner.run(plan, parts: parts, options: runOptions,
                                  hotkeys: try hotkeys.globalKeys(byDefault: false), remote: hotkeys.remote,
                                  input: input, logger: logger)

@@ -31,8 +31,9 @@ extension Podium {
         var url: String
 
         @Option(name: .customLong("ice-server"),
-                help: ArgumentHelp("A STUN or TURN server: stun://host:port, turn://user:pass@host:port "
-                                   + "(repeatable).", valueName: "url"))
+                help: ArgumentHelp("A STUN or TURN server: stun:host[:port], turn:user:pass@host[:port] "
+                                   + "(repeatable).", valueName: "url"),
+                transform: parsed(WHIPEndpoint.iceServer(parsing:)))
         var iceServers: [String] = []
 
         func validate() throws {
@@ -41,20 +42,29 @@ extension Podium {
             } catch {
                 throw ValidationError("'\(SinkURL.redacted(url))': \(error.reason)")
             }
-            for server in iceServers where !(server.hasPrefix("stun://") || server.hasPrefix("turn://")
-                                             || server.hasPrefix("turns://")) {
-                throw ValidationError("--ice-server '\(SinkURL.redacted(server))': expected stun://host:port or "
-                                      + "turn://user:pass@host:port")
-            }
         }
 
         func run() async throws {
-            let endpoint = try WHIPEndpoint(parsing: url)
-            let servers = iceServers
-            let peer = try await onOwnThread("podium-webrtc") { () throws(PodiumError) in
-                try WebRTCPeer(iceServers: servers)
+            do {
+                try await check()
+            } catch {
+                // Whatever did not work, the endpoint is not usable as it is.
+                throw PodiumError(.unavailable, error.message)
             }
-            let session = try await WHIPSession.offer(peer.offer, to: endpoint)
+        }
+
+        private func check() async throws(PodiumError) {
+            guard var endpoint = try? WHIPEndpoint(parsing: url) else {
+                throw .usage("'\(SinkURL.redacted(url))' is not a WHIP endpoint")
+            }
+            endpoint.iceServers = iceServers
+            let servers = endpoint.iceServers
+            let (peer, offer) = try await onOwnThread("podium-webrtc") { () throws(PodiumError) in
+                let peer = try WebRTCPeer(iceServers: servers)
+                guard let offer = try peer.makeOffer() else { throw .software("WebRTC made no offer") }
+                return (peer, offer)
+            }
+            let session = try await WHIPSession.offer(offer, to: endpoint)
             Console.say("\(endpoint) answered in \(session.milliseconds) ms; the session is "
                         + (session.resource.map { "\($0.path)" } ?? "at no resource (no Location)"))
             for medium in SDPSummary(sdp: session.answer).media {

@@ -7,9 +7,27 @@ struct OutputOptions: ParsableArguments {
             help: ArgumentHelp("An output: a file, a URL or a window (see OUTPUTS above). Repeat for several.",
                                valueName: "URL"),
             transform: parsed(Destination.init(parsing:)))
-    var outputs: [Destination] = []
+    var named: [Destination] = []
+
+    @Option(name: .customLong("ice-server"),
+            help: ArgumentHelp("A STUN or TURN server for WHIP outputs: stun:host[:port], turn:user:pass@host[:port] "
+                               + "(repeatable).", valueName: "URL"),
+            transform: parsed(WHIPEndpoint.iceServer(parsing:)))
+    var iceServers: [String] = []
+
+    /// The outputs, each WHIP endpoint with the ICE servers.
+    var outputs: [Destination] {
+        named.map { destination in
+            guard case .stream(.whip(var endpoint), let rendition) = destination else { return destination }
+            endpoint.iceServers = iceServers
+            return .stream(.whip(endpoint), rendition: rendition)
+        }
+    }
 
     func validate() throws {
+        if !iceServers.isEmpty && !named.contains(where: { if case .whip = $0.sinkURL { true } else { false } }) {
+            throw ValidationError("--ice-server is for whip+https:// outputs; there is none")
+        }
         if outputs.count(where: { $0.windowMonitor != nil }) > 1 {
             throw ValidationError("--to window can be given once")
         }

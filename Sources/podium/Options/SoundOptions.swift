@@ -12,8 +12,9 @@ struct SoundOptions: ParsableArguments {
             transform: parsed(SoundInput.init(parsing:)))
     var audio: [SoundInput] = []
 
-    @Option(help: ArgumentHelp("The sound codec: aac, or opus (not in FLV, RTMP or MPEG-TS HLS).", valueName: "CODEC"))
-    var audioCodec: AudioCodec = .aac
+    @Option(help: ArgumentHelp("The sound codec: aac, or opus (not in FLV, RTMP or MPEG-TS HLS). Default: aac; "
+                               + "opus with a whip+https:// output.", valueName: "CODEC"))
+    var audioCodec: AudioCodec?
 
     @Option(help: ArgumentHelp("The sound's bit rate, such as 96k or 192k (default: 128k).", valueName: "RATE"),
             transform: parsed(Bitrate.init(parsing:)))
@@ -32,8 +33,11 @@ struct SoundOptions: ParsableArguments {
         }
     }
 
-    /// The run's sound, or `nil` without `--audio`.
-    var plan: SoundPlan? {
-        audio.isEmpty ? nil : SoundPlan(inputs: audio, codec: audioCodec, bitrate: audioBitrate)
+    /// The run's sound for `destinations`, or `nil` without `--audio`. WebRTC carries Opus alone,
+    /// so a run with a WHIP output and no `--audio-codec` encodes Opus.
+    func plan(for destinations: [Destination] = []) -> SoundPlan? {
+        let webRTC = destinations.contains { if case .whip = $0.sinkURL { true } else { false } }
+        let codec = audioCodec ?? (webRTC ? .opus : .aac)
+        return audio.isEmpty ? nil : SoundPlan(inputs: audio, codec: codec, bitrate: audioBitrate)
     }
 }

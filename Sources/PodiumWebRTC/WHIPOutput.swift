@@ -1,0 +1,269 @@
+public import Logging
+public import PodiumCore
+import Synchronization
+
+/// A WebRTC output (`--to whip+https://…`): its program, H.264 of an encoder of its own and Opus,
+/// published over WHIP on one peer connection. Packets wait in a bounded queue for the output's
+/// thread, which sends them, answers the receiver's keyframe requests, follows its feedback with
+/// its encoder's bit rate (`NetworkRate`), and connects again with backoff when the connection
+/// fails or the receiver falls silent. Like a push, it never holds up capture or the other outputs.
+public final class WHIPOutput: RunOutput, PacketSink {
+    public let url: SinkURL
+    public let endpoint: WHIPEndpoint
+    public let program: Program
+    public let counters: SinkCounters
+    private let queue: BoundedQueue<KeyframeGate>
+    /// Raised by `close`: the run is over.
+    private let ended = StopFlag()
+    /// Raised to give up now: the run is stopping and it is not connected, or it is cut off.
+    private let interrupt = StopFlag()
+    /// Connected and sending; packets offered outside that time are not for this output.
+    private let isOpen = Atomic<Bool>(false)
+    private let retry = Backoff()
+    private let logger: Logger
+
+    /// A receiver silent this long is gone (receivers report about once a second).
+    static let silence: Duration = .seconds(5)
+    /// Keyframes asked for by the receiver are made at most this often.
+    static let keyframeSpacing: UInt64 = 500_000_000
+    /// How often the receiver's feedback is read.
+    static let feedbackInterval: UInt64 = 100_000_000
+
+    /// - Parameter capacity: packets that may wait; about two seconds of pictures and sound.
+    public init(endpoint: WHIPEndpoint, program: Program, counters: SinkCounters, capacity: Int, logger: Logger) {
+        self.endpoint = endpoint
+        url = .whip(endpoint)
+        self.program = program
+        self.counters = counters
+        queue = BoundedQueue(capacity: capacity, policy: KeyframeGate())
+        var logger = logger
+        logger[metadataKey: "sink.url"] = "\(url)"
+        self.logger = logger
+    }
+
+    public var name: String { url.description }
+    public var opensAtOnce: Bool { false }
+    public var isLocal: Bool { false }
+    public var hasWritten: Bool { counters.packets.load(ordering: .relaxed) > 0 }
+    public var hasFailed: Bool { counters.failed.load(ordering: .relaxed) }
+
+    /// Queues `packet` while connected, unless its drop policy refuses it. Never blocks.
+    public func offer(_ packet: EncodedPacket) {
+        guard isOpen.load(ordering: .acquiring) else { return }
+        if queue.push(packet) == .dropped { counters.dropped.add(1, ordering: .relaxed) }
+    }
+
+    public func close() {
+        ended.raise()
+        queue.close()
+    }
+
+    public func abort() {
+        interrupt.raise()
+        queue.close()
+    }
+
+    public func abortIfOpening() {
+        if !isOpen.load(ordering: .acquiring) { interrupt.raise() }
+    }
+
+    /// The output's thread: connects, sends until the end, and connects again after a fault. A
+    /// refusal of the first offer (a 4xx: a bad token, no such room) ends it (69).
+    public func run(hub: StreamHub, clock: any PacingClock, opened: (PodiumError?) -> Void) throws(PodiumError) {
+        var firstAttempt = true
+        var wasUp = false
+        while !ended.isRaised && !interrupt.isRaised {
+            // Subscribed while it connects: the offer describes the first keyframe's stream.
+            isOpen.store(true, ordering: .releasing)
+            hub.subscribe(self, to: program)
+            let connection: Connection
+            do {
+                connection = try connect(hub.streams(of: program), hub: hub, clock: clock)
+            } catch {
+                hub.unsubscribe(self)
+                isOpen.store(false, ordering: .releasing)
+                queue.removeAll(policy: KeyframeGate())
+                if firstAttempt { opened(error) }
+                firstAttempt = false
+                if ended.isRaised || interrupt.isRaised { return }
+                guard error.exitCode != .unavailable || wasUp else { throw failed(error) }
+                counters.link.wentDown(at: clock.now())
+                counters.link.attemptFailed()
+                let failures = counters.link.failedAttempts.load(ordering: .relaxed)
+                let delay = retry.delay(afterFailures: failures)
+                if failures == 1 { logger.warning("\(error); trying again in \(Int(delay.seconds)) s") }
+                clock.sleep(for: delay) { ended.isRaised || interrupt.isRaised }
+                continue
+            }
+            if firstAttempt { opened(nil) }
+            firstAttempt = false
+            if let down = counters.link.downFor(at: clock.now()) {
+                logger.notice("\(url): connected\(wasUp ? " again" : "") after \(down.seconds.fixed()) s down")
+            }
+            counters.link.cameUp(at: clock.now())
+            wasUp = true
+            let sent = send(connection, hub: hub, clock: clock)
+            let fault = sent.fault
+            hub.unsubscribe(self)
+            isOpen.store(false, ordering: .releasing)
+            end(connection, pictures: sent.pictures)
+            guard let fault else { return }
+            if ended.isRaised || interrupt.isRaised { throw failed(fault) }
+            logger.warning("\(fault); reconnecting")
+            counters.link.wentDown(at: clock.now())
+            queue.removeAll(policy: KeyframeGate())
+        }
+    }
+
+    /// A connection: the peer, its WHIP session, and the streams it sends.
+    private struct Connection {
+        let peer: WebRTCPeer
+        let session: WHIPSession
+        let streams: [StreamDescription]
+        /// Where its packets are on the clock, from its first picture on.
+        let times: PacketTimes
+        /// The picture's stream, whose encoder is this output's own.
+        var video: StreamDescription? { streams.first { $0.video != nil } }
+    }
+
+    /// Makes a peer connection, hands it the first packets (the offer says the stream's profile),
+    /// offers it to the endpoint and waits for ICE and DTLS. What waited meanwhile is dropped, and
+    /// the connection starts on a fresh keyframe.
+    private func connect(_ streams: [StreamDescription], hub: StreamHub, clock: some PacingClock)
+        throws(PodiumError) -> Connection {
+        guard let video = streams.first(where: { $0.video != nil }) else {
+            throw .software("\(url): no picture to send")
+        }
+        let sound = streams.contains { $0.audio != nil }
+        let peer = try WebRTCPeer(iceServers: endpoint.iceServers, sending: .pictures(sound: sound))
+        var sender = PacketTimes(streams)
+        let deadline = clock.now() + 10_000_000_000
+        var offer: String?
+        while offer == nil {
+            guard !ended.isRaised && !interrupt.isRaised else { throw .io("\(url): the run ended") }
+            guard clock.now() < deadline else { throw .io("\(url): no picture came to offer in 10 s") }
+            if case .element(let packet) = queue.pop(timeout: 0.1), let placed = sender.place(packet) {
+                _ = peer.send(packet, audio: placed.audio, time: placed.time, duration: placed.duration)
+            }
+            offer = try peer.makeOffer()
+        }
+        let endpoint = endpoint
+        let session = try WHIPSession.blocking { [offer] () async throws(PodiumError) in
+            try await WHIPSession.offer(offer ?? "", to: endpoint)
+        }
+        do {
+            let connected = try peer.connect(answer: session.answer) { [interrupt, ended] in
+                interrupt.isRaised || ended.isRaised
+            }
+            logger.notice("""
+                \(url): ICE connected \(connected.iceMilliseconds) ms after the answer, DTLS at \
+                \(connected.dtlsMilliseconds) ms (\(connected.local) to \(connected.remote))
+                """)
+        } catch {
+            _ = try? WHIPSession.blocking { () async throws(PodiumError) in await session.end() }
+            // The server answered: the way to it may come back (a firewall, a restart), so this is tried again.
+            throw PodiumError(.io, "\(url): \(error.message)")
+        }
+        queue.removeAll(policy: KeyframeGate(waitingForKeyframe: true))
+        hub.requestKeyframe(stream: video.id)
+        return Connection(peer: peer, session: session, streams: streams, times: sender)
+    }
+
+    /// Sends packets until the queue is closed (the end, no fault) or the connection fails.
+    /// - Returns: the fault, and how many pictures were sent.
+    private func send(_ connection: Connection, hub: StreamHub, clock: some PacingClock)
+        -> (fault: PodiumError?, pictures: Int) {
+        var pictures = 0
+        let fault = sending(connection, hub: hub, clock: clock, pictures: &pictures)
+        return (fault, pictures)
+    }
+
+    private func sending(_ connection: Connection, hub: StreamHub, clock: some PacingClock, pictures: inout Int)
+        -> PodiumError? {
+        let peer = connection.peer
+        guard let video = connection.video, let ceiling = video.bitrate else {
+            return .software("\(url): its encoder has no bit rate to follow the network with")
+        }
+        var rate = NetworkRate(ceiling: ceiling)
+        var times = connection.times
+        var lastFeedback: UInt64 = 0
+        var lastKeyframe: UInt64 = 0
+        while true {
+            switch queue.pop(timeout: 0.05) {
+            case .closed:
+                return nil
+            case .timedOut:
+                break
+            case .element(let packet):
+                guard let placed = times.place(packet) else { continue }
+                let start = clock.now()
+                guard peer.send(packet, audio: placed.audio, time: placed.time, duration: placed.duration) else {
+                    return .io("\(url): the peer connection stopped taking packets")
+                }
+                counters.send.record(nanoseconds: clock.now() - start)
+                if !placed.audio { pictures += 1 }
+                counters.packets.add(1, ordering: .relaxed)
+                counters.bytes.add(packet.size, ordering: .relaxed)
+            }
+            if interrupt.isRaised { return .io("\(url): cut off") }
+            let now = clock.now()
+            guard now >= lastFeedback + Self.feedbackInterval else { continue }
+            lastFeedback = now
+            let feedback = peer.poll()
+            logger.debug("\(url): \(feedback)")
+            if feedback.state == .failed { return .io("\(url): the WebRTC connection failed") }
+            if let silent = feedback.sinceReceiverSpoke, silent > Self.silence {
+                return .io("\(url): the receiver has said nothing for \(Int(silent.seconds)) s")
+            }
+            if feedback.keyframeRequests > 0 && now >= lastKeyframe + Self.keyframeSpacing {
+                lastKeyframe = now
+                hub.requestKeyframe(stream: video.id)
+            }
+            if let change = rate.take(feedback, at: now) {
+                hub.requestBitrate(StreamHub.BitrateRequest(bitrate: change.to, reason: change.reason),
+                                   stream: video.id)
+            }
+        }
+    }
+
+    /// Ends a connection: says what the receiver asked for, deletes the session, closes the peer.
+    private func end(_ connection: Connection, pictures: Int) {
+        let feedback = connection.peer.poll()
+        logger.notice("""
+            \(url): sent \(pictures) pictures (\(feedback.videoPackets) packets, \(feedback.retransmitted) again \
+            for \(feedback.nacks) NACKs); the receiver asked for \(feedback.keyframesAsked) keyframes
+            """)
+        let session = connection.session
+        _ = try? WHIPSession.blocking { () async throws(PodiumError) in await session.end(timeout: 2) }
+    }
+
+    /// Places packets on the clock: their times are on the run's timeline, which the first
+    /// picture's grab time pins to the clock (RTP times and sender reports then say when each
+    /// picture and each sound was taken, so a receiver lines them up).
+    private struct PacketTimes {
+        /// Each stream's nanoseconds a tick, by stream id, and whether it is sound.
+        private var scales: [Int: (nanosecondsPerTick: Double, audio: Bool)] = [:]
+        private var origin: Double?
+
+        init(_ streams: [StreamDescription]) {
+            for stream in streams { scales[stream.id] = (1e9 / Double(stream.timeScale), stream.audio != nil) }
+        }
+
+        /// When `packet` was taken and how long it lasts, in nanoseconds on the clock; `nil` for
+        /// one of no stream here, or from before the first picture.
+        mutating func place(_ packet: EncodedPacket) -> (time: UInt64, duration: UInt64, audio: Bool)? {
+            guard let scale = scales[packet.streamID] else { return nil }
+            let time = Double(packet.presentationTime) * scale.nanosecondsPerTick
+            if origin == nil && !scale.audio { origin = Double(packet.captureTime) - time }
+            guard let origin, origin + time > 0 else { return nil }
+            return (UInt64(origin + time), UInt64(max(0, Double(packet.duration) * scale.nanosecondsPerTick)),
+                    scale.audio)
+        }
+    }
+
+    private func failed(_ error: PodiumError) -> PodiumError {
+        queue.close()
+        counters.failed.store(true, ordering: .relaxed)
+        return error
+    }
+}

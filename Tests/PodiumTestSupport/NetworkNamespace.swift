@@ -1,0 +1,57 @@
+import Foundation
+
+/// A network namespace joined to this one by a veth pair, for a peer that must be reached over a
+/// real interface: ICE gathers no loopback candidates. Loss is made with nftables (this kernel
+/// has no netem). Needs root; removed when released.
+public final class NetworkNamespace: Sendable {
+    public let name: String
+    /// This side's address, and the namespace's.
+    public let hostAddress: String
+    public let address: String
+    private let link: String
+
+    public init() throws {
+        let tag = Int.random(in: 1...250)
+        name = "podium-test-\(getpid())-\(tag)"
+        link = "pt\(getpid() % 100_000)h\(tag)"
+        (hostAddress, address) = ("10.213.\(tag).1", "10.213.\(tag).2")
+        let inside = link.replacingOccurrences(of: "h", with: "n")
+        for command in [["netns", "add", name], ["link", "add", link, "type", "veth", "peer", "name", inside],
+                        ["link", "set", inside, "netns", name], ["addr", "add", "\(hostAddress)/24", "dev", link],
+                        ["link", "set", link, "up"],
+                        ["netns", "exec", name, "ip", "addr", "add", "\(address)/24", "dev", inside],
+                        ["netns", "exec", name, "ip", "link", "set", inside, "up"],
+                        ["netns", "exec", name, "ip", "link", "set", "lo", "up"]] {
+            let done = try Tools.run("ip", command)
+            guard done.status == 0 else {
+                remove()
+                throw TestFailure("ip \(command.joined(separator: " ")): \(done.stderr)")
+            }
+        }
+    }
+
+    deinit { remove() }
+
+    /// Starts `executable` inside the namespace.
+    public func start(_ executable: String, _ arguments: [String]) throws -> RunningCommand {
+        try Tools.start("/usr/sbin/ip", ["netns", "exec", name, executable] + arguments)
+    }
+
+    /// Drops `percent` of the UDP datagrams that reach the namespace (media; HTTP is TCP), at
+    /// random; 0 drops none again.
+    public func dropIncoming(percent: Int) throws {
+        _ = try Tools.run("ip", ["netns", "exec", name, "nft", "delete", "table", "inet", "podium"])
+        guard percent > 0 else { return }
+        for rule in ["add table inet podium",
+                     "add chain inet podium in { type filter hook input priority 0 ; }",
+                     "add rule inet podium in meta l4proto udp numgen random mod 100 < \(percent) drop"] {
+            let done = try Tools.run("ip", ["netns", "exec", name, "nft"] + rule.split(separator: " ").map(String.init))
+            guard done.status == 0 else { throw TestFailure("nft \(rule): \(done.stderr)") }
+        }
+    }
+
+    private func remove() {
+        _ = try? Tools.run("ip", ["link", "del", link])
+        _ = try? Tools.run("ip", ["netns", "del", name])
+    }
+}
