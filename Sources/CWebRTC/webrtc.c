@@ -280,12 +280,12 @@ static int has_caps(GstElement *payloader) {
     return has;
 }
 
-int cwebrtc_awaits_packets(cwebrtc *peer) {
-    return !has_caps(peer->video_payloader) || !has_caps(peer->audio_payloader);
+int cwebrtc_awaits(cwebrtc *peer, int audio) {
+    return !has_caps(audio ? peer->audio_payloader : peer->video_payloader);
 }
 
 char *cwebrtc_offer(cwebrtc *peer, int gather_ms, char *error, size_t error_size) {
-    if (cwebrtc_awaits_packets(peer)) {
+    if (cwebrtc_awaits(peer, 0) || cwebrtc_awaits(peer, 1)) {
         say(error, error_size, "WebRTC has no packets to describe yet");
         return NULL;
     }

@@ -139,10 +139,13 @@ public final class WHIPOutput: RunOutput, PacketSink {
         var sender = PacketTimes(streams)
         let deadline = clock.now() + 10_000_000_000
         var offer: String?
+        // A first few packets describe the streams; more pictures would wait in the peer, to reach
+        // the receiver after the connection is up, without the keyframe before them.
         while offer == nil {
             guard !ended.isRaised && !interrupt.isRaised else { throw .io("\(url): the run ended") }
             guard clock.now() < deadline else { throw .io("\(url): no picture came to offer in 10 s") }
-            if case .element(let packet) = queue.pop(timeout: 0.1), let placed = sender.place(packet) {
+            if case .element(let packet) = queue.pop(timeout: 0.1), let placed = sender.place(packet),
+               peer.awaits(audio: placed.audio) {
                 _ = peer.send(packet, audio: placed.audio, time: placed.time, duration: placed.duration)
             }
             offer = try peer.makeOffer()

@@ -66,7 +66,8 @@ public final class WebRTCPeer: Sendable {
         try handle.withLock { handle throws(PodiumError) in
             var error = [CChar](repeating: 0, count: 512)
             guard let offer = cwebrtc_offer(handle.pointer, Int32(gatherMilliseconds), &error, error.count) else {
-                if cwebrtc_awaits_packets(handle.pointer) != 0 { return nil }
+                let waits = cwebrtc_awaits(handle.pointer, 0) != 0 || cwebrtc_awaits(handle.pointer, 1) != 0
+                if waits { return nil }
                 throw .unavailable(Self.text(error))
             }
             defer { cwebrtc_free(offer) }
@@ -100,6 +101,11 @@ public final class WebRTCPeer: Sendable {
             return Connection(iceMilliseconds: Int(ice), dtlsMilliseconds: Int(dtls), local: Self.text(local),
                               remote: Self.text(remote))
         }
+    }
+
+    /// Whether it still waits for packets of pictures (or sound) before it can make its offer.
+    public func awaits(audio: Bool) -> Bool {
+        handle.withLock { cwebrtc_awaits($0.pointer, audio ? 1 : 0) != 0 }
     }
 
     /// Sends a picture's packet (H.264, Annex B) or a sound's (Opus), taken at `time` (on

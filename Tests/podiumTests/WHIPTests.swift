@@ -125,6 +125,37 @@ import Testing
         #expect(refused.stderr.contains("answered 401 Unauthorized"), "\(refused.stderr)")
     }
 
+    /// Headless Chromium as the receiver (`Scripts/whip-endpoint --receiver page`), as a browser
+    /// behind a media server would be: it decodes and paints the pictures, whose strips it reads
+    /// back whole, and receives the sound.
+    @Test func aBrowserPlaysPicturesAndSound() throws {
+        let stage = try Stage()
+        defer { stage.stop() }
+        let log = try Tools.temporaryFolder().appendingPathComponent("page.jsonl")
+        let port = Tools.freePort()
+        let endpoint = try Tools.start(Self.script, ["--port", "\(port)", "--receiver", "page", "--log", log.path])
+        defer { _ = try? endpoint.interrupt(timeout: 5) }
+        try endpoint.waitForStderr(containing: "whip-endpoint: ready", timeout: 30)
+        let browser = try Tools.start(Tools.repository.appendingPathComponent("Scripts/browse").path, [
+            // Open until the run is over.
+            "http://127.0.0.1:\(port)/", "--until", "false", "--timeout", "20", "--size", "640x360",
+            "--flag=--disable-features=WebRtcHideLocalIpsWithMdns", "--flag=--autoplay-policy=no-user-gesture-required",
+        ])
+        defer { _ = try? browser.interrupt(timeout: 5) }
+        Thread.sleep(forTimeInterval: 3)
+        let run = try Tools.podium(["stream", "--audio", "--duration", "8s", "--to",
+                                    "whip+http://127.0.0.1:\(port)/whip/talk"],
+                                   display: stage.display.display, environment: stage.sound.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let counts = try #require(lastCounts(log).values.first, "\(events(log))")
+        // About 6 s connected, the page reporting once a second.
+        #expect((counts["video"] as? Int ?? 0) >= 100 && (counts["painted"] as? Int ?? 0) >= 100, "\(counts)")
+        #expect(counts["size"] as? String == "640x360" && (counts["audio"] as? Int ?? 0) >= 200, "\(counts)")
+        // The strips read back: the pictures arrive whole, and their times make sense.
+        let latency = try #require(counts["latency"] as? Double, "\(counts)")
+        #expect(latency > 0 && latency < 1_000, "\(counts)")
+    }
+
     /// An endpoint that goes away mid-run is connected to again once it is back, with a session of
     /// its own; the run goes on and ends well.
     @Test func anEndpointThatGoesAwayIsConnectedToAgain() throws {

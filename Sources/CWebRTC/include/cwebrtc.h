@@ -24,8 +24,9 @@ cwebrtc *cwebrtc_open(const char *const *ice_servers, int count, int media, char
 // in (its profile is the stream's). NULL with `error` set when it cannot (yet).
 char *cwebrtc_offer(cwebrtc *peer, int gather_ms, char *error, size_t error_size);
 
-// Whether it waits for a first packet of each kind it sends before it can make its offer.
-int cwebrtc_awaits_packets(cwebrtc *peer);
+// Whether it waits for packets of pictures (or, with `audio`, of sound) before it can make its
+// offer: their parser and payloader have not said what they carry yet.
+int cwebrtc_awaits(cwebrtc *peer, int audio);
 
 // Takes the answer's SDP; 0, or -1 with `error` set (an SDP webrtcbin cannot read or take).
 int cwebrtc_answer(cwebrtc *peer, const char *sdp, char *error, size_t error_size);
