@@ -125,35 +125,47 @@ import Testing
         #expect(refused.stderr.contains("answered 401 Unauthorized"), "\(refused.stderr)")
     }
 
-    /// Headless Chromium as the receiver (`Scripts/whip-endpoint --receiver page`), as a browser
-    /// behind a media server would be: it decodes and paints the pictures, whose strips it reads
-    /// back whole, and receives the sound.
-    @Test func aBrowserPlaysPicturesAndSound() throws {
+    /// Headless Chromium as the receiver, as an audience is: answering Podium's offer itself
+    /// (`Scripts/whip-endpoint --receiver page`), or subscribing through Janus's VideoRoom, the
+    /// media server Podium published to (`--receiver janus`). It decodes and paints the pictures,
+    /// whose strips it reads back whole, and receives the sound.
+    @Test(arguments: ["page", "janus"]) func aBrowserPlaysPicturesAndSound(receiver: String) throws {
         let stage = try Stage()
         defer { stage.stop() }
         let log = try Tools.temporaryFolder().appendingPathComponent("page.jsonl")
         let port = Tools.freePort()
-        let endpoint = try Tools.start(Self.script, ["--port", "\(port)", "--receiver", "page", "--log", log.path])
-        defer { _ = try? endpoint.interrupt(timeout: 5) }
+        let endpoint = try Tools.start(Self.script, ["--port", "\(port)", "--receiver", receiver,
+                                                     "--janus-port", "\(Tools.freePort())", "--log", log.path])
+        defer { _ = try? endpoint.interrupt(timeout: 10) }
         try endpoint.waitForStderr(containing: "whip-endpoint: ready", timeout: 30)
-        let browser = try Tools.start(Tools.repository.appendingPathComponent("Scripts/browse").path, [
-            // Open until the run is over.
-            "http://127.0.0.1:\(port)/", "--until", "false", "--timeout", "20", "--size", "640x360",
-            "--flag=--disable-features=WebRtcHideLocalIpsWithMdns", "--flag=--autoplay-policy=no-user-gesture-required",
-        ])
-        defer { _ = try? browser.interrupt(timeout: 5) }
-        Thread.sleep(forTimeInterval: 3)
-        let run = try Tools.podium(["stream", "--audio", "--duration", "8s", "--to",
-                                    "whip+http://127.0.0.1:\(port)/whip/talk"],
-                                   display: stage.display.display, environment: stage.sound.environment)
+        func browse() throws -> RunningCommand {
+            try Tools.start(Tools.repository.appendingPathComponent("Scripts/browse").path, [
+                // Open until the run is over.
+                "http://127.0.0.1:\(port)/", "--until", "false", "--timeout", "20", "--size", "640x360",
+                "--flag=--disable-features=WebRtcHideLocalIpsWithMdns",
+                "--flag=--autoplay-policy=no-user-gesture-required",
+            ])
+        }
+        // The page answers Podium's offer, so it is there first; through Janus it joins a running
+        // stream, as an audience does.
+        var browser = receiver == "page" ? try browse() : nil
+        defer { _ = try? browser?.interrupt(timeout: 5) }
+        if browser != nil { Thread.sleep(forTimeInterval: 3) }
+        let podium = try Tools.start(Tools.podium.path, [
+            "stream", "--audio", "--duration", "10s", "--to", "whip+http://127.0.0.1:\(port)/whip/talk",
+        ], environment: stage.sound.environment.merging(["DISPLAY": stage.display.display]) { $1 })
+        try podium.waitForStderr(containing: "ICE connected", timeout: 20)
+        if browser == nil { browser = try browse() }
+        let run = try podium.wait(timeout: 30)
         #expect(run.status == 0, "\(run.stderr)")
         let counts = try #require(lastCounts(log).values.first, "\(events(log))")
-        // About 6 s connected, the page reporting once a second.
+        // At least 5 s on the page (which reports once a second).
         #expect((counts["video"] as? Int ?? 0) >= 100 && (counts["painted"] as? Int ?? 0) >= 100, "\(counts)")
         #expect(counts["size"] as? String == "640x360" && (counts["audio"] as? Int ?? 0) >= 200, "\(counts)")
         // The strips read back: the pictures arrive whole, and their times make sense.
         let latency = try #require(counts["latency"] as? Double, "\(counts)")
         #expect(latency > 0 && latency < 1_000, "\(counts)")
+        #expect(events(log).contains { $0["event"] as? String == "deleted" }, "\(events(log))")
     }
 
     /// An endpoint that goes away mid-run is connected to again once it is back, with a session of
