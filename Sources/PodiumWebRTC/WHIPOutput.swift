@@ -17,8 +17,10 @@ public final class WHIPOutput: RunOutput, PacketSink {
     private let ended = StopFlag()
     /// Raised to give up now: the run is stopping and it is not connected, or it is cut off.
     private let interrupt = StopFlag()
-    /// Connected and sending; packets offered outside that time are not for this output.
+    /// Subscribed (connecting or sending); packets offered outside that time are not for this output.
     private let isOpen = Atomic<Bool>(false)
+    /// Connected and sending: a run that stops then lets it finish rather than cutting it off.
+    private let isConnected = Atomic<Bool>(false)
     private let retry = Backoff()
     private let logger: Logger
 
@@ -64,7 +66,7 @@ public final class WHIPOutput: RunOutput, PacketSink {
     }
 
     public func abortIfOpening() {
-        if !isOpen.load(ordering: .acquiring) { interrupt.raise() }
+        if !isConnected.load(ordering: .acquiring) { interrupt.raise() }
     }
 
     /// The output's thread: connects, sends until the end, and connects again after a fault. A
@@ -102,7 +104,9 @@ public final class WHIPOutput: RunOutput, PacketSink {
             }
             counters.link.cameUp(at: clock.now())
             wasUp = true
+            isConnected.store(true, ordering: .releasing)
             let sent = send(connection, hub: hub, clock: clock)
+            isConnected.store(false, ordering: .releasing)
             let fault = sent.fault
             hub.unsubscribe(self)
             isOpen.store(false, ordering: .releasing)
@@ -191,6 +195,8 @@ public final class WHIPOutput: RunOutput, PacketSink {
         var times = connection.times
         var lastFeedback: UInt64 = 0
         var lastKeyframe: UInt64 = 0
+        // A keyframe asked for too soon after the last is made once the spacing has passed.
+        var keyframeWanted = false
         while true {
             switch queue.pop(timeout: 0.05) {
             case .closed:
@@ -218,8 +224,9 @@ public final class WHIPOutput: RunOutput, PacketSink {
             if let silent = feedback.sinceReceiverSpoke, silent > Self.silence {
                 return .io("\(url): the receiver has said nothing for \(Int(silent.seconds)) s")
             }
-            if feedback.keyframeRequests > 0 && now >= lastKeyframe + Self.keyframeSpacing {
-                lastKeyframe = now
+            keyframeWanted = keyframeWanted || feedback.keyframeRequests > 0
+            if keyframeWanted && now >= lastKeyframe + Self.keyframeSpacing {
+                (lastKeyframe, keyframeWanted) = (now, false)
                 hub.requestKeyframe(stream: video.id)
             }
             if let change = rate.take(feedback, at: now) {

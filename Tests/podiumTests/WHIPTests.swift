@@ -168,6 +168,42 @@ import Testing
         #expect(events(log).contains { $0["event"] as? String == "deleted" }, "\(events(log))")
     }
 
+    /// Chromium receiving in a network namespace of its own that loses 5 % of what reaches it:
+    /// its NACKs and PLIs repair the picture, it decodes at least 95 % of the pictures sent, and
+    /// its freezes add up to less than a second.
+    @Test func aBrowserUnderLossKeepsPlaying() throws {
+        let stage = try Stage()
+        defer { stage.stop() }
+        let namespace = try NetworkNamespace()
+        let log = try Tools.temporaryFolder().appendingPathComponent("page.jsonl")
+        let port = Tools.freePort()
+        let endpoint = try namespace.start(Self.script, ["--host", namespace.address, "--port", "\(port)",
+                                                         "--receiver", "page", "--log", log.path])
+        defer { _ = try? endpoint.interrupt(timeout: 10) }
+        try endpoint.waitForStderr(containing: "whip-endpoint: ready", timeout: 30)
+        let browser = try namespace.start(Tools.repository.appendingPathComponent("Scripts/browse").path, [
+            "http://\(namespace.address):\(port)/", "--until", "false", "--timeout", "25", "--size", "640x360",
+            "--flag=--disable-features=WebRtcHideLocalIpsWithMdns", "--flag=--autoplay-policy=no-user-gesture-required",
+        ])
+        defer { _ = try? browser.interrupt(timeout: 5) }
+        Thread.sleep(forTimeInterval: 3)
+        let podium = try Tools.start(Tools.podium.path, [
+            "stream", "--duration", "14s", "--to", "whip+http://\(namespace.address):\(port)/whip/lossy",
+        ], environment: ["DISPLAY": stage.display.display])
+        try podium.waitForStderr(containing: "ICE connected", timeout: 20)
+        try namespace.dropIncoming(percent: 5)
+        let run = try podium.wait(timeout: 40)
+        #expect(run.status == 0, "\(run.stderr)")
+        let sent = try #require(picturesSent(run.stderr).first, "\(run.stderr)")
+        let counts = try #require(lastCounts(log).values.first, "\(events(log))")
+        // The page reports once a second: up to a second of pictures may not be counted yet.
+        let decoded = counts["video"] as? Int ?? 0
+        #expect(Double(decoded) >= 0.95 * Double(sent) - 30, "decoded \(decoded) of \(sent): \(counts)")
+        #expect((counts["lost"] as? Int ?? 0) > 0 && (counts["nacks"] as? Int ?? 0) > 0, "\(counts)")
+        let frozen = try #require((counts["frozen"] as? NSNumber)?.doubleValue, "\(counts)")
+        #expect(frozen < 1, "frozen \(frozen) s in all: \(counts)")
+    }
+
     /// An endpoint that goes away mid-run is connected to again once it is back, with a session of
     /// its own; the run goes on and ends well.
     @Test func anEndpointThatGoesAwayIsConnectedToAgain() throws {
