@@ -125,19 +125,25 @@ import Testing
         let dropped = samples.filter { ($0["elapsed"] as? Double ?? 0) >= 5 && ($0["elapsed"] as? Double ?? 0) < 14 }
             .reduce(0) { $0 + (($1["drops"] as? [String: Int])?["encoder"] ?? 0) }
         #expect(dropped == 0, "\(report)")
-        // Busier: down within a few seconds, said by the budget; unless the rate it held left the
-        // busier machine room enough, when it had no reason to. Its rule: two seconds in a row of
+        // Busier: down soon after trouble, said by the budget. Its rule: two seconds in a row of
         // trouble (a frame dropped, or a frame's work over 80 % of its interval); one alone is noise.
+        // The burners do not trouble a run at once, nor always: a CI run held 30 fps at 0.34 cores
+        // for 8 s under them before its encoder dropped a frame. So the step is timed from the
+        // trouble, and a run the busier machine left room enough has no reason to step.
         let busier = changes.filter { ($0["elapsed"] as? Double ?? 0) >= 14 }
         let down = busier.first { Int($0["to"] as? String ?? "") ?? 99 < Int($0["from"] as? String ?? "") ?? 0 }
         let troubled = samples.filter { ($0["elapsed"] as? Double ?? 0) >= 14 }.map { sample in
             let rate = Double(sample["targetFPS"] as? Int ?? 1)
             let stages = sample["stages"] as? [String: [String: Double]]
-            let work = (stages?["encode"]?["p50"] ?? 0) + (stages?["convert"]?["p50"] ?? 0)
-            return ((sample["drops"] as? [String: Int])?["encoder"] ?? 0) > 0 || work > 800 / rate
+            let coding = (stages?["encode"]?["p50"] ?? 0) + (stages?["convert"]?["p50"] ?? 0)
+            let work = max(stages?["grab"]?["p50"] ?? 0, coding)
+            let trouble = ((sample["drops"] as? [String: Int])?["encoder"] ?? 0) > 0 || work > 800 / rate
+            return (elapsed: sample["elapsed"] as? Double ?? 0, trouble: trouble)
         }
-        let roomy = !zip(troubled, troubled.dropFirst()).contains { $0 && $1 }
-        #expect(down.map { ($0["elapsed"] as? Double ?? 99) <= 21 } ?? roomy, "\(report)")
+        let troubleSeen = zip(troubled, troubled.dropFirst()).first { $0.trouble && $1.trouble }?.1.elapsed
+        if let troubleSeen, troubleSeen <= 21 {
+            #expect(down.map { ($0["elapsed"] as? Double ?? 99) <= troubleSeen + 2 } == true, "\(report)")
+        }
         #expect(result.stderr.isEmpty || !result.stderr.contains("error"), "\(result.stderr)")
     }
 }
