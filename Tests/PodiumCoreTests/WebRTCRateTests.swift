@@ -21,10 +21,14 @@ struct WebRTCRateTests {
         let down = try #require(downChange)
         #expect(down.to.bitsPerSecond == 3_400_000 && down.reason == "30 % lost")
         #expect(rate.take(report(2, lost: 0.3), at: 3 * second) == nil)
+        // Reports within a second (and a round trip) of the step still speak of what was sent
+        // before it: they do not compound it.
+        #expect(rate.take(report(50, lost: 0.4), at: 2 * second + second / 2) == nil)
+        #expect(rate.take(report(51, lost: 0.4), at: 3 * second + second / 20)?.to.bitsPerSecond == 2_720_000)
         // Back up 8 % at a report, at most once a second.
-        let upChange = rate.take(report(3, lost: 0), at: 4 * second)
+        let upChange = rate.take(report(3, lost: 0), at: 4 * second + second / 10)
         let up = try #require(upChange)
-        #expect(up.to.bitsPerSecond == 3_670_000 && up.reason == "nothing lost")
+        #expect(up.to.bitsPerSecond == 2_940_000 && up.reason == "nothing lost")
         #expect(rate.take(report(4, lost: 0), at: 4 * second + second / 2) == nil)
         var last = up.to
         for step in 5...20 {

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A network namespace joined to this one by a veth pair, for a peer that must be reached over a
-/// real interface: ICE gathers no loopback candidates. Loss is made with nftables (this kernel
-/// has no netem). Needs root; removed when released.
+/// real interface: ICE gathers no loopback candidates. Loss is made with nftables and a narrow
+/// link with a token bucket (this kernel has no netem). Needs root; removed when released.
 public final class NetworkNamespace: Sendable {
     public let name: String
     /// This side's address, and the namespace's.
@@ -48,6 +48,15 @@ public final class NetworkNamespace: Sendable {
             let done = try Tools.run("ip", ["netns", "exec", name, "nft"] + rule.split(separator: " ").map(String.init))
             guard done.status == 0 else { throw TestFailure("nft \(rule): \(done.stderr)") }
         }
+    }
+
+    /// Narrows what reaches the namespace to `kilobitsPerSecond`, as a slow link does: packets
+    /// beyond it wait in a queue of up to 300 ms (the delay a receiver's estimate reads), then are
+    /// dropped.
+    public func limitIncoming(kilobitsPerSecond: Int) throws {
+        let done = try Tools.run("tc", ["qdisc", "replace", "dev", link, "root", "tbf", "rate",
+                                        "\(kilobitsPerSecond)kbit", "burst", "20kb", "latency", "300ms"])
+        guard done.status == 0 else { throw TestFailure("tc tbf on \(link): \(done.stderr)") }
     }
 
     private func remove() {

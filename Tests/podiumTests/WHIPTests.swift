@@ -169,40 +169,105 @@ import Testing
         #expect(events(log).contains { $0["event"] as? String == "deleted" }, "\(events(log))")
     }
 
-    /// Chromium receiving in a network namespace of its own that loses 5 % of what reaches it:
-    /// its NACKs and PLIs repair the picture, it decodes at least 95 % of the pictures sent, and
-    /// its freezes add up to less than a second.
+    /// Chromium answering Podium's offer itself (`Scripts/whip-endpoint --receiver page`), in a
+    /// network namespace of its own, reached over a veth pair whose losses and width a test sets.
+    struct BrowserBehindALink {
+        let namespace: NetworkNamespace
+        let endpoint: RunningCommand
+        let browser: RunningCommand
+        let url: String
+        let log: URL
+
+        init() throws {
+            namespace = try NetworkNamespace()
+            log = try Tools.temporaryFolder().appendingPathComponent("page.jsonl")
+            let port = Tools.freePort()
+            url = "whip+http://\(namespace.address):\(port)/whip/linked"
+            endpoint = try namespace.start(WHIPTests.script, ["--host", namespace.address, "--port", "\(port)",
+                                                              "--receiver", "page", "--log", log.path])
+            try endpoint.waitForStderr(containing: "whip-endpoint: ready", timeout: 30)
+            browser = try namespace.start(Tools.repository.appendingPathComponent("Scripts/browse").path, [
+                "http://\(namespace.address):\(port)/", "--until", "false", "--timeout", "28", "--size", "640x360",
+                "--flag=--disable-features=WebRtcHideLocalIpsWithMdns",
+                "--flag=--autoplay-policy=no-user-gesture-required",
+            ])
+            Thread.sleep(forTimeInterval: 3)
+        }
+
+        func stop() {
+            _ = try? browser.interrupt(timeout: 5)
+            _ = try? endpoint.interrupt(timeout: 10)
+        }
+    }
+
+    /// Chromium receiving over a link that loses 5 % of what reaches it: its NACKs and PLIs repair
+    /// the picture, it decodes at least 95 % of the pictures sent, and its freezes add up to less
+    /// than a second.
     @Test func aBrowserUnderLossKeepsPlaying() throws {
         let stage = try Stage()
         defer { stage.stop() }
-        let namespace = try NetworkNamespace()
-        let log = try Tools.temporaryFolder().appendingPathComponent("page.jsonl")
-        let port = Tools.freePort()
-        let endpoint = try namespace.start(Self.script, ["--host", namespace.address, "--port", "\(port)",
-                                                         "--receiver", "page", "--log", log.path])
-        defer { _ = try? endpoint.interrupt(timeout: 10) }
-        try endpoint.waitForStderr(containing: "whip-endpoint: ready", timeout: 30)
-        let browser = try namespace.start(Tools.repository.appendingPathComponent("Scripts/browse").path, [
-            "http://\(namespace.address):\(port)/", "--until", "false", "--timeout", "25", "--size", "640x360",
-            "--flag=--disable-features=WebRtcHideLocalIpsWithMdns", "--flag=--autoplay-policy=no-user-gesture-required",
-        ])
-        defer { _ = try? browser.interrupt(timeout: 5) }
-        Thread.sleep(forTimeInterval: 3)
-        let podium = try Tools.start(Tools.podium.path, [
-            "stream", "--duration", "14s", "--to", "whip+http://\(namespace.address):\(port)/whip/lossy",
-        ], environment: ["DISPLAY": stage.display.display])
+        let page = try BrowserBehindALink()
+        defer { page.stop() }
+        let podium = try Tools.start(Tools.podium.path, ["stream", "--duration", "14s", "--to", page.url],
+                                     environment: ["DISPLAY": stage.display.display])
         try podium.waitForStderr(containing: "ICE connected", timeout: 20)
-        try namespace.dropIncoming(percent: 5)
+        try page.namespace.dropIncoming(percent: 5)
         let run = try podium.wait(timeout: 40)
         #expect(run.status == 0, "\(run.stderr)")
         let sent = try #require(picturesSent(run.stderr).first, "\(run.stderr)")
-        let counts = try #require(lastCounts(log).values.first, "\(events(log))")
+        let counts = try #require(lastCounts(page.log).values.first, "\(events(page.log))")
         // The page reports once a second: up to a second of pictures may not be counted yet.
         let decoded = counts["video"] as? Int ?? 0
         #expect(Double(decoded) >= 0.95 * Double(sent) - 30, "decoded \(decoded) of \(sent): \(counts)")
         #expect((counts["lost"] as? Int ?? 0) > 0 && (counts["nacks"] as? Int ?? 0) > 0, "\(counts)")
         let frozen = try #require((counts["frozen"] as? NSNumber)?.doubleValue, "\(counts)")
         #expect(frozen < 1, "frozen \(frozen) s in all: \(counts)")
+    }
+
+    /// A bit rate as Podium writes one (`2Mbit/s`, `690kbit/s`), in bits per second.
+    static func bitsPerSecond(_ text: String) -> Double {
+        let number = Double(text.prefix { $0.isNumber || $0 == "." }) ?? .infinity
+        return number * (text.contains("Mbit") ? 1_000_000 : text.contains("kbit") ? 1_000 : 1)
+    }
+
+    /// Chromium behind a link that narrows to 700 kbit/s under a 2 Mbit/s stream: the rate comes
+    /// down within a second and a half, by the network (the receiver's estimate, its losses or the
+    /// round trip), under the link within four, and the encoder follows it, so the pictures go on
+    /// being decoded.
+    @Test func aBrowserBehindANarrowLinkGetsWhatTheLinkCarries() throws {
+        let stage = try Stage()
+        defer { stage.stop() }
+        let page = try BrowserBehindALink()
+        defer { page.stop() }
+        let stats = try Tools.temporaryFolder().appendingPathComponent("stats.jsonl")
+        let podium = try Tools.start(Tools.podium.path, [
+            "stream", "--duration", "16s", "--bitrate", "2M", "--stats-json", stats.path, "--to", page.url,
+        ], environment: ["DISPLAY": stage.display.display])
+        let started = Date()
+        try podium.waitForStderr(containing: "ICE connected", timeout: 20)
+        Thread.sleep(forTimeInterval: 2)
+        try page.namespace.limitIncoming(kilobitsPerSecond: 700)
+        let narrowed = Date().timeIntervalSince(started)
+        let run = try podium.wait(timeout: 40)
+        #expect(run.status == 0, "\(run.stderr)")
+        let records = ((try? String(contentsOf: stats, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let changes = records.filter { $0["kind"] as? String == "change" && $0["by"] as? String == "network" }
+            .map { (elapsed: $0["elapsed"] as? Double ?? 0, to: Self.bitsPerSecond($0["to"] as? String ?? "")) }
+        let report = "narrowed at \(narrowed) s; changes \(changes); \(run.stderr)"
+        let first = try #require(changes.first { $0.elapsed >= narrowed - 0.5 }, "\(report)")
+        #expect(first.elapsed <= narrowed + 1.5, "\(report)")
+        let under = changes.first { $0.to <= 700_000 }
+        #expect(under.map { $0.elapsed <= narrowed + 4 } == true, "\(report)")
+        // The encoder's output over the last four seconds: within the link.
+        let last = records.filter { $0["kind"] as? String == "interval" && ($0["elapsed"] as? Double ?? 0) > 12 }
+            .compactMap { $0["mbps"] as? Double }
+        #expect(!last.isEmpty && last.reduce(0, +) / Double(last.count) <= 0.7, "\(last); \(report)")
+        // And the pictures go on: the page decoded at least half of the last four seconds' frames.
+        let frames = events(page.log).filter { $0["event"] as? String == "frames" }
+            .compactMap { $0["video"] as? Int }
+        #expect(frames.count >= 5 && frames[frames.count - 1] - frames[frames.count - 5] >= 60, "\(frames)")
     }
 
     /// An endpoint that goes away mid-run is connected to again once it is back, with a session of

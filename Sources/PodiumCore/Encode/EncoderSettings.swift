@@ -29,6 +29,11 @@ public struct EncoderSettings: Sendable, Equatable {
     /// For a WebRTC receiver: H.264's constrained baseline profile, which every browser decodes, and
     /// an encoder of its own, whose bit rate follows the receiver's feedback (see `NetworkRate`).
     public var webRTC = false
+    /// The rate control's buffer (VBV), in seconds of the bit rate. A second keeps a network link's
+    /// rate steady; a WebRTC encoder's third of one lets it follow its receiver within a second
+    /// (with a second's, x264 took two to come down from 2.7 to 1.8 Mbit/s and kept a 1 Mbit/s
+    /// link losing meanwhile).
+    public var rateBufferSeconds: Double { webRTC ? 1.0 / 3 : 1 }
 
     public init(
         codec: VideoCodec = .h264, encoderName: String? = nil, size: PixelSize, framesPerSecond: Int,

@@ -68,13 +68,20 @@ public struct NetworkRate: Sendable {
     public private(set) var target: Bitrate
     private var lastReport: UInt32?
     private var lowestRoundTrip: Double?
-    /// When it last went up (nanoseconds on the run's clock).
+    /// When it last went up, and down for loss or queueing (nanoseconds on the run's clock).
     private var lastRise: UInt64 = 0
+    private var lastFall: UInt64?
 
     /// Queueing that counts as congestion: the round trip this much above its lowest, in seconds.
     static let queueing = 0.1
     /// One step up: 8 % more.
     static let rise = 1.08
+    /// How long after a step down reports may still speak of what was sent before it, beside the
+    /// round trip: the encoder's rate control takes most of a second to follow (x264's average),
+    /// and the packets queued at the bottleneck meanwhile are lost or late all the same. Each such
+    /// report taken as news would compound the step (seen: 2.7 Mbit/s into a 1 Mbit/s link fell to
+    /// 150 kbit/s within 1.7 s of reports, with 300 ms + RTT between steps as libwebrtc waits).
+    static let fallSpacing = 1.0
 
     public init(ceiling: Bitrate) {
         self.ceiling = ceiling
@@ -100,14 +107,22 @@ public struct NetworkRate: Sendable {
                 lowestRoundTrip = min(lowestRoundTrip ?? roundTrip, roundTrip)
                 return roundTrip - (lowestRoundTrip ?? roundTrip)
             } ?? 0
-            if report.fractionLost > 0.1 {
-                next *= 1 - 0.5 * report.fractionLost
-                reason = "\(Int((report.fractionLost * 100).rounded())) % lost"
-            } else if queued > Self.queueing {
-                next *= 0.85
-                reason = "round trip \(Int(((report.roundTrip ?? 0) * 1_000).rounded())) ms, "
-                    + "\(Int((queued * 1_000).rounded())) ms above its lowest"
-            } else if report.fractionLost < 0.02 && time >= lastRise + 1_000_000_000 {
+            let spacing = UInt64((Self.fallSpacing + (report.roundTrip ?? 0)) * 1e9)
+            let calmSince = max(lastRise, lastFall ?? 0)
+            if report.fractionLost > 0.1 || queued > Self.queueing {
+                // Unless the step down before this one has yet to show.
+                if lastFall.map({ time >= $0 + spacing }) ?? true {
+                    lastFall = time
+                    if report.fractionLost > 0.1 {
+                        next *= 1 - 0.5 * report.fractionLost
+                        reason = "\(Int((report.fractionLost * 100).rounded())) % lost"
+                    } else {
+                        next *= 0.85
+                        reason = "round trip \(Int(((report.roundTrip ?? 0) * 1_000).rounded())) ms, "
+                            + "\(Int((queued * 1_000).rounded())) ms above its lowest"
+                    }
+                }
+            } else if report.fractionLost < 0.02 && time >= calmSince + 1_000_000_000 {
                 next *= Self.rise
                 reason = "nothing lost"
             }

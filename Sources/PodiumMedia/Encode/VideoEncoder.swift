@@ -231,12 +231,17 @@ public final class VideoEncoder: PictureEncoding {
             let told = Int64((Double(bitrate.bitsPerSecond) * perFrameShare).rounded())
             context.pointee.bit_rate = told
             context.pointee.rc_max_rate = told
-            // Still a second's worth of frames at the rate they come.
-            context.pointee.rc_buffer_size = Int32(clamping: bitrate.bitsPerSecond)
+            // Still the same time's worth of frames at the rate they come.
+            context.pointee.rc_buffer_size = Self.rateBuffer(bitrate, settings)
         case .quality(let quality):
             av_opt_set(context.pointee.priv_data, "crf", quality.plain, 0)
         }
         settings.rate = rate
+    }
+
+    /// The rate control's buffer for `bitrate`, in bits: `settings.rateBufferSeconds` of it.
+    private static func rateBuffer(_ bitrate: Bitrate, _ settings: EncoderSettings) -> Int32 {
+        Int32(clamping: Int((Double(bitrate.bitsPerSecond) * settings.rateBufferSeconds).rounded()))
     }
 
     /// Opens the encoder that takes over at `rate`, unless the one encoding (or the one waiting
@@ -413,11 +418,11 @@ public final class VideoEncoder: PictureEncoding {
         context.pointee.chroma_sample_location = colors.ffmpegChromaLocation
         if let bitrate = settings.bitrate {
             context.pointee.bit_rate = Int64(bitrate.bitsPerSecond)
-            // A one-second buffer keeps the rate steady enough for a network link. SVT-AV1 takes
-            // a cap equal to the target as constant bit rate, which it refuses with a cap.
+            // A buffer of the settings' time keeps the rate steady enough for a network link.
+            // SVT-AV1 takes a cap equal to the target as constant bit rate, which it refuses with a cap.
             context.pointee.rc_max_rate = String(cString: encoder.pointee.name) == "libsvtav1"
                 ? 0 : Int64(bitrate.bitsPerSecond)
-            context.pointee.rc_buffer_size = Int32(clamping: bitrate.bitsPerSecond)
+            context.pointee.rc_buffer_size = Self.rateBuffer(bitrate, settings)
         }
         if let quality = settings.quality {
             // Quality alone sets the rate (libvpx takes a bit rate beside crf as a cap).
