@@ -5,19 +5,22 @@ import Foundation
 /// link with a token bucket (this kernel has no netem). Needs root; removed when released.
 public final class NetworkNamespace: Sendable {
     public let name: String
-    /// This side's address, and the namespace's.
+    /// This side's address, the namespace's, and a second one on this side for a server (TURN) that
+    /// the namespace may reach when it reaches nothing else here (`reachOnly(_:udpPorts:)`).
     public let hostAddress: String
     public let address: String
+    public let serverAddress: String
     private let link: String
 
     public init() throws {
         let tag = Int.random(in: 1...250)
         name = "podium-test-\(getpid())-\(tag)"
         link = "pt\(getpid() % 100_000)h\(tag)"
-        (hostAddress, address) = ("10.213.\(tag).1", "10.213.\(tag).2")
+        (hostAddress, address, serverAddress) = ("10.213.\(tag).1", "10.213.\(tag).2", "10.213.\(tag).3")
         let inside = link.replacingOccurrences(of: "h", with: "n")
         for command in [["netns", "add", name], ["link", "add", link, "type", "veth", "peer", "name", inside],
                         ["link", "set", inside, "netns", name], ["addr", "add", "\(hostAddress)/24", "dev", link],
+                        ["addr", "add", "\(serverAddress)/24", "dev", link],
                         ["link", "set", link, "up"],
                         ["netns", "exec", name, "ip", "addr", "add", "\(address)/24", "dev", inside],
                         ["netns", "exec", name, "ip", "link", "set", inside, "up"],
@@ -45,6 +48,23 @@ public final class NetworkNamespace: Sendable {
         for rule in ["add table inet podium",
                      "add chain inet podium in { type filter hook input priority 0 ; }",
                      "add rule inet podium in meta l4proto udp numgen random mod 100 < \(percent) drop"] {
+            let done = try Tools.run("ip", ["netns", "exec", name, "nft"] + rule.split(separator: " ").map(String.init))
+            guard done.status == 0 else { throw TestFailure("nft \(rule): \(done.stderr)") }
+        }
+    }
+
+    /// Lets datagrams between the namespace and this side through only to and from `server`'s
+    /// `udpPorts` (nftables sets, `3478` or `30000-30050`), as two networks behind their firewalls
+    /// that see each other only through a TURN server. HTTP (TCP) still goes through.
+    public func reachOnly(_ server: String, udpPorts: [String]) throws {
+        let here = "{ \(hostAddress), \(serverAddress) }", ports = "{ \(udpPorts.joined(separator: ", ")) }"
+        for rule in ["add table inet podium-reach",
+                     "add chain inet podium-reach in { type filter hook input priority 0 ; }",
+                     "add chain inet podium-reach out { type filter hook output priority 0 ; }",
+                     "add rule inet podium-reach in ip saddr \(here) meta l4proto udp ip saddr != \(server) drop",
+                     "add rule inet podium-reach in ip saddr \(server) udp sport != \(ports) drop",
+                     "add rule inet podium-reach out ip daddr \(here) meta l4proto udp ip daddr != \(server) drop",
+                     "add rule inet podium-reach out ip daddr \(server) udp dport != \(ports) drop"] {
             let done = try Tools.run("ip", ["netns", "exec", name, "nft"] + rule.split(separator: " ").map(String.init))
             guard done.status == 0 else { throw TestFailure("nft \(rule): \(done.stderr)") }
         }

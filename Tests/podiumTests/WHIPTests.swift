@@ -270,6 +270,43 @@ import Testing
         #expect(frames.count >= 5 && frames[frames.count - 1] - frames[frames.count - 5] >= 60, "\(frames)")
     }
 
+    /// Two networks that see each other only through a TURN server (coturn, on a second address
+    /// of this side; the endpoint's namespace lets no other datagram to or from this side through):
+    /// ICE settles on Podium's relayed candidate, the pictures decode, and the TURN password is
+    /// never shown.
+    @Test func aTURNServerCarriesWhatNothingElseCan() throws {
+        let stage = try Stage()
+        defer { stage.stop() }
+        let namespace = try NetworkNamespace()
+        let (turnPort, relayPorts) = (Tools.freePort(), "30000-30050")
+        let secret = "s3cret-\(UUID().uuidString.prefix(8))"
+        // Relayed ports below the kernel's ephemeral range, which Podium's own sockets come from.
+        let turn = try Tools.start("sh", ["-c", "exec turnserver -n --listening-ip=\(namespace.serverAddress) "
+            + "--relay-ip=\(namespace.serverAddress) --listening-port=\(turnPort) --min-port=30000 --max-port=30050 "
+            + "--lt-cred-mech --user=podium:\(secret) --realm=podium --no-cli --no-tls --no-dtls --simple-log "
+            + "--pidfile=/dev/null --log-file=stdout 1>&2"])
+        defer { _ = try? turn.interrupt(timeout: 5) }
+        try turn.waitForStderr(containing: "Total General servers", timeout: 20)
+        try namespace.reachOnly(namespace.serverAddress, udpPorts: ["\(turnPort)", relayPorts])
+        let log = try Tools.temporaryFolder().appendingPathComponent("whip.jsonl")
+        let port = Tools.freePort()
+        let endpoint = try namespace.start(Self.script, ["--host", namespace.address, "--port", "\(port)",
+                                                         "--log", log.path])
+        defer { _ = try? endpoint.interrupt(timeout: 5) }
+        try endpoint.waitForStderr(containing: "whip-endpoint: ready", timeout: 30)
+        let server = "turn:podium:\(secret)@\(namespace.serverAddress):\(turnPort)"
+        let run = try Tools.podium(["stream", "--duration", "8s", "--ice-server", server,
+                                    "--to", "whip+http://\(namespace.address):\(port)/whip/relayed"],
+                                   display: stage.display.display)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("(relay \(namespace.serverAddress):"), "\(run.stderr)")
+        // Relayed ICE takes a second or two (the host pairs are tried first): what was sent decodes.
+        let sent = try #require(picturesSent(run.stderr).first, "\(run.stderr)")
+        let decoded = lastCounts(log).values.first?["video"] as? Int ?? 0
+        #expect(sent >= 30 && decoded >= sent - 15, "decoded \(decoded) of \(sent): \(run.stderr)")
+        #expect(!run.stderr.contains(secret) && !run.stdout.contains(secret))
+    }
+
     /// An endpoint that goes away mid-run is connected to again once it is back, with a session of
     /// its own; the run goes on and ends well.
     @Test func anEndpointThatGoesAwayIsConnectedToAgain() throws {
