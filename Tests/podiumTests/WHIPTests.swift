@@ -29,6 +29,18 @@ import Testing
         }
     }
 
+    /// A WHIP endpoint inside `namespace` (aiortc, or `receiver`), ready: its address for `room`,
+    /// its HTTP port and its log.
+    static func endpoint(in namespace: NetworkNamespace, room: String, receiver: String = "aiortc") throws
+        -> (endpoint: RunningCommand, url: String, port: Int, log: URL) {
+        let log = try Tools.temporaryFolder().appendingPathComponent("\(receiver).jsonl")
+        let port = Tools.freePort()
+        let endpoint = try namespace.start(script, ["--host", namespace.address, "--port", "\(port)",
+                                                    "--receiver", receiver, "--log", log.path])
+        try endpoint.waitForStderr(containing: "whip-endpoint: ready", timeout: 30)
+        return (endpoint, "whip+http://\(namespace.address):\(port)/whip/\(room)", port, log)
+    }
+
     @Test func aCheckNegotiatesConnectsAndDeletesItsSession() throws {
         let token = "t0ken-\(UUID().uuidString.prefix(8))"
         let (endpoint, port, log) = try self.endpoint(token: token)
@@ -180,12 +192,8 @@ import Testing
 
         init() throws {
             namespace = try NetworkNamespace()
-            log = try Tools.temporaryFolder().appendingPathComponent("page.jsonl")
-            let port = Tools.freePort()
-            url = "whip+http://\(namespace.address):\(port)/whip/linked"
-            endpoint = try namespace.start(WHIPTests.script, ["--host", namespace.address, "--port", "\(port)",
-                                                              "--receiver", "page", "--log", log.path])
-            try endpoint.waitForStderr(containing: "whip-endpoint: ready", timeout: 30)
+            let port: Int
+            (endpoint, url, port, log) = try WHIPTests.endpoint(in: namespace, room: "linked", receiver: "page")
             browser = try namespace.start(Tools.repository.appendingPathComponent("Scripts/browse").path, [
                 "http://\(namespace.address):\(port)/", "--until", "false", "--timeout", "28", "--size", "640x360",
                 "--flag=--disable-features=WebRtcHideLocalIpsWithMdns",
@@ -288,15 +296,10 @@ import Testing
         defer { _ = try? turn.interrupt(timeout: 5) }
         try turn.waitForStderr(containing: "Total General servers", timeout: 20)
         try namespace.reachOnly(namespace.serverAddress, udpPorts: ["\(turnPort)", relayPorts])
-        let log = try Tools.temporaryFolder().appendingPathComponent("whip.jsonl")
-        let port = Tools.freePort()
-        let endpoint = try namespace.start(Self.script, ["--host", namespace.address, "--port", "\(port)",
-                                                         "--log", log.path])
+        let (endpoint, url, _, log) = try Self.endpoint(in: namespace, room: "relayed")
         defer { _ = try? endpoint.interrupt(timeout: 5) }
-        try endpoint.waitForStderr(containing: "whip-endpoint: ready", timeout: 30)
         let server = "turn:podium:\(secret)@\(namespace.serverAddress):\(turnPort)"
-        let run = try Tools.podium(["stream", "--duration", "8s", "--ice-server", server,
-                                    "--to", "whip+http://\(namespace.address):\(port)/whip/relayed"],
+        let run = try Tools.podium(["stream", "--duration", "8s", "--ice-server", server, "--to", url],
                                    display: stage.display.display)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("(relay \(namespace.serverAddress):"), "\(run.stderr)")
@@ -343,13 +346,8 @@ import Testing
         defer { stage.stop() }
         let namespace = try NetworkNamespace()
         let folder = try Tools.temporaryFolder()
-        let log = folder.appendingPathComponent("whip.jsonl")
-        let port = Tools.freePort()
-        let endpoint = try namespace.start(Self.script, ["--host", namespace.address, "--port", "\(port)",
-                                                         "--log", log.path])
+        let (endpoint, url, _, log) = try Self.endpoint(in: namespace, room: "lossy")
         defer { _ = try? endpoint.interrupt(timeout: 5) }
-        try endpoint.waitForStderr(containing: "whip-endpoint: ready", timeout: 30)
-        let url = "whip+http://\(namespace.address):\(port)/whip/lossy"
         // Loss starts once connected: it would stretch DTLS's handshake by its timeouts (1 s, 2 s, …).
         func stream(_ arguments: [String], losing percent: Int) throws -> CommandResult {
             try namespace.dropIncoming(percent: 0)
