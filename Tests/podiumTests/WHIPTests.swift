@@ -181,6 +181,55 @@ import Testing
         #expect(events(log).contains { $0["event"] as? String == "deleted" }, "\(events(log))")
     }
 
+    /// A flood of viewers at the media server (a page subscribing twelve times at once to Janus's
+    /// VideoRoom) stays there: Podium goes on sending one stream to one session at the same frame
+    /// rate, dropping nothing; of the keyframes Janus asks for as each viewer arrives (dozens), it
+    /// makes at most two a second, so the viewers decode hardly more keyframes than the schedule's.
+    @Test func aFloodOfViewersStaysAtTheMediaServer() throws {
+        let stage = try Stage()
+        defer { stage.stop() }
+        let folder = try Tools.temporaryFolder()
+        let (log, stats, port) = (folder.appendingPathComponent("page.jsonl"),
+                                  folder.appendingPathComponent("stats.jsonl"), Tools.freePort())
+        let endpoint = try Tools.start(Self.script, ["--port", "\(port)", "--receiver", "janus",
+                                                     "--janus-port", "\(Tools.freePort())", "--log", log.path])
+        defer { _ = try? endpoint.interrupt(timeout: 10) }
+        try endpoint.waitForStderr(containing: "whip-endpoint: ready", timeout: 30)
+        let viewers = 12
+        let podium = try Tools.start(Tools.podium.path, [
+            "stream", "--duration", "16s", "--stats-json", stats.path,
+            "--to", "whip+http://127.0.0.1:\(port)/whip/talk",
+        ], environment: ["DISPLAY": stage.display.display])
+        try podium.waitForStderr(containing: "ICE connected", timeout: 20)
+        Thread.sleep(forTimeInterval: 3)
+        let browser = try Tools.start(Tools.repository.appendingPathComponent("Scripts/browse").path, [
+            "http://127.0.0.1:\(port)/?viewers=\(viewers)", "--until", "false", "--timeout", "20", "--size", "640x360",
+            "--flag=--disable-features=WebRtcHideLocalIpsWithMdns",
+        ])
+        defer { _ = try? browser.interrupt(timeout: 5) }
+        let run = try podium.wait(timeout: 40)
+        #expect(run.status == 0, "\(run.stderr)")
+        // The flood reached the media server: every viewer decoded pictures.
+        let counts = lastCounts(log).values
+        let report = "\(counts.map { ($0["video"] as? Int ?? 0, $0["keyframes"] as? Int ?? 0) }); \(run.stderr)"
+        #expect(counts.count == viewers && counts.allSatisfy { $0["video"] as? Int ?? 0 >= 100 }, "\(report)")
+        #expect(events(log).filter { $0["event"] as? String == "session" }.count == 1, "\(events(log))")
+        // Podium kept its pace.
+        let samples = ((try? String(contentsOf: stats, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["kind"] as? String == "interval" && ($0["elapsed"] as? Double ?? 0) >= 2 }
+        #expect(samples.count >= 12 && samples.allSatisfy { $0["capturedFPS"] as? Double ?? 0 >= 25 }, "\(samples)")
+        let dropped = samples.reduce(0) { $0 + (($1["drops"] as? [String: Int])?.values.reduce(0, +) ?? 0) }
+        #expect(dropped == 0, "\(samples)")
+        // Asked for many keyframes ("the receiver asked for F keyframes"), it made few: the viewers
+        // were there about 12 s, with a keyframe every 2 s on schedule.
+        let said = run.stderr.split(separator: "\n").first { $0.contains("keyframes") && $0.contains("asked for") }
+        let asked = said.flatMap { $0.split(separator: " ").reversed().dropFirst().first.flatMap { Int($0) } } ?? 0
+        let keyframes = counts.map { $0["keyframes"] as? Int ?? 0 }.max() ?? 0
+        #expect(asked >= viewers && keyframes <= 6 + 4 && keyframes > 0,
+                "asked \(asked), decoded \(keyframes): \(report)")
+    }
+
     /// Chromium answering Podium's offer itself (`Scripts/whip-endpoint --receiver page`), in a
     /// network namespace of its own, reached over a veth pair whose losses and width a test sets.
     struct BrowserBehindALink {
