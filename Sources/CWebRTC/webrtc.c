@@ -34,6 +34,9 @@ struct cwebrtc {
     // number when it last earned some; under `lock`.
     double retransmissions;
     guint earned_at;
+    // Candidates gathered after the offer was made ("a=candidate:…" lines), under `lock`.
+    gboolean offered;
+    GPtrArray *late_candidates;
     // When the answer was taken, and how long after it ICE connected (-1: not yet), in ms.
     long answered_at;
     int ice_ms;
@@ -271,6 +274,39 @@ static void element_added(GstBin *bin, GstBin *child, GstElement *element, gpoin
     gst_object_unref(pad);
 }
 
+// A local candidate, gathered: kept for trickling when the offer has gone without it (bundled,
+// every candidate is the first m-line's).
+static void candidate_gathered(GstElement *webrtc, guint mline, gchar *candidate, gpointer data) {
+    (void)webrtc, (void)mline;
+    cwebrtc *peer = data;
+    if (!candidate || !*candidate) return;
+    g_mutex_lock(&peer->lock);
+    if (peer->offered && peer->late_candidates->len < 256) {
+        g_ptr_array_add(peer->late_candidates, g_strdup_printf("a=%s\r\n", candidate));
+    }
+    g_mutex_unlock(&peer->lock);
+}
+
+int cwebrtc_late_candidates(cwebrtc *peer, char *buffer, size_t size, int *complete) {
+    GstWebRTCICEGatheringState gathering = GST_WEBRTC_ICE_GATHERING_STATE_NEW;
+    g_object_get(peer->webrtc, "ice-gathering-state", &gathering, NULL);
+    size_t used = 0;
+    guint taken = 0;
+    g_mutex_lock(&peer->lock);
+    for (; taken < peer->late_candidates->len; taken++) {
+        const char *line = g_ptr_array_index(peer->late_candidates, taken);
+        size_t length = strlen(line);
+        if (used + length + 1 > size) break;
+        memcpy(buffer + used, line, length);
+        used += length;
+    }
+    if (size) buffer[used] = 0;
+    g_ptr_array_remove_range(peer->late_candidates, 0, taken);
+    *complete = gathering == GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE && peer->late_candidates->len == 0;
+    g_mutex_unlock(&peer->lock);
+    return (int)taken;
+}
+
 cwebrtc *cwebrtc_open(const char *const *ice_servers, int count, int media, char *error, size_t error_size) {
     if (!gst_init_check(NULL, NULL, NULL)) {
         say(error, error_size, "GStreamer did not start");
@@ -279,6 +315,7 @@ cwebrtc *cwebrtc_open(const char *const *ice_servers, int count, int media, char
     cwebrtc *peer = g_new0(cwebrtc, 1);
     peer->ice_ms = -1;
     g_mutex_init(&peer->lock);
+    peer->late_candidates = g_ptr_array_new_with_free_func(g_free);
     peer->pipeline = gst_pipeline_new("podium-webrtc");
     peer->webrtc = gst_element_factory_make("webrtcbin", "webrtc");
     if (!peer->webrtc) {
@@ -288,6 +325,7 @@ cwebrtc *cwebrtc_open(const char *const *ice_servers, int count, int media, char
     }
     gst_bin_add(GST_BIN(peer->pipeline), peer->webrtc);
     g_signal_connect(peer->pipeline, "deep-element-added", G_CALLBACK(element_added), peer);
+    g_signal_connect(peer->webrtc, "on-ice-candidate", G_CALLBACK(candidate_gathered), peer);
     g_object_set(peer->webrtc, "bundle-policy", GST_WEBRTC_BUNDLE_POLICY_MAX_BUNDLE, NULL);
     for (int index = 0; index < count; index++) {
         const char *server = ice_servers[index];
@@ -365,7 +403,8 @@ char *cwebrtc_offer(cwebrtc *peer, int gather_ms, char *error, size_t error_size
     gst_webrtc_session_description_free(description);
     if (!set) return NULL;
     gst_structure_free(set);
-    // The offer goes whole, its candidates in it: WHIP servers need not take trickled ones.
+    // The offer goes with the candidates gathered within `gather_ms`, every one when gathering is
+    // quick: a WHIP server need not take trickled ones.
     long deadline = now_ms() + gather_ms;
     GstWebRTCICEGatheringState gathering = GST_WEBRTC_ICE_GATHERING_STATE_NEW;
     while (now_ms() < deadline) {
@@ -373,6 +412,11 @@ char *cwebrtc_offer(cwebrtc *peer, int gather_ms, char *error, size_t error_size
         if (gathering == GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE) break;
         g_usleep(5000);
     }
+    // From here candidates are late (one gathered meanwhile may be in the offer too: no harm).
+    g_mutex_lock(&peer->lock);
+    peer->offered = TRUE;
+    g_ptr_array_set_size(peer->late_candidates, 0);
+    g_mutex_unlock(&peer->lock);
     GstWebRTCSessionDescription *local = NULL;
     g_object_get(peer->webrtc, "local-description", &local, NULL);
     if (!local) {
@@ -635,6 +679,7 @@ void cwebrtc_close(cwebrtc *peer) {
         gst_element_set_state(peer->pipeline, GST_STATE_NULL);
         gst_object_unref(peer->pipeline);
     }
+    g_ptr_array_free(peer->late_candidates, TRUE);
     g_mutex_clear(&peer->lock);
     g_free(peer);
 }

@@ -158,13 +158,15 @@ public final class WHIPOutput: RunOutput, PacketSink {
         let session = try WHIPSession.blocking { [offer] () async throws(PodiumError) in
             try await WHIPSession.offer(offer ?? "", to: endpoint)
         }
+        let trickle = Trickle(session: session, offer: offer ?? "")
         do {
-            let connected = try peer.connect(answer: session.answer) { [interrupt, ended] in
+            let connected = try peer.connect(answer: session.answer, gaveUp: { [interrupt, ended] in
                 interrupt.isRaised || ended.isRaised
-            }
+            }, trickle: trickle.map { trickle in trickle.send })
             logger.notice("""
                 \(url): ICE connected \(connected.iceMilliseconds) ms after the answer, DTLS at \
-                \(connected.dtlsMilliseconds) ms (\(connected.local) to \(connected.remote))
+                \(connected.dtlsMilliseconds) ms (\(connected.local) to \(connected.remote))\
+                \(trickle?.summary.map { "; \($0)" } ?? "")
                 """)
         } catch {
             _ = try? WHIPSession.blocking { () async throws(PodiumError) in await session.end() }

@@ -6,8 +6,9 @@ public import PodiumCore
 import Synchronization
 
 /// WHIP's HTTP exchange (RFC 9725): the offer POSTed as `application/sdp` with the Bearer token,
-/// the answer in a 201 with the session's resource in `Location`, and a DELETE of that resource
-/// at the end. Errors name the endpoint masked, and never its token.
+/// the answer in a 201 with the session's resource in `Location`, candidates gathered late PATCHed
+/// to it when the server says it takes them (`Accept-Patch`), and a DELETE of it at the end.
+/// Errors name the endpoint masked, and never its token.
 public struct WHIPSession: Sendable {
     public let endpoint: WHIPEndpoint
     /// The session's resource, from `Location` (resolved against the endpoint).
@@ -16,6 +17,10 @@ public struct WHIPSession: Sendable {
     public let answer: String
     /// Milliseconds from the POST to the answer.
     public let milliseconds: Int
+    /// Whether the server takes candidates trickled after the offer, and the session's entity tag
+    /// its PATCHes must match, if it gave one.
+    public let trickles: Bool
+    let entityTag: String?
 
     /// POSTs `offer` to `endpoint`.
     /// - Throws: 69 with the status when the endpoint refuses (a 4xx: a bad token, no such room),
@@ -38,18 +43,37 @@ public struct WHIPSession: Sendable {
             throw .unavailable("the WHIP endpoint \(endpoint) answered \(response.statusCode) with no SDP")
         }
         let location = response.value(forHTTPHeaderField: "Location")
+        let patches = response.value(forHTTPHeaderField: "Accept-Patch") ?? ""
         return WHIPSession(endpoint: endpoint, resource: location.flatMap { URL(string: $0, relativeTo: endpoint.url) },
-                           answer: answer, milliseconds: Int((clock.now() - start) / 1_000_000))
+                           answer: answer, milliseconds: Int((clock.now() - start) / 1_000_000),
+                           trickles: patches.contains(TrickleFragment.contentType),
+                           entityTag: response.value(forHTTPHeaderField: "ETag"))
+    }
+
+    /// PATCHes `fragment` (late candidates, `TrickleFragment`) to the session's resource.
+    /// - Returns: the status (204 when taken), or `nil` when there was no resource or it could not be reached.
+    public func trickle(_ fragment: String, timeout: Double = 5) async -> Int? {
+        guard var request = resourceRequest("PATCH", timeout: timeout) else { return nil }
+        request.setValue(TrickleFragment.contentType, forHTTPHeaderField: "Content-Type")
+        if let entityTag { request.setValue(entityTag, forHTTPHeaderField: "If-Match") }
+        request.httpBody = Data(fragment.utf8)
+        return try? await Self.exchange(request, endpoint: endpoint).1.statusCode
     }
 
     /// DELETEs the session's resource, as WHIP ends a session.
     /// - Returns: the status, or `nil` when there was no resource or it could not be reached.
     public func end(timeout: Double = 5) async -> Int? {
+        guard let request = resourceRequest("DELETE", timeout: timeout) else { return nil }
+        return try? await Self.exchange(request, endpoint: endpoint).1.statusCode
+    }
+
+    /// A request of `method` to the session's resource, with the token; `nil` when it has none.
+    private func resourceRequest(_ method: String, timeout: Double) -> URLRequest? {
         guard let resource else { return nil }
         var request = URLRequest(url: resource, timeoutInterval: timeout)
-        request.httpMethod = "DELETE"
+        request.httpMethod = method
         if let token = endpoint.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        return try? await Self.exchange(request, endpoint: endpoint).1.statusCode
+        return request
     }
 
     private static func exchange(_ request: URLRequest, endpoint: WHIPEndpoint)

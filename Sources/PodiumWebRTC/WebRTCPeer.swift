@@ -56,13 +56,17 @@ public final class WebRTCPeer: Sendable {
         return Handle(opened)
     }
 
-    /// The offer, with every candidate gathered in it (no trickle needed on the other side). A
-    /// peer that sends makes it once a first picture (a keyframe) and sound went in: it says the
-    /// profile the encoder chose.
-    /// - Parameter gatherMilliseconds: how long candidates are gathered at most.
+    /// How long an offer waits for candidates to be gathered. Host candidates take milliseconds; a
+    /// STUN or TURN server's take a round trip, two with TURN's challenge, and one that does not
+    /// answer holds gathering for seconds: what comes after goes by trickle, where the server takes it.
+    public static let gatherMilliseconds = 1_000
+
+    /// The offer, with the candidates gathered within `gatherMilliseconds` in it (every one unless
+    /// a server is slow). A peer that sends makes it once a first picture (a keyframe) and sound
+    /// went in: it says the profile the encoder chose.
     /// - Returns: `nil` while packets are still awaited.
     /// - Throws: 69 when WebRTC makes no offer.
-    public func makeOffer(gatherMilliseconds: Int = 3_000) throws(PodiumError) -> String? {
+    public func makeOffer(gatherMilliseconds: Int = WebRTCPeer.gatherMilliseconds) throws(PodiumError) -> String? {
         try handle.withLock { handle throws(PodiumError) in
             var error = [CChar](repeating: 0, count: 512)
             guard let offer = cwebrtc_offer(handle.pointer, Int32(gatherMilliseconds), &error, error.count) else {
@@ -75,11 +79,20 @@ public final class WebRTCPeer: Sendable {
         }
     }
 
+    /// Candidates gathered after the offer went (`a=candidate:…` lines), and whether gathering is over.
+    public struct LateCandidates: Sendable, Equatable {
+        public var lines: [String]
+        public var complete: Bool
+    }
+
     /// Takes the answer, and waits for ICE and DTLS to connect.
-    /// - Parameter gaveUp: asked every 100 ms whether to stop waiting (the run is ending).
+    /// - Parameters:
+    ///   - gaveUp: asked every 100 ms whether to stop waiting (the run is ending).
+    ///   - trickle: handed the candidates gathered since the offer as they come, and once when
+    ///     gathering is over; `nil`: they are not wanted (the server takes none).
     /// - Throws: 69 when the answer cannot be taken, or they do not connect within `timeout` seconds.
-    public func connect(answer: String, timeout: Double = 10, gaveUp: () -> Bool = { false })
-        throws(PodiumError) -> Connection {
+    public func connect(answer: String, timeout: Double = 10, gaveUp: () -> Bool = { false },
+                        trickle: ((LateCandidates) -> Void)? = nil) throws(PodiumError) -> Connection {
         try handle.withLock { handle throws(PodiumError) in
             let peer = handle.pointer
             var error = [CChar](repeating: 0, count: 512)
@@ -88,8 +101,13 @@ public final class WebRTCPeer: Sendable {
             let deadline = clock.now() + UInt64(timeout * 1e9)
             var dtls: Int32 = -1
             var ice: Int32 = -2
+            var gathered = false
             // In slices, so a run that ends does not wait for a peer that never answers.
             while ice == -2 && clock.now() < deadline && !gaveUp() {
+                if let trickle, !gathered, let late = Self.lateCandidates(peer) {
+                    gathered = late.complete
+                    trickle(late)
+                }
                 ice = cwebrtc_wait_connected(peer, 100, &dtls, &error, error.count)
             }
             guard ice >= 0 else {
@@ -101,6 +119,16 @@ public final class WebRTCPeer: Sendable {
             return Connection(iceMilliseconds: Int(ice), dtlsMilliseconds: Int(dtls), local: Self.text(local),
                               remote: Self.text(remote))
         }
+    }
+
+    /// The candidates gathered since the last taken, when there are any or gathering just ended.
+    private static func lateCandidates(_ peer: OpaquePointer) -> LateCandidates? {
+        var buffer = [CChar](repeating: 0, count: 8_192)
+        var complete: Int32 = 0
+        let taken = cwebrtc_late_candidates(peer, &buffer, buffer.count, &complete)
+        guard taken > 0 || complete != 0 else { return nil }
+        let lines = text(buffer).split(whereSeparator: \.isNewline).map(String.init)
+        return LateCandidates(lines: lines, complete: complete != 0)
     }
 
     /// Whether it still waits for packets of pictures (or sound) before it can make its offer.

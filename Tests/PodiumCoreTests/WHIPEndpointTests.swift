@@ -2,7 +2,8 @@ import Foundation
 import PodiumCore
 import Testing
 
-/// WHIP's endpoint as typed (the token apart and never shown), and the summary of an answer.
+/// WHIP's endpoint as typed (the token apart and never shown), the summary of an answer, and the
+/// fragment that trickles late candidates.
 struct WHIPEndpointTests {
     @Test func theTokenBecomesABearerAndIsNeverShown() throws {
         let endpoint = try WHIPEndpoint(parsing: "whip+https://sfu.example.com:8443/whip/talk?token=s3cret&room=2")
@@ -34,5 +35,19 @@ struct WHIPEndpointTests {
             "audio opus/48000/2 (payload 111), recvonly",
             "application refused",
         ])
+    }
+
+    /// Candidates gathered late go as an SDP fragment that names the offer's credentials and its
+    /// bundled m-line, and ends with `a=end-of-candidates` after the last.
+    @Test func lateCandidatesGoAsAFragmentOfTheOffer() throws {
+        let offer = "v=0\r\no=- 1 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\na=ice-ufrag:Ab1\r\na=ice-pwd:secretpwd\r\n"
+            + "m=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:video0\r\na=candidate:1 1 UDP 1 10.0.0.1 5000 typ host\r\n"
+            + "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:audio1\r\n"
+        let fragment = try #require(TrickleFragment(offer: offer))
+        #expect(fragment.text(candidates: ["a=candidate:2 1 UDP 2 192.0.2.9 6000 typ srflx"], complete: false)
+                == "a=ice-ufrag:Ab1\r\na=ice-pwd:secretpwd\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:video0\r\n"
+                + "a=candidate:2 1 UDP 2 192.0.2.9 6000 typ srflx\r\n")
+        #expect(fragment.text(candidates: [], complete: true).hasSuffix("a=mid:video0\r\na=end-of-candidates\r\n"))
+        #expect(TrickleFragment(offer: "v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:0\r\n") == nil)
     }
 }

@@ -50,6 +50,7 @@ import Testing
         #expect(checked.status == 0, "\(checked.stderr)")
         for said in ["whip+http://127.0.0.1:\(port)/whip/•••• answered in", "video H264/90000 (payload 96",
                      "packetization-mode=1", "audio opus/48000/2", "ICE connected", "DTLS done at",
+                     "it takes candidates trickled after the offer (Accept-Patch)",
                      "deleted the session (200)"] {
             #expect(checked.stderr.contains(said), "\(said): \(checked.stderr)")
         }
@@ -330,12 +331,14 @@ import Testing
     /// Two networks that see each other only through a TURN server (coturn, on a second address
     /// of this side; the endpoint's namespace lets no other datagram to or from this side through):
     /// ICE settles on Podium's relayed candidate, the pictures decode, and the TURN password is
-    /// never shown.
-    @Test func aTURNServerCarriesWhatNothingElseCan() throws {
+    /// never shown. `late`: the TURN server is reached over TCP through a proxy that holds each
+    /// connection 1.5 s, so the relayed candidate comes after the offer went (at 1 s): it is sent
+    /// by trickle ICE (a PATCH the endpoint takes), or ICE could not connect at all.
+    @Test(arguments: [false, true]) func aTURNServerCarriesWhatNothingElseCan(late: Bool) throws {
         let stage = try Stage()
         defer { stage.stop() }
         let namespace = try NetworkNamespace()
-        let (turnPort, relayPorts) = (Tools.freePort(), "30000-30050")
+        let (turnPort, proxyPort, relayPorts) = (Tools.freePort(), Tools.freePort(), "30000-30050")
         let secret = "s3cret-\(UUID().uuidString.prefix(8))"
         // Relayed ports below the kernel's ephemeral range, which Podium's own sockets come from.
         let turn = try Tools.start("sh", ["-c", "exec turnserver -n --listening-ip=\(namespace.serverAddress) "
@@ -344,10 +347,17 @@ import Testing
             + "--pidfile=/dev/null --log-file=stdout 1>&2"])
         defer { _ = try? turn.interrupt(timeout: 5) }
         try turn.waitForStderr(containing: "Total General servers", timeout: 20)
+        let proxy = try Tools.start(Tools.repository.appendingPathComponent("Scripts/slow-proxy").path, [
+            "--host", namespace.serverAddress, "--port", "\(proxyPort)",
+            "--to", "\(namespace.serverAddress):\(turnPort)", "--delay", "1.5",
+        ])
+        defer { _ = try? proxy.interrupt(timeout: 5) }
+        try proxy.waitForStderr(containing: "slow-proxy: ready", timeout: 20)
         try namespace.reachOnly(namespace.serverAddress, udpPorts: ["\(turnPort)", relayPorts])
         let (endpoint, url, _, log) = try Self.endpoint(in: namespace, room: "relayed")
         defer { _ = try? endpoint.interrupt(timeout: 5) }
-        let server = "turn:podium:\(secret)@\(namespace.serverAddress):\(turnPort)"
+        let server = "turn:podium:\(secret)@\(namespace.serverAddress):"
+            + (late ? "\(proxyPort)?transport=tcp" : "\(turnPort)")
         let run = try Tools.podium(["stream", "--duration", "8s", "--ice-server", server, "--to", url],
                                    display: stage.display.display)
         #expect(run.status == 0, "\(run.stderr)")
@@ -357,6 +367,15 @@ import Testing
         let decoded = lastCounts(log).values.first?["video"] as? Int ?? 0
         #expect(sent >= 30 && decoded >= sent - 15, "decoded \(decoded) of \(sent): \(run.stderr)")
         #expect(!run.stderr.contains(secret) && !run.stdout.contains(secret))
+        let trickled = events(log).filter { $0["event"] as? String == "trickle" }
+        if late {
+            let candidates = trickled.flatMap { $0["candidates"] as? [String] ?? [] }
+            #expect(candidates.contains { $0.contains("typ relay") }, "\(trickled)")
+            #expect(trickled.last?["end"] as? Bool == true, "\(trickled)")
+            #expect(run.stderr.contains("gathered after the offer trickled"), "\(run.stderr)")
+        } else {
+            #expect(trickled.isEmpty, "nothing came late: \(trickled)")
+        }
     }
 
     /// An endpoint that goes away mid-run is connected to again once it is back, with a session of

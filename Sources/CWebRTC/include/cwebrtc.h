@@ -24,6 +24,11 @@ cwebrtc *cwebrtc_open(const char *const *ice_servers, int count, int media, char
 // in (its profile is the stream's). NULL with `error` set when it cannot (yet).
 char *cwebrtc_offer(cwebrtc *peer, int gather_ms, char *error, size_t error_size);
 
+// Candidates gathered since the offer was made, for trickle ICE: as many as fit in `buffer`, each an
+// SDP attribute line ("a=candidate:…\r\n"); `*complete` set once gathering is over and every one was
+// taken. The count taken.
+int cwebrtc_late_candidates(cwebrtc *peer, char *buffer, size_t size, int *complete);
+
 // Whether it waits for packets of pictures (or, with `audio`, of sound) before it can make its
 // offer: their parser and payloader have not said what they carry yet.
 int cwebrtc_awaits(cwebrtc *peer, int audio);

@@ -70,13 +70,19 @@ extension Podium {
             for medium in SDPSummary(sdp: session.answer).media {
                 Console.say("  \(medium)")
             }
+            Console.say(session.trickles ? "it takes candidates trickled after the offer (Accept-Patch)"
+                        : "it takes no trickled candidates: the offer carries those gathered within "
+                        + "\(WebRTCPeer.gatherMilliseconds / 1_000) s")
             let answer = session.answer
             do {
-                let connection = try await onOwnThread("podium-webrtc") { () throws(PodiumError) in
-                    try peer.connect(answer: answer)
+                let (connection, trickled) = try await onOwnThread("podium-webrtc") { () throws(PodiumError) in
+                    let trickle = Trickle(session: session, offer: offer)
+                    let connection = try peer.connect(answer: answer, trickle: trickle.map { trickle in trickle.send })
+                    return (connection, trickle?.summary)
                 }
                 Console.say("ICE connected \(connection.iceMilliseconds) ms after the answer (\(connection.local) to "
                             + "\(connection.remote)); DTLS done at \(connection.dtlsMilliseconds) ms")
+                if let trickled { Console.say(trickled) }
             } catch {
                 if let status = await session.end() { Console.say("deleted the session (\(status))") }
                 throw error
