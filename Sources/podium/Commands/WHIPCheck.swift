@@ -14,8 +14,10 @@ extension Podium {
             usage: "podium whip-check <whip+https://host/path> [--ice-server <url> …]",
             discussion: """
                 The offer is POSTed as WHIP (RFC 9725) says, with ?token= sent as a Bearer \
-                token (never shown); the answer's codecs, the time ICE and DTLS took and the \
-                candidates they settled on are printed, then the session's resource is deleted. \
+                token (never shown); the answer's codecs, whether the endpoint takes candidates \
+                trickled after the offer (those gathered later are PATCHed to it then), the time \
+                ICE and DTLS took and the candidates they settled on are printed, then the \
+                session's resource is deleted. \
                 The exit status is 0 when all of it worked, 69 when the endpoint refused (its \
                 HTTP status is said) or the connection did not come up.
 
