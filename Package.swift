@@ -9,6 +9,11 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// The version a package is built as (Scripts/package sets PODIUM_VERSION from `git describe`).
+let buildVersion: [CSetting] = Context.environment["PODIUM_VERSION"].map {
+    [.define("PODIUM_BUILD_VERSION", to: "\"\($0)\"")]
+} ?? []
+
 let package = Package(
     name: "Podium",
     platforms: [.macOS(.v15)],
@@ -44,6 +49,7 @@ let package = Package(
         .systemLibrary(name: "CQRencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        .target(name: "CBuildInfo", cSettings: buildVersion),
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         // libwayland-client, with the screencopy, xdg-output and layer-shell protocols' generated code,
@@ -149,7 +155,7 @@ let package = Package(
             name: "podium",
             dependencies: [
                 "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "PodiumSound", "PodiumWayland", "PodiumRun",
-                "PodiumWebRTC", "CQRencode",
+                "PodiumWebRTC", "CQRencode", "CBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

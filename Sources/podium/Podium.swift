@@ -1,4 +1,5 @@
 import ArgumentParser
+import CBuildInfo
 import Foundation
 import PodiumCore
 import PodiumMedia
@@ -32,12 +33,18 @@ struct Podium: AsyncParsableCommand {
 
 extension Podium {
     static let version = "0.1.0"
+    /// The version this build was made as: `git describe` for a package (Scripts/package), or the
+    /// source's own.
+    static var buildVersion: String {
+        let packaged = String(cString: cbuildinfo_version())
+        return packaged.isEmpty ? version : packaged
+    }
 
     /// `podium --version`: Podium's version, and those of the libraries it runs with.
     static var versionText: String {
         // libxcb reports no version: the file the linker loaded names it.
         let xcb = "libxcb" + (SharedLibrary.file(named: "libxcb.so").map { " (\($0))" } ?? "")
-        return (["podium \(version)"] + LibraryVersions.media + [xcb]).joined(separator: "\n")
+        return (["podium \(buildVersion)"] + LibraryVersions.media + [xcb]).joined(separator: "\n")
     }
 }
 

@@ -10,8 +10,11 @@ public struct CommandResult: Sendable {
 
 /// Runs external programs for tests: the built `podium`, and FFmpeg's tools as real peers.
 public enum Tools {
-    /// The `podium` binary built next to the test bundle.
-    public static var podium: URL { built("podium") }
+    /// The podium the tests run: this package's build, or the one `PODIUM_BINARY` names (an
+    /// installed package's, `/usr/bin/podium`), so the same tests judge what users install.
+    public static var podium: URL {
+        ProcessInfo.processInfo.environment["PODIUM_BINARY"].map { URL(fileURLWithPath: $0) } ?? built("podium")
+    }
 
     /// An executable this package builds (`podium`, or a test's helper), beside the tests.
     public static func built(_ name: String) -> URL {
