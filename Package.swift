@@ -90,6 +90,7 @@ let package = Package(
         .target(
             name: "PodiumCore",
             dependencies: [
+                "CBuildInfo",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
@@ -159,7 +160,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // swiftc exports every Swift symbol of an executable (44,000 in a release build); each
+            // of the ~180 libraries FFmpeg brings then looks its symbols up through that table first,
+            // which cost every start ~2 ms. Nothing loaded into podium calls back into it by name.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
         ),
         // Fakes for the graph's rules: a clock, sources, a picture maker, encoders, recording outputs.
         .target(

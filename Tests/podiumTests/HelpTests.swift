@@ -51,6 +51,10 @@ import Testing
         for library in ["libavcodec ", "libavformat ", "libswscale ", "libyuv ", "libxcb "] {
             #expect(lines.contains { $0.hasPrefix(library) }, "\(library) in \(result.stdout)")
         }
+        // Libraries with no version function are named by the file the dynamic linker loaded.
+        #expect(lines.contains { $0.hasPrefix("libxcb (libxcb.so.1.") && $0.hasSuffix(")") }, "\(result.stdout)")
+        let yuv = #"^libyuv \d+ \(libyuv\.so\.[0-9.]+\)$"#
+        #expect(lines.contains { $0.range(of: yuv, options: .regularExpression) != nil }, "\(result.stdout)")
         // ffprobe prints `libavcodec     59. 37.100 / 59. 37.100`: built with / running with.
         let probe = try Tools.run("ffprobe", ["-version"]).stdout.split(separator: "\n")
         let running = probe.first { $0.hasPrefix("libavcodec") }?.split(separator: "/").last?

@@ -105,7 +105,9 @@ private final class DeviceInput {
     /// - Throws: 69 with libavdevice's reason for the last options tried.
     init(_ plan: DeviceCameraPlan, link: DeviceLink) throws(PodiumError) {
         self.link = link
-        avdevice_register_all()
+        if let reason = cffmpeg_load_devices() {
+            throw .unavailable("\(plan.name): V4L2 cameras need libavdevice: \(String(cString: reason))")
+        }
         let input = av_find_input_format(plan.inputFormat)
         var failure = FFmpegError(code: cffmpeg_averror(ENODEV))
         for attempt in plan.attempts {
