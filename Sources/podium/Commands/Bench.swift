@@ -8,6 +8,7 @@ extension Podium {
     /// `podium bench`: what each frame rate costs, measured on the real pipeline.
     struct Bench: AsyncParsableCommand, StopsCleanly {
         static let configuration = CommandConfiguration(
+            commandName: "bench",
             abstract: "Measure throughput against frame rate: the real pipeline at a sweep of rates.",
             usage: "podium bench [options]",
             discussion: """

@@ -6,6 +6,7 @@ extension Podium {
     /// `podium control`: changes a running Podium through its control socket.
     struct Control: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "control",
             abstract: "Change a running Podium: frame rate, bit rate, pause, blank, zoom…; or read its figures.",
             usage: "podium control [--pid <pid> | --socket <path>] [--json] <command> …",
             discussion: """

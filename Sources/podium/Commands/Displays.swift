@@ -8,6 +8,7 @@ extension Podium {
     /// `podium displays`: the screen and its monitors.
     struct Displays: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "displays",
             abstract: "List the X screen and its RandR monitors (the primary one marked), and a Wayland compositor's "
                 + "outputs.",
             usage: "podium displays [--display <:N|wayland-N>] [--json]",

@@ -7,6 +7,7 @@ extension Podium {
     /// `podium encoders`: what `--codec` and `--encoder` can use here.
     struct Encoders: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "encoders",
             abstract: "List the video encoders that open on this machine; the default of each codec is marked.",
             usage: "podium encoders [--json]",
             discussion: """

@@ -8,6 +8,7 @@ extension Podium {
     /// `podium extend`: a monitor that exists only for the run, streamed like any source.
     struct Extend: AsyncParsableCommand, StopsCleanly {
         static let configuration = CommandConfiguration(
+            commandName: "extend",
             abstract: "Add a monitor that exists only for this run and stream it: a tablet, a second laptop or a "
                 + "browser anywhere becomes an extra screen.",
             usage: "podium extend [WxH[@FPS]] [--right-of <monitor>] [options] [--to <url> …]",

@@ -7,6 +7,7 @@ extension Podium {
     /// `podium latency`: times how long a change on the captured screen takes to show where it is mirrored.
     struct Latency: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "latency",
             abstract: "Measure a running mirror's delay: from a change on the captured screen to its appearance in the window.",
             usage: "podium latency [options]",
             discussion: """

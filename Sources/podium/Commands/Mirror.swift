@@ -8,6 +8,7 @@ extension Podium {
     /// `podium mirror`: the captured screen in a window on the external display.
     struct Mirror: AsyncParsableCommand, StopsCleanly {
         static let configuration = CommandConfiguration(
+            commandName: "mirror",
             abstract: "Show the screen on the external display: a fullscreen window, scaled to fit.",
             usage: "podium mirror [options] [--to <url> …]",
             discussion: """

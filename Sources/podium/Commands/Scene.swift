@@ -8,6 +8,7 @@ extension Podium {
     /// `podium scene`: known, cheaply drawn content to capture, for benchmarks and tests.
     struct Scene: ParsableCommand, StopsCleanly {
         static let configuration = CommandConfiguration(
+            commandName: "scene",
             abstract: "Draw test content over a whole X display, for benchmarks and tests.",
             usage: "podium scene [options]",
             discussion: """

@@ -9,6 +9,7 @@ extension Podium {
     /// `podium sources`: what `--audio` can record.
     struct Sources: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sources",
             abstract: "List the sound sources --audio can record; the desktop's and the default input are marked.",
             usage: "podium sources [--video] [--json]",
             discussion: """

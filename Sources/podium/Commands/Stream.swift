@@ -8,6 +8,7 @@ extension Podium {
     /// `podium stream`: capture, encode, and send to every `--to`.
     struct Stream: AsyncParsableCommand, StopsCleanly {
         static let configuration = CommandConfiguration(
+            commandName: "stream",
             abstract: "Capture the screen, encode it, and write it to files and network outputs.",
             usage: "podium stream [options] --to <url> [--to <url> …]",
             discussion: """

@@ -6,6 +6,7 @@ extension Podium {
     /// `podium windows`: the windows `--window` can capture.
     struct Windows: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "windows",
             abstract: "List the display's application windows: ids, titles, classes, sizes.",
             usage: "podium windows [--display <:N>] [--json]",
             discussion: """
