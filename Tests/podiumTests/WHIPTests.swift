@@ -127,7 +127,10 @@ import Testing
         let decoded = counts["video"] as? Int ?? 0
         #expect(sent >= 60 && decoded >= sent - 10, "decoded \(decoded) of \(sent)")
         #expect(counts["size"] as? String == "640x360" && (counts["keyframes"] as? Int ?? 0) >= 2, "\(counts)")
-        #expect((counts["audio"] as? Int ?? 0) >= 150, "\(counts)")
+        // Sound for as long as the pictures (Opus frames of 20 ms beside pictures of 33 ms), once
+        // connected: a slow connection (3.7 s on a busy machine) leaves 2.3 s of each.
+        let audio = counts["audio"] as? Int ?? 0
+        #expect(audio >= 100 && Double(audio) >= Double(decoded) * 50 / 30 * 0.8, "\(counts)")
         let tone = try #require(counts["tone"] as? Int, "\(counts)")
         #expect(abs(tone - 440) <= 3, "the tone heard: \(counts)")
         #expect(logged.contains { $0["event"] as? String == "deleted" }, "\(logged)")
