@@ -77,12 +77,15 @@ import Testing
         let scene = try Tools.scene(on: server.display, fps: fps)
         defer { _ = try? scene.interrupt() }
         let port = Tools.freePort()
-        // Default in all that decodes, its output too: its time base is 1/fps, where frames stamped
-        // on the frame-rate grid never share a tick ("non monotonically increasing dts" when they do).
+        // Default in all that decodes. Its output keeps the sender's times in the input's time base:
+        // re-timed onto a 1/fps grid, ffmpeg's own frame-rate logic once wrote two frames at one tick
+        // of a variable-rate stream in CI ("non monotonically increasing dts … 1 >= 1", not seen
+        // since). So such a line now says that Podium repeated a time.
         // It ends after 6 s of stream, or 3 s after the last datagram: a receiver that fell behind on a
         // busy machine still ends, and what it decoded is judged.
         let receiver = try Tools.start("ffmpeg", ["-nostats", "-y", "-i", "udp://127.0.0.1:\(port)?timeout=3000000",
-                                                  "-t", "6", "-f", "null", "-"])
+                                                  "-t", "6", "-fps_mode", "passthrough", "-enc_time_base", "-1",
+                                                  "-f", "null", "-"])
         Thread.sleep(forTimeInterval: 0.5)
         let sent = try Tools.podium(["stream", "--fps", "\(fps)", "--duration", "8s", "--quiet", "--to",
                                      "udp://127.0.0.1:\(port)"], display: server.display)
