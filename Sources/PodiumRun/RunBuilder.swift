@@ -72,17 +72,16 @@ public enum RunBuilder {
         let buffers = 3 + 2 * stages.count + plan.windows.count
         let capture = plan.capture
         let layouts = capture.composition.map { LayoutSwitch($0.layout) }
+        // Sources that say where the pointer is have the tools drawn over the (composed) picture.
+        let overlaid = capture.sources.filter { $0.presenterToolsUnavailable == nil }
         let presenter = PresenterTools(highlight: capture.highlight, zoom: capture.zoom,
-                                       unavailable: capture.sources.lazy.compactMap(\.presenterTools.reason).first)
+                                       unavailable: overlaid.isEmpty ? capture.sources[0].presenterToolsUnavailable : nil)
         let pen = PenControl(keepsStrokes: capture.penKeepsStrokes,
                              unavailable: capture.sources.contains { $0.penUnavailable == nil }
                                 ? nil : capture.sources[0].penUnavailable)
-        // Sources that say where the pointer is have the tools drawn over the (composed) picture.
-        let overlaid = capture.sources.filter { $0.presenterTools == .overPointer }
         let source = PacedCapture(idleFPS: capture.idleFPS) {
             () throws(PodiumError) -> any FrameGrabber in
-            let grabber = try grabber(of: capture, layouts: layouts, bufferCount: buffers, presenter: presenter,
-                                      logger: logger)
+            let grabber = try grabber(of: capture, layouts: layouts, bufferCount: buffers, logger: logger)
             guard !overlaid.isEmpty else { return grabber }
             return PresenterOverlay(source: grabber, presenter: presenter,
                                     drawsCursor: overlaid.contains(where: \.drawsCursor), bufferCount: buffers)
@@ -104,11 +103,10 @@ public enum RunBuilder {
     /// Opens what grabs the run's pictures, on the capture thread: its source's grabber, or two
     /// sources' composed.
     /// - Parameter bufferCount: composed frames that may be in flight at once across every stage.
-    /// - Parameter presenter: the highlight and the zoom, drawn by each source's grabber.
     private static func grabber(of capture: CapturePlan, layouts: LayoutSwitch?, bufferCount: Int,
-                                presenter: PresenterTools, logger: Logger) throws(PodiumError) -> any FrameGrabber {
+                                logger: Logger) throws(PodiumError) -> any FrameGrabber {
         guard let composition = capture.composition, let layouts, capture.sources.count > 1 else {
-            return try capture.sources[0].openGrabber(bufferCount: bufferCount, presenter: presenter, logger: logger)
+            return try capture.sources[0].openGrabber(bufferCount: bufferCount, logger: logger)
         }
         // Each source's frames are copied into the composed picture (one kept, one being grabbed, one
         // spare), or handed through as they are when one fills the picture alone: then as many are in
@@ -116,8 +114,7 @@ public enum RunBuilder {
         var sources: [any FrameGrabber] = []
         for source in capture.sources {
             let handsThrough = source.size == composition.canvas
-            sources.append(try source.openGrabber(bufferCount: handsThrough ? bufferCount + 1 : 3,
-                                                  presenter: presenter, logger: logger))
+            sources.append(try source.openGrabber(bufferCount: handsThrough ? bufferCount + 1 : 3, logger: logger))
         }
         let filter = composition.filter
         return ComposedCapture(sources: sources, sizes: capture.sources.map(\.size), canvas: composition.canvas,

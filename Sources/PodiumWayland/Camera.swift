@@ -69,7 +69,7 @@ public struct Camera: Sendable, Equatable, CustomStringConvertible {
             let camera = try Camera.select(name, from: cameras)
             let title = "camera \(camera)" + (portal == nil ? "" : " through the desktop's Camera portal")
             var plan = try PipeWirePlan.look(node: camera.node, name: title, remote: portal)
-            plan.presenterTools = .unavailable("a camera shows no pointer")
+            plan.presenterToolsUnavailable = "a camera shows no pointer"
             return plan
         }
     }

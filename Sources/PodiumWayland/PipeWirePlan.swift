@@ -17,9 +17,9 @@ public struct PipeWirePlan: Sendable {
     public var remote: (any PipeWireRemote)?
     /// The pointer's picture is drawn where the stream sends it apart (its cursor metadata).
     public var drawsCursor = true
-    /// The highlight and the zoom are drawn where the stream says where the pointer is (a
-    /// screen's producer may; a camera's does not).
-    public var presenterTools = PresenterToolSupport.overPointer
+    /// Why the highlight and the zoom cannot be drawn: the stream does not say where the pointer
+    /// is (a screen's producer may; a camera's does not). `nil` when it may.
+    public var presenterToolsUnavailable: String?
 
     public init(node: UInt32, size: PixelSize, name: String? = nil, remote: (any PipeWireRemote)? = nil) {
         self.node = node
@@ -42,8 +42,7 @@ public protocol PipeWireRemote: AnyObject, Sendable {
 extension PipeWirePlan: SourcePlan {
     public var display: String { "PipeWire" }
 
-    public func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
-        throws(PodiumError) -> any FrameGrabber {
+    public func openGrabber(bufferCount: Int, logger: Logger) throws(PodiumError) -> any FrameGrabber {
         try PipeWireCapture(plan: self, bufferCount: bufferCount, logger: logger)
     }
 }

@@ -28,7 +28,7 @@ extension ScreenCastPortal {
                                              name: "the \(portal.shared.kind) shared by the portal", remote: portal)
             plan.drawsCursor = lookup.drawsCursor
             if !portal.shared.cursorAsMetadata {
-                plan.presenterTools = .unavailable("the desktop's portal draws the pointer in without saying where")
+                plan.presenterToolsUnavailable = "the desktop's portal draws the pointer in without saying where"
             }
             return plan
         }

@@ -32,9 +32,9 @@ extension WaylandScreenPlan: SourcePlan {
     public var name: String { output }
     /// A wlroots compositor tells no other client where the pointer is: screencopy draws it in or
     /// leaves it out, and says nothing of its place.
-    public var presenterTools: PresenterToolSupport {
-        .unavailable("the compositor's screencopy does not say where the pointer is "
-                     + "(a portal that sends the cursor as metadata does)")
+    public var presenterToolsUnavailable: String? {
+        "the compositor's screencopy does not say where the pointer is "
+            + "(a portal that sends the cursor as metadata does)"
     }
 
     public var penUnavailable: String? {
@@ -45,7 +45,7 @@ extension WaylandScreenPlan: SourcePlan {
         try PenLayer(display: display, output: output, pen: pen)
     }
 
-    public func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
+    public func openGrabber(bufferCount: Int, logger: Logger)
         throws(PodiumError) -> any FrameGrabber {
         let capture = try ScreencopyCapture(plan: self, bufferCount: bufferCount, logger: logger)
         guard !masks.isEmpty, let ipcSocket else { return capture }

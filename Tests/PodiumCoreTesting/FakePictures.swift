@@ -2,11 +2,13 @@ public import PodiumCore
 import Synchronization
 
 /// A source whose picture the test paints: solid colours in rows, BGRA, with the rows each
-/// change touched as the frame's changed rows (as a damage-tracking grabber reports them).
+/// change touched as the frame's changed rows (as a damage-tracking grabber reports them), and
+/// the pointer where the test puts it.
 public final class PaintedGrabber: FrameGrabber, Sendable {
     public let size: PixelSize
     private let pool: FrameBufferPool
     private let state: Mutex<(picture: [UInt32], changed: RowBands?, looks: Int, gone: Bool)>
+    private let pointed = Mutex<PointerReport?>(nil)
 
     public init(size: PixelSize, color: RGBColor, buffers: Int = 3) {
         self.size = size
@@ -32,6 +34,13 @@ public final class PaintedGrabber: FrameGrabber, Sendable {
             state.changed = changed
         }
     }
+
+    /// Where the pointer is from the next look on; `nil` for nowhere.
+    public func point(_ report: PointerReport?) {
+        pointed.withLock { $0 = report }
+    }
+
+    public var pointer: PointerReport? { pointed.withLock { $0 } }
 
     /// Makes the source go away (it waits, as a camera unplugged does) or come back, changed whole.
     public func setGone(_ gone: Bool) {

@@ -33,7 +33,7 @@ extension InProcess {
         @Test func eachRequestFindsItsKind() throws {
             let primary = try #require(try resolve(nil) as? ScreenPlan)
             #expect(primary.region == PixelRect(x: 0, y: 0, width: 320, height: 240) && primary.monitorName == "LEFT")
-            #expect(!primary.drawsCursor && primary.presenterTools == .drawnByGrabber)
+            #expect(!primary.drawsCursor && primary.presenterToolsUnavailable == nil)
             let right = try #require(try resolve(.monitor(.name("RIGHT"))) as? ScreenPlan)
             #expect(right.region == PixelRect(x: 320, y: 0, width: 320, height: 240))
             let region = try #require(try resolve(.region(PixelRect(x: 100, y: 10, width: 64, height: 48))) as? ScreenPlan)

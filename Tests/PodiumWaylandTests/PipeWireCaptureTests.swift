@@ -26,7 +26,7 @@ import Glibc
         defer { _ = try? producer.interrupt(timeout: 5) }
         let plan = try PipeWirePlan.look(node: UInt32(node), remote: remote)
         #expect(plan.size == PixelSize(width: 640, height: 360) && plan.name == "PipeWire node \(node)", "\(plan)")
-        var grabber = try plan.openGrabber(bufferCount: 2, presenter: PresenterTools(), logger: logger)
+        var grabber = try plan.openGrabber(bufferCount: 2, logger: logger)
         let frame = try nextFrame(of: &grabber)
         #expect(frame.size == plan.size, "\(frame.size)")
         #expect(frame.pixels(in: PixelRect(x: 0, y: 0, size: plan.size), otherThan: [0x33, 0x66, 0x99]) == 0,

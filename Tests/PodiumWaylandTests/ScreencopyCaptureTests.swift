@@ -79,7 +79,7 @@ import Testing
         try showQuarters()
         let plan = try WaylandScreenPlan.look(display: sway.display, monitor: .name("HEADLESS-1"),
                                               drawsCursor: false, tracksDamage: true)
-        var grabber = try plan.openGrabber(bufferCount: 2, presenter: PresenterTools(), logger: logger)
+        var grabber = try plan.openGrabber(bufferCount: 2, logger: logger)
         #expect(grabber.description == "HEADLESS-1 of \(sway.display) with screencopy")
         // swaybg draws the picture a moment after sway is told: the first frames may be grey.
         let frame = try nextFrame(of: &grabber) { $0.rgb(x: 0, y: 0) == Self.quarters[0].rgb }

@@ -16,29 +16,36 @@ extension PipeWireTests {
         #expect(names == ["podium-test-camera"], "\(json)")
     }
 
-    /// The screen whole, the camera in the top-right corner over it, in one recording.
+    /// The screen whole, the camera in the top-right corner over it, in one recording, and the
+    /// presenter's highlight around the pointer on the screen's part: one of two sources saying
+    /// where the pointer is gives the composed picture its tools.
     @Test func aCameraInTheCornerOfTheScreen() throws {
         let screen = try XvfbServer(width: 640, height: 360)
         try Painter(display: screen.display).fill(x: 0, y: 0, width: 640, height: 360, bgra: (0x20, 0xC0, 0x40))
+        try Tools.xdotool(screen.display, "mousemove", "170", "250")
         let (producer, _) = try server.provideVideo(colour: "336699", name: "podium-test-face")
         defer { _ = try? producer.interrupt(timeout: 5) }
         let recording = folder.appendingPathComponent("over.mkv").path
         let run = try Tools.podium(["stream", "--display", screen.display, "--source", screen.display, "--source",
-                                    "camera:face", "--layout", "over", "--no-cursor", "--to", recording, "-t", "3s"],
-                                   environment: environment)
+                                    "camera:face", "--layout", "over", "--no-cursor", "--highlight-pointer=#ff0000,60",
+                                    "--to", recording, "-t", "3s"], environment: environment)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("and camera podium-test-face (gst-launch-1.0), over top-right"), "\(run.stderr)")
         #expect(try Tools.probe(recording).width == 640)
-        // On a 32x18 sampling: the corner the camera's blue, the middle the screen's green.
+        // On a 32x18 sampling (20 px a sample): the corner the camera's blue, the middle the screen's
+        // green, and around the pointer 40 % red over the green.
         let frames = try Tools.rgbFrames(recording, size: (width: 32, height: 18))
         func colour(_ frame: Int, _ x: Int, _ y: Int) -> [Int] {
             (0..<3).map { Int(frames[frame].pixels[(y * 32 + x) * 3 + $0]) }
         }
-        func near(_ got: [Int], _ want: [Int]) -> Bool { zip(got, want).allSatisfy { abs($0 - $1) < 12 } }
+        func near(_ got: [Int], _ want: [Int], within: Int = 12) -> Bool {
+            zip(got, want).allSatisfy { abs($0 - $1) < within }
+        }
         let last = frames.count - 1
         #expect(frames.count >= 60, "\(frames.count) frames")
         #expect(near(colour(last, 28, 3), [0x33, 0x66, 0x99]), "corner \(colour(last, 28, 3))")
         #expect(near(colour(last, 16, 12), [0x40, 0xC0, 0x20]), "middle \(colour(last, 16, 12))")
+        #expect(near(colour(last, 8, 12), [140, 115, 19], within: 20), "at the pointer \(colour(last, 8, 12))")
     }
 
     /// A webcam's YUYV pictures, or its JPEGs, converted to the screen's BGRA, in their colours.

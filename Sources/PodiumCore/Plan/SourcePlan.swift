@@ -15,8 +15,9 @@ public protocol SourcePlan: Sendable {
     var size: PixelSize { get }
     /// Whether the pointer is drawn into its pictures.
     var drawsCursor: Bool { get }
-    /// How its pictures get the presenter's tools (the highlight, the zoom).
-    var presenterTools: PresenterToolSupport { get }
+    /// Why the presenter's tools (the highlight, the zoom) cannot be drawn over its pictures;
+    /// `nil` when its grabber says where the pointer is (`FrameGrabber.pointer`).
+    var presenterToolsUnavailable: String? { get }
     /// Why the presenter's pen cannot draw over it; `nil` when `openPen` makes its overlay.
     var penUnavailable: String? { get }
 
@@ -24,11 +25,8 @@ public protocol SourcePlan: Sendable {
     /// then on.
     /// - Parameters:
     ///   - bufferCount: pictures that may be in flight at once downstream.
-    ///   - presenter: the highlight and the zoom, read at each grab by grabbers that draw them
-    ///     (`.drawnByGrabber`).
     /// - Throws: 69 when the source cannot be opened.
-    func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
-        throws(PodiumError) -> any FrameGrabber
+    func openGrabber(bufferCount: Int, logger: Logger) throws(PodiumError) -> any FrameGrabber
 
     /// Makes the pen's overlay over what it shows, on the presenter's own screen (which the capture
     /// then has in every output). Called on the pen's own thread, which runs it.
@@ -37,28 +35,13 @@ public protocol SourcePlan: Sendable {
 }
 
 extension SourcePlan {
-    public var presenterTools: PresenterToolSupport { .unavailable("\(name) does not say where the pointer is") }
+    public var presenterToolsUnavailable: String? { "\(name) does not say where the pointer is" }
     public var penUnavailable: String? {
         "it draws over an X11 screen or a wlroots compositor's output, and this run captures \(name)"
     }
 
     public func openPen(_ pen: PenControl) throws(PodiumError) -> any PenSurface {
         throw .unavailable("the pen: \(penUnavailable ?? name)")
-    }
-}
-
-/// How a source's pictures get the presenter's tools (the highlight and the zoom).
-public enum PresenterToolSupport: Sendable, Equatable {
-    /// Its grabber draws them (X11's: a zoom grabs only the part it shows).
-    case drawnByGrabber
-    /// It says where the pointer is (`FrameGrabber.pointer`): the run draws them over its frames.
-    case overPointer
-    /// It cannot have them, for the reason said.
-    case unavailable(String)
-
-    /// The reason, when it cannot.
-    public var reason: String? {
-        if case .unavailable(let reason) = self { reason } else { nil }
     }
 }
 

@@ -1,22 +1,29 @@
 /// Where a source says the pointer is in its pictures, for the presenter's tools drawn over
-/// them (a PipeWire stream's cursor metadata); and the pointer's picture when the source leaves
-/// it to be drawn.
+/// them (an X11 grabber's query, a PipeWire stream's cursor metadata), and the pointer's picture.
 public struct PointerReport: Sendable, Equatable {
     /// In the source's pixels: where the pointer points.
     public var x: Int
     public var y: Int
-    /// The pointer's picture when the source sends it apart (not drawn in); `nil` when the
-    /// pictures have it already, or the source sends none.
+    /// The pointer's picture; `nil` when the source sends none.
     public var cursor: CursorImage?
+    /// Whether the source's pictures have `cursor` in already (X11's grabbers draw it): it is
+    /// drawn again only over a highlight. Otherwise it is drawn where the run shows the cursor.
+    public var cursorInPicture: Bool
+    /// The clicks (buttons 1 to 3 going down) the source saw so far: a new one spreads a ring
+    /// around a highlighted pointer. Sources that do not see clicks say 0.
+    public var clicks: UInt64
 
-    public init(x: Int, y: Int, cursor: CursorImage? = nil) {
+    public init(x: Int, y: Int, cursor: CursorImage? = nil, cursorInPicture: Bool = false, clicks: UInt64 = 0) {
         self.x = x
         self.y = y
         self.cursor = cursor
+        self.cursorInPicture = cursorInPicture
+        self.clicks = clicks
     }
 
     public static func == (lhs: PointerReport, rhs: PointerReport) -> Bool {
-        lhs.x == rhs.x && lhs.y == rhs.y && lhs.cursor === rhs.cursor
+        lhs.x == rhs.x && lhs.y == rhs.y && lhs.cursor === rhs.cursor && lhs.cursorInPicture == rhs.cursorInPicture
+            && lhs.clicks == rhs.clicks
     }
 }
 

@@ -1,6 +1,8 @@
-/// Draws the presenter's tools over the frames of a source whose grabber does not (a PipeWire
-/// stream, the portal's, a composition of them), from where the source says the pointer is: the
-/// pointer's picture when the source sends it apart, the highlight under it, the zoom around it.
+/// Draws the presenter's tools over any source's frames, from where the source says the
+/// pointer is (`FrameGrabber.pointer`): the highlight under it with a ring at each click, the
+/// zoom around it, and the pointer's picture when the source sends it apart (a PipeWire stream's
+/// cursor metadata) or over the highlight. Every source has the tools the same way: X11's
+/// grabbers, PipeWire's and the portal's, and a composition of them.
 ///
 /// A frame drawn on is a copy, of the part the zoom shows or of all of it, in a buffer of the
 /// overlay's own: the source's buffers keep the picture as it was taken, which a source hands out
@@ -13,6 +15,8 @@ public final class PresenterOverlay: FrameGrabber {
         var highlighting = false
         var zoom = 1
         var cursor = false
+        /// A ring spreads: the picture changes at every slot, and once more when it is gone.
+        var rippling = false
     }
 
     private var source: any FrameGrabber
@@ -23,6 +27,8 @@ public final class PresenterOverlay: FrameGrabber {
     private var marks: PointerMarks?
     /// Where the pointer was last said to be: the zoom stays there while it is hidden.
     private var lastPosition: (x: Int, y: Int)?
+    /// The clicks the source had seen at the last frame.
+    private var lastClicks: UInt64?
     private var lastLook = Look()
     /// The part of the source's picture the last frame drawn on showed, and its rows drawn on:
     /// while the part stays, a frame's changed rows are the source's and those.
@@ -46,21 +52,21 @@ public final class PresenterOverlay: FrameGrabber {
 
     public func capture(sequence: UInt64, time: UInt64, slotTime: UInt64, evenIfUnchanged: Bool)
         throws(PodiumError) -> CaptureOutcome {
+        var outcome = try source.capture(sequence: sequence, time: time, slotTime: slotTime,
+                                         evenIfUnchanged: evenIfUnchanged)
+        // Where the pointer is as the source took its picture (X11 asks with each grab).
         let report = source.pointer
-        if let report { lastPosition = (report.x, report.y) }
-        var look = Look(highlighting: presenter.isHighlighting && report != nil,
-                        zoom: lastPosition == nil ? 1 : presenter.zoom,
-                        cursor: drawsCursor && report?.cursor != nil)
-        let draws = look.highlighting || look.zoom > 1 || look.cursor
-        if draws { look.pointer = report }
-        let changed = look != lastLook
-        let outcome = try source.capture(sequence: sequence, time: time, slotTime: slotTime,
-                                         evenIfUnchanged: evenIfUnchanged || changed)
+        let look = look(of: report, at: time)
+        if look != lastLook || look.rippling, case .unchanged = outcome {
+            // The pointer moved or a tool changed over a still picture: it goes out again.
+            outcome = try source.capture(sequence: sequence, time: time, slotTime: slotTime, evenIfUnchanged: true)
+        }
         guard case .frame(var frame) = outcome else { return outcome }
-        lastLook = look
+        defer { lastLook = look }
+        let draws = look.highlighting || look.zoom > 1 || look.cursor
         guard draws else {
             // The frame before had something drawn on it that this one has not.
-            if changed { frame.changedRows = nil }
+            if look != lastLook { frame.changedRows = nil }
             lastView = nil
             return .frame(frame)
         }
@@ -75,9 +81,7 @@ public final class PresenterOverlay: FrameGrabber {
         var drawnRows = RowBands()
         if let report {
             let at = (x: report.x - view.x, y: report.y - view.y)
-            if look.highlighting {
-                let marks = marks ?? PointerMarks(style: presenter.highlightStyle)
-                self.marks = marks
+            if look.highlighting, let marks {
                 marks.draw(into: drawn, at: at, time: frame.captureTime).map { drawnRows.insert($0) }
             }
             if look.cursor, let cursor = report.cursor {
@@ -94,8 +98,27 @@ public final class PresenterOverlay: FrameGrabber {
                 if top < bottom { rows.insert(top..<bottom) }
             }
             drawn.changedRows = rows
+        } else {
+            drawn.changedRows = nil
         }
         (lastView, lastDrawnRows) = (view, drawnRows)
         return .frame(drawn)
+    }
+
+    /// What the frame at `time` shows besides the source's picture, with the pointer `report` says.
+    private func look(of report: PointerReport?, at time: UInt64) -> Look {
+        if let report { lastPosition = (report.x, report.y) }
+        let highlighting = presenter.isHighlighting && report != nil
+        if highlighting && marks == nil { marks = PointerMarks(style: presenter.highlightStyle) }
+        if let clicks = report?.clicks {
+            if highlighting, let lastClicks, clicks != lastClicks { marks?.clicked(at: time) }
+            lastClicks = clicks
+        }
+        let cursorShown = report.map { $0.cursorInPicture ? highlighting : drawsCursor } ?? false
+        var look = Look(highlighting: highlighting, zoom: lastPosition == nil ? 1 : presenter.zoom,
+                        cursor: cursorShown && report?.cursor != nil,
+                        rippling: highlighting && marks?.isRippling(at: time) == true)
+        if look.highlighting || look.zoom > 1 || look.cursor { look.pointer = report }
+        return look
     }
 }

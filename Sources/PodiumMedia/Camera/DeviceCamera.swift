@@ -88,9 +88,9 @@ public struct DeviceCameraPlan: SourcePlan {
 
     public var display: String { inputFormat == "video4linux2" ? "V4L2" : inputFormat }
     public var drawsCursor: Bool { false }
-    public var presenterTools: PresenterToolSupport { .unavailable("a camera shows no pointer") }
+    public var presenterToolsUnavailable: String? { "a camera shows no pointer" }
 
-    public func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
+    public func openGrabber(bufferCount: Int, logger: Logger)
         throws(PodiumError) -> any FrameGrabber {
         try DeviceCapture(plan: self, bufferCount: bufferCount, logger: logger)
     }

@@ -46,6 +46,12 @@ public final class CursorOverlay {
                          size: image.size)
     }
 
+    /// The cursor's picture now, read again if it changed.
+    var picture: CursorImage? {
+        refreshImageIfChanged()
+        return image
+    }
+
     /// Re-reads the cursor picture if XFixes reported a change.
     private func refreshImageIfChanged() {
         guard stale else { return }

@@ -21,7 +21,7 @@ final class DamageTracker {
     private let damage: xcb_damage_damage_t
     private let scratch: xcb_xfixes_region_t
     /// The rectangle watched, in the window's coordinates.
-    private(set) var region: PixelRect
+    let region: PixelRect
     /// Per buffer index, the rows (of the captured region) that changed since it was filled.
     private var stale: [RowBands]
 
@@ -72,12 +72,6 @@ final class DamageTracker {
         }) ?? RowBands()
         markStale(rows)
         return rows
-    }
-
-    /// Watches `region` from now on: every row of every buffer is stale (they hold another part).
-    func watch(_ region: PixelRect) {
-        self.region = region
-        for buffer in stale.indices { stale[buffer] = RowBands(0..<region.height) }
     }
 
     /// Marks rows stale in every buffer, or in one (say, where a cursor was drawn into it).

@@ -31,20 +31,17 @@ public final class ScreenCapture: FrameGrabber {
     /// - Parameter drawCursor: `--cursor`; ignored (with a notice) when the server lacks XFixes.
     /// - Parameter tracksDamage: grab only what changed; `false` grabs every frame whole (`--constant-fps`).
     /// - Parameter bufferCount: frames that may be in flight at once across every branch.
-    /// - Parameter presenter: the highlight and the zoom, when the run has them.
     /// - Parameter masks: the windows to paint black.
     /// - Parameter showsRegion: `--show-region`: a border around the captured area, outside it.
     public init(connection: XConnection, region: PixelRect, monitorName: String? = nil, allowSharedMemory: Bool, drawCursor: Bool,
-                tracksDamage: Bool = false, bufferCount: Int = 4, presenter: PresenterTools? = nil,
-                masks: PrivacyMasks = PrivacyMasks(), showsRegion: Bool = false, logger: Logger) {
+                tracksDamage: Bool = false, bufferCount: Int = 4, masks: PrivacyMasks = PrivacyMasks(), showsRegion: Bool = false, logger: Logger) {
         self.connection = connection
         self.monitorName = monitorName
         self.logger = logger
         verified = VerifiedGrabber(connection: connection,
                                    target: .init(drawable: connection.root, window: connection.root, region: region),
                                    allowSharedMemory: allowSharedMemory, drawCursor: drawCursor,
-                                   tracksDamage: tracksDamage, bufferCount: bufferCount, presenter: presenter,
-                                   logger: logger)
+                                   tracksDamage: tracksDamage, bufferCount: bufferCount, logger: logger)
         layoutEvents = connection.watchLayout()
         self.masks = masks.isEmpty ? nil : WindowMasks(connection: connection, masks: masks, logger: logger)
         border = showsRegion ? RegionBorder(connection: connection, around: region) : nil
@@ -53,15 +50,14 @@ public final class ScreenCapture: FrameGrabber {
     /// Opens the display of `plan` and captures its region: the run's source, made on the
     /// capture thread.
     /// - Parameter bufferCount: frames that may be in flight at once across every stage.
-    /// - Parameter presenter: the highlight and the zoom, when the run has them.
     /// - Throws: 69 when the display cannot be opened or its pixels read.
-    public convenience init(plan: ScreenPlan, bufferCount: Int, presenter: PresenterTools? = nil, logger: Logger)
+    public convenience init(plan: ScreenPlan, bufferCount: Int, logger: Logger)
         throws(PodiumError) {
         let connection = try XConnection(display: plan.display)
         try connection.requireBGRAPixels()
         self.init(connection: connection, region: plan.region, monitorName: plan.monitorName,
                   allowSharedMemory: plan.sharedMemory, drawCursor: plan.drawsCursor, tracksDamage: plan.tracksDamage,
-                  bufferCount: bufferCount, presenter: presenter, masks: plan.masks, showsRegion: plan.showsRegion,
+                  bufferCount: bufferCount, masks: plan.masks, showsRegion: plan.showsRegion,
                   logger: logger)
     }
 
@@ -70,8 +66,10 @@ public final class ScreenCapture: FrameGrabber {
 
     /// What one capture slot gave.
     public var grabber: ScreenGrabber { verified.grabber }
-    /// The area captured (a zoom grabs a part of it).
+    /// The area captured.
     public var region: PixelRect { verified.target.region }
+    /// Where the pointer was at the last grab, in the region's pixels.
+    public var pointer: PointerReport? { verified.report }
     public var method: ScreenGrabber.Method { grabber.method }
 
     /// Grabs one frame into a free buffer, when the screen changed or `evenIfUnchanged`.

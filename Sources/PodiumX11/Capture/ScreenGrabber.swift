@@ -19,7 +19,7 @@ public final class ScreenGrabber {
 
     public let method: Method
     /// The captured rectangle, in the drawable's coordinates; it may move, keeping its size.
-    public private(set) var region: PixelRect
+    public let region: PixelRect
     /// What is read: the root window, or a window's pixmap.
     let drawable: xcb_drawable_t
     /// The buffers frames are captured into; capture skips a slot when none is free.
@@ -76,13 +76,6 @@ public final class ScreenGrabber {
         self.method = segments.isEmpty ? .getImage : .sharedMemory
         self.segments = segments
         self.pool = FrameBufferPool(buffers)
-    }
-
-    /// Grabs a rectangle of the same size at (`x`, `y`) from now on (a zoom following the
-    /// pointer); every buffer then holds another part of the drawable.
-    func move(toX x: Int, y: Int) {
-        region.x = x
-        region.y = y
     }
 
     /// Fills `rows` of `buffer` (all of them by default) with the region's current pixels,

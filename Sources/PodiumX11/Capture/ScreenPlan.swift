@@ -34,8 +34,8 @@ public struct ScreenPlan: Sendable {
 extension ScreenPlan: SourcePlan {
     public var name: String { region.description }
     public var size: PixelSize { region.size }
-    /// The X11 grabbers draw the highlight and the zoom.
-    public var presenterTools: PresenterToolSupport { .drawnByGrabber }
+    /// Its grabber says where the pointer is, and when it clicked.
+    public var presenterToolsUnavailable: String? { nil }
     /// The pen's window lies over the captured area, and the grab takes its strokes with the screen.
     public var penUnavailable: String? { nil }
 
@@ -43,8 +43,8 @@ extension ScreenPlan: SourcePlan {
         try PenOverlay(display: display, area: region, pen: pen)
     }
 
-    public func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
+    public func openGrabber(bufferCount: Int, logger: Logger)
         throws(PodiumError) -> any FrameGrabber {
-        try ScreenCapture(plan: self, bufferCount: bufferCount, presenter: presenter, logger: logger)
+        try ScreenCapture(plan: self, bufferCount: bufferCount, logger: logger)
     }
 }

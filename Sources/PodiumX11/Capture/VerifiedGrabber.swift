@@ -3,7 +3,8 @@ import PodiumCore
 import Logging
 
 /// The grab a screen and a window share: damage-driven (nothing changed, nothing grabbed; a
-/// change grabs only its rows), change-verified, with the cursor drawn in.
+/// change grabs only its rows), change-verified, with the cursor drawn in. It says where the
+/// pointer is and when it clicked, for the presenter's tools that the run draws over its frames.
 ///
 /// Damage is a hint, not a fact: programs repaint without changing a pixel. So the rows grabbed
 /// are held against the frame handed out before (its rows' fingerprints), and only rows that
@@ -22,17 +23,17 @@ final class VerifiedGrabber {
     }
 
     private(set) var grabber: ScreenGrabber
-    /// What is captured; `grabber` takes a part of it while zoomed.
+    /// What is captured.
     private(set) var target: Target
     /// `nil` when every frame is grabbed whole (`--constant-fps`, or a server without Damage).
     private(set) var damage: DamageTracker?
     let cursor: CursorOverlay?
-    /// Where the pointer is, asked at each grab when the cursor or a presenter's tool needs it.
-    let pointer: PointerWatch?
-    /// The highlight and the zoom, as the keys set them now.
-    private let presenter: PresenterTools?
-    /// The highlight's drawing, made when it is first turned on.
-    private var marks: PointerMarks?
+    /// Where the pointer is, asked at each grab.
+    let pointer: PointerWatch
+    /// Where the pointer was at the last grab, in the target's pixels, and the clicks so far;
+    /// `nil` when it is on another screen.
+    private(set) var report: PointerReport?
+    private var clicks: UInt64 = 0
     /// Areas painted black in every frame (`--mask-window`), in the target window's coordinates;
     /// set by the capture before a grab. Every buffer holds them painted: where they were and
     /// where they are must be grabbed again in each when they move.
@@ -45,13 +46,11 @@ final class VerifiedGrabber {
     }
     private var masksMoved = false
     private let tracksDamage: Bool
-    /// Where the pointer was last, and whether it was highlighted, to see that the picture must change.
+    /// Where the pointer was last, to see that the cursor drawn in must move.
     private var lastPointer: PointerWatch.Position?
-    private var lastHighlighting = false
-    private var lastRippling = false
-    /// The pixels under the cursor and the highlight in each buffer.
+    /// The pixels under the cursor in each buffer.
     private var underlays: Underlays
-    /// The rows drawn on (masks, highlight, cursor) in the last frame handed out.
+    /// The rows drawn on (masks, cursor) in the last frame handed out.
     private var lastDrawnRows = RowBands()
     /// The rows of the last frame handed out, for the next grab to be held against; empty before
     /// the first frame and after a change of target.
@@ -64,15 +63,13 @@ final class VerifiedGrabber {
     /// - Parameter drawCursor: `--cursor`; ignored (with a notice) when the server lacks XFixes.
     /// - Parameter tracksDamage: grab only what changed; `false` grabs every frame whole (`--constant-fps`).
     /// - Parameter bufferCount: frames that may be in flight at once across every branch.
-    /// - Parameter presenter: the highlight and the zoom to draw, when the run has them.
     init(connection: XConnection, target: Target, allowSharedMemory: Bool, drawCursor: Bool, tracksDamage: Bool,
-         bufferCount: Int, presenter: PresenterTools? = nil, logger: Logger) {
+         bufferCount: Int, logger: Logger) {
         self.connection = connection
         self.target = target
         self.allowSharedMemory = allowSharedMemory
         self.tracksDamage = tracksDamage
         self.bufferCount = bufferCount
-        self.presenter = presenter
         self.logger = logger
         grabber = ScreenGrabber(connection: connection, drawable: target.drawable, region: target.region,
                                 allowSharedMemory: allowSharedMemory, bufferCount: bufferCount, logger: logger)
@@ -81,7 +78,7 @@ final class VerifiedGrabber {
         if drawCursor && cursor == nil {
             logger.notice("the X server has no XFixes extension; capturing without the cursor")
         }
-        pointer = cursor != nil || presenter != nil ? PointerWatch(connection: connection) : nil
+        pointer = PointerWatch(connection: connection)
         damage = tracksDamage
             ? DamageTracker(connection: connection, window: target.window, region: target.region,
                             bufferCount: bufferCount) : nil
@@ -110,30 +107,23 @@ final class VerifiedGrabber {
         let type = event.pointee.response_type & 0x7F
         if let cursor, type == cursor.cursorNotifyEvent { cursor.stale = true }
         if let damage, type == damage.notifyEvent { damage.isPending = true }
-        pointer?.handle(event)
+        pointer.handle(event)
     }
 
     /// Grabs one frame into a free buffer, when the picture changed or `evenIfUnchanged`.
     /// - Throws: when the grab failed; the buffer went back to the pool and counts as stale.
     func grab(sequence: UInt64, time: UInt64, slotTime: UInt64, evenIfUnchanged: Bool)
         throws(X11RequestError) -> CaptureOutcome {
-        let pointerCookie = pointer?.request(relativeTo: target.window)
+        let pointerCookie = pointer.request(relativeTo: target.window)
         var looks = damage == nil || evenIfUnchanged
         // Every damage report is collected here, once a slot, however many came since the last.
         let damaged = damage.map { $0.isPending && !$0.collect().isEmpty } ?? false
         if damaged { looks = true }
-        let position = pointerCookie.flatMap { pointer?.position($0) }
-        if position != lastPointer || cursor?.stale == true { looks = true }
-        let highlighting = presenter?.isHighlighting == true
-        if pointer?.takeClick() == true, highlighting { marks?.clicked(at: time) }
-        if highlighting && marks == nil, let presenter { marks = PointerMarks(style: presenter.highlightStyle) }
-        // A ring that spreads is drawn at every slot, and once more when it is gone.
-        if highlighting != lastHighlighting || lastRippling || (highlighting && marks?.isRippling(at: time) == true) {
-            looks = true
-        }
+        let position = pointer.position(pointerCookie)
+        let cursorChanged = cursor?.stale == true
+        if cursor != nil && (position != lastPointer || cursorChanged) { looks = true }
+        keepReport(position)
         if masksMoved { looks = true }
-        let moved = follow(position)
-        if moved { looks = true }
         guard looks else { return .unchanged }
         guard let buffer = grabber.pool.acquire() else { return .busy }
         let region = grabber.region
@@ -153,16 +143,14 @@ final class VerifiedGrabber {
         // The masks need no grab again: painted alike in every frame, they change nothing unless
         // they move. So the rows of this buffer not grabbed now hold them already.
         if !masks.isEmpty { PrivacyMasks.paint(masks, into: frame, showing: region, rows: grabbedRows) }
-        // What is drawn around the pointer looks as in the last frame unless one of these changed.
-        let rippling = highlighting && marks?.isRippling(at: time) == true
-        let redrawn = position != lastPointer || highlighting != lastHighlighting || rippling || lastRippling
-            || cursor?.stale == true
-        (lastPointer, lastHighlighting, lastRippling, masksMoved) = (position, highlighting, rippling, false)
-        let drawn = draw(into: frame, showing: region, pointer: position, highlighting: highlighting, time: time)
+        // The cursor drawn in looks as in the last frame unless it moved or changed its picture.
+        let redrawn = position != lastPointer || cursorChanged
+        (lastPointer, masksMoved) = (position, false)
+        let drawn = draw(into: frame, showing: region, pointer: position)
         let previousDrawn = lastDrawnRows
         lastDrawnRows = drawn
         if damage != nil {
-            if handedOut.isEmpty || moved {
+            if handedOut.isEmpty {
                 handedOut.forget()
                 handedOut.remember(buffer, height: region.height, bytesPerRow: grabber.bytesPerRow)
             } else {
@@ -199,46 +187,25 @@ final class VerifiedGrabber {
         return rows.clamped(toHeight: region.height)
     }
 
-    /// Draws what the picture gets around the pointer: the highlight, then the cursor; what they
-    /// cover is kept first, to be put back before the buffer is filled again.
+    /// Draws the cursor; what it covers is kept first, to be put back before the buffer is
+    /// filled again.
     /// - Returns: the rows drawn on.
-    private func draw(into frame: CapturedFrame, showing region: PixelRect, pointer: PointerWatch.Position?,
-                      highlighting: Bool, time: UInt64) -> RowBands {
-        let cursorBounds = cursor?.bounds(in: region, at: pointer)
-        var marked: (marks: PointerMarks, at: (x: Int, y: Int))?
-        if highlighting, let marks, let pointer, pointer.onScreen {
-            marked = (marks, (pointer.x - region.x, pointer.y - region.y))
-        }
-        var covered = cursorBounds
-        if let marked {
-            let bounds = marked.marks.bounds(at: marked.at, time: time)
-            covered = covered.map { $0.union(bounds) } ?? bounds
-        }
-        guard let covered else { return RowBands() }
+    private func draw(into frame: CapturedFrame, showing region: PixelRect,
+                      pointer: PointerWatch.Position?) -> RowBands {
+        guard let cursor, let covered = cursor.bounds(in: region, at: pointer) else { return RowBands() }
         underlays.keep(covered, of: frame)
-        var drawn = RowBands()
-        if let marked, let rows = marked.marks.draw(into: frame, at: marked.at, time: time) { drawn.insert(rows) }
-        if let cursor, let rows = cursor.draw(into: frame, region: region, at: pointer) { drawn.insert(rows) }
-        return drawn
+        return cursor.draw(into: frame, region: region, at: pointer).map { RowBands($0) } ?? RowBands()
     }
 
-    /// Moves the part grabbed to where the zoom wants it: around the pointer, or the whole target.
-    /// - Returns: whether it moved (every row of the next frame is then new).
-    private func follow(_ position: PointerWatch.Position?) -> Bool {
-        let factor = presenter?.zoom ?? 1
-        let area = target.region
-        let centre = position.map { (x: $0.x, y: $0.y) } ?? (x: area.x + area.width / 2, y: area.y + area.height / 2)
-        let view = ZoomView.view(of: area, factor: factor, around: centre)
-        guard view != grabber.region else { return false }
-        if view.size == grabber.region.size {
-            grabber.move(toX: view.x, y: view.y)
-        } else {
-            grabber = ScreenGrabber(connection: connection, drawable: target.drawable, region: view,
-                                    allowSharedMemory: allowSharedMemory, bufferCount: bufferCount, logger: logger)
-            underlays.forget()
+    /// Keeps where the pointer is for `pointer`'s readers: in the target's pixels, with the clicks
+    /// so far and the cursor's picture (drawn in already, to be drawn again over a highlight).
+    private func keepReport(_ position: PointerWatch.Position?) {
+        if pointer.takeClick() { clicks += 1 }
+        guard let position, position.onScreen else {
+            report = nil
+            return
         }
-        damage?.watch(view)
-        lastDrawnRows = RowBands()
-        return true
+        report = PointerReport(x: position.x - target.region.x, y: position.y - target.region.y,
+                               cursor: cursor?.picture, cursorInPicture: true, clicks: clicks)
     }
 }

@@ -37,9 +37,8 @@ public final class WindowCapture: FrameGrabber {
     /// Opens the display of `plan` and redirects its window: the run's source, made on the
     /// capture thread.
     /// - Parameter bufferCount: frames that may be in flight at once across every stage.
-    /// - Parameter presenter: the highlight and the zoom, when the run has them.
     /// - Throws: 69 when the display cannot be opened, lacks Composite, or the window is gone.
-    public init(plan: WindowSourcePlan, bufferCount: Int, presenter: PresenterTools? = nil, logger: Logger)
+    public init(plan: WindowSourcePlan, bufferCount: Int, logger: Logger)
         throws(PodiumError) {
         connection = try XConnection(display: plan.display)
         try connection.requireBGRAPixels()
@@ -55,12 +54,15 @@ public final class WindowCapture: FrameGrabber {
         window.rect.size = target.region.size
         verified = VerifiedGrabber(connection: connection, target: target, allowSharedMemory: plan.sharedMemory,
                                    drawCursor: plan.drawsCursor, tracksDamage: plan.tracksDamage,
-                                   bufferCount: bufferCount, presenter: presenter, logger: logger)
+                                   bufferCount: bufferCount, logger: logger)
     }
 
     deinit {
         release()
     }
+
+    /// Where the pointer was at the last grab, in the window's pixels.
+    public var pointer: PointerReport? { verified.report }
 
     /// `window 'Slides' (0x1a00007, 1280x720) of :1 with MIT-SHM`.
     public var description: String {

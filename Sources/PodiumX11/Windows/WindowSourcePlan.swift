@@ -35,11 +35,10 @@ public struct WindowSourcePlan: Sendable {
 extension WindowSourcePlan: SourcePlan {
     public var name: String { "window \(window.label)" }
     public var size: PixelSize { window.rect.size }
-    /// The X11 grabbers draw the highlight and the zoom.
-    public var presenterTools: PresenterToolSupport { .drawnByGrabber }
+    /// Its grabber says where the pointer is over the window, and when it clicked.
+    public var presenterToolsUnavailable: String? { nil }
 
-    public func openGrabber(bufferCount: Int, presenter: PresenterTools, logger: Logger)
-        throws(PodiumError) -> any FrameGrabber {
-        try WindowCapture(plan: self, bufferCount: bufferCount, presenter: presenter, logger: logger)
+    public func openGrabber(bufferCount: Int, logger: Logger) throws(PodiumError) -> any FrameGrabber {
+        try WindowCapture(plan: self, bufferCount: bufferCount, logger: logger)
     }
 }

@@ -109,7 +109,8 @@ enum RunSetup {
         plan.penKeepsStrokes = source.presenter.penKeepsStrokes
         // The highlight and the zoom need a source that says where the pointer is.
         let tool = plan.highlight != nil ? "--highlight-pointer" : plan.zoom > 1 ? "--zoom" : nil
-        if let tool, let reason = plan.sources.lazy.compactMap(\.presenterTools.reason).first {
+        if let tool, !plan.sources.contains(where: { $0.presenterToolsUnavailable == nil }),
+           let reason = plan.sources.first?.presenterToolsUnavailable {
             throw .usage("\(tool) cannot be drawn: \(reason)")
         }
         return plan
