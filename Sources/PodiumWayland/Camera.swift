@@ -70,6 +70,7 @@ public struct Camera: Sendable, Equatable, CustomStringConvertible {
             let title = "camera \(camera)" + (portal == nil ? "" : " through the desktop's Camera portal")
             var plan = try PipeWirePlan.look(node: camera.node, name: title, remote: portal)
             plan.presenterToolsUnavailable = "a camera shows no pointer"
+            plan.hasOwnRate = true
             return plan
         }
     }

@@ -36,7 +36,9 @@ public final class PipeWireCapture: FrameGrabber {
     public init(plan: PipeWirePlan, bufferCount: Int, clock: any PacingClock = MonotonicClock(),
                 logger: Logger) throws(PodiumError) {
         let descriptor = try plan.remote?.connect() ?? -1
-        let inbox = PipeWireInbox(bufferCount: max(3, bufferCount + 1), clock: clock)
+        // One waiting in the inbox (two when one is held back), the rest downstream.
+        let inbox = PipeWireInbox(bufferCount: max(3, bufferCount + (plan.hasOwnRate ? 2 : 1)), clock: clock,
+                                  holdsOneBack: plan.hasOwnRate)
         let context = Unmanaged.passRetained(inbox).toOpaque()
         var error = [CChar](repeating: 0, count: 256)
         let wanted = plan.wantedSize ?? PixelSize(width: 0, height: 0)
@@ -121,8 +123,8 @@ final class PipeWireInbox: Sendable {
     let frames: FrameInbox
     private let state = Mutex(State())
 
-    init(bufferCount: Int, clock: any PacingClock) {
-        frames = FrameInbox(bufferCount: bufferCount, clock: clock)
+    init(bufferCount: Int, clock: any PacingClock, holdsOneBack: Bool) {
+        frames = FrameInbox(bufferCount: bufferCount, clock: clock, holdsOneBack: holdsOneBack)
     }
 
     /// How a frame's pixels come.

@@ -20,6 +20,9 @@ public struct PipeWirePlan: Sendable {
     /// Why the highlight and the zoom cannot be drawn: the stream does not say where the pointer
     /// is (a screen's producer may; a camera's does not). `nil` when it may.
     public var presenterToolsUnavailable: String?
+    /// The producer sends at a rate of its own (a camera), not as its picture changes: a frame is
+    /// held back when two meet in one slot's time, so that none is lost to the grid's phase.
+    public var hasOwnRate = false
 
     public init(node: UInt32, size: PixelSize, name: String? = nil, remote: (any PipeWireRemote)? = nil) {
         self.node = node

@@ -4,6 +4,12 @@ import Synchronization
 /// thread: each is written at once into a buffer of the inbox's pool (the library's buffer goes
 /// back to it), and the newest waits for the next slot of the run's grid, a newer one replacing
 /// it. So capture stays paced: never faster than the grid, skipping rather than bursting.
+///
+/// A source with a rate of its own (a camera's 30 fps) sampled on a grid of the same rate
+/// meets it at a phase that wanders: two frames land between two slots, one replaced, and the
+/// next slot gets none. Such a source's inbox holds one frame back (`holdsOneBack`): the
+/// older of two waiting goes at a slot, the newer at the next, for one frame of delay once
+/// two met; a third in a slot's time replaces the newer of those waiting, as before.
 /// Thread-safe.
 public final class FrameInbox: Sendable {
     /// A frame written into one of the inbox's buffers: BGRA, rows packed.
@@ -21,6 +27,8 @@ public final class FrameInbox: Sendable {
         var pool: FrameBufferPool?
         var poolSize = PixelSize(width: 0, height: 0)
         var newest: Arrived?
+        /// Held back before `newest`, when the inbox holds one back.
+        var older: Arrived?
         var firstSize: PixelSize?
         var ended: String?
         /// A frame was dropped: what it changed is not known to the next one.
@@ -29,13 +37,17 @@ public final class FrameInbox: Sendable {
 
     private let bufferCount: Int
     private let clock: any PacingClock
+    private let holdsOneBack: Bool
     private let state = Mutex(State())
 
-    /// - Parameter bufferCount: frames that may be in flight at once: one waiting here, the rest
-    ///   downstream.
-    public init(bufferCount: Int, clock: any PacingClock) {
+    /// - Parameters:
+    ///   - bufferCount: frames that may be in flight at once: those waiting here (one, or two
+    ///     when it holds one back), the rest downstream.
+    ///   - holdsOneBack: two frames may wait, the older taken first (a source with its own rate).
+    public init(bufferCount: Int, clock: any PacingClock, holdsOneBack: Bool = false) {
         self.bufferCount = bufferCount
         self.clock = clock
+        self.holdsOneBack = holdsOneBack
     }
 
     /// On the producer's thread: a free buffer for a frame of `size` (buffers of a new size are
@@ -78,22 +90,36 @@ public final class FrameInbox: Sendable {
                 state.lostChanges = false
                 arrived.rows = nil
             }
-            guard let older = state.newest else {
+            guard var newest = state.newest else {
                 state.newest = arrived
                 return nil
             }
-            // What changed since the frame taken before: both frames' changes (all rows when either
-            // does not say, or the size changed).
-            if var union = older.rows, let rows = arrived.rows, older.size == size {
-                union.formUnion(rows)
-                arrived.rows = union
-            } else {
-                arrived.rows = nil
+            guard holdsOneBack else {
+                Self.merge(newest, into: &arrived)
+                state.newest = arrived
+                return newest.buffer
             }
-            state.newest = arrived
+            guard let older = state.older else {
+                (state.older, state.newest) = (newest, arrived)
+                return nil
+            }
+            // Three waiting: the oldest goes, the next one counting its changes too.
+            Self.merge(older, into: &newest)
+            (state.older, state.newest) = (newest, arrived)
             return older.buffer
         }
         replaced?.share(with: 0)
+    }
+
+    /// `later` replaces `earlier`, which is never taken: what changed since the frame taken before
+    /// is both frames' changes (all rows when either does not say, or the size changed).
+    private static func merge(_ earlier: Arrived, into later: inout Arrived) {
+        if var union = earlier.rows, let rows = later.rows, earlier.size == later.size {
+            union.formUnion(rows)
+            later.rows = union
+        } else {
+            later.rows = nil
+        }
     }
 
     /// The producer ended for good: why, kept for the capture thread to say (the first reason).
@@ -104,9 +130,13 @@ public final class FrameInbox: Sendable {
     /// Why the producer ended, once it did.
     public var ended: String? { state.withLock { $0.ended } }
 
-    /// The newest frame, taken: `nil` when none came since the last.
+    /// The newest frame, taken (the older of two held back): `nil` when none came since the last.
     public func take() -> Arrived? {
         state.withLock { state in
+            if let older = state.older {
+                state.older = nil
+                return older
+            }
             defer { state.newest = nil }
             return state.newest
         }
@@ -124,9 +154,9 @@ public final class FrameInbox: Sendable {
         return nil
     }
 
-    /// Gives back a frame that was never taken.
+    /// Gives back the frames that were never taken.
     public func drain() {
-        take()?.buffer.share(with: 0)
+        while let frame = take() { frame.buffer.share(with: 0) }
     }
 }
 

@@ -25,7 +25,9 @@ public final class DeviceCapture: FrameGrabber {
     /// - Throws: 69 when it cannot be opened with any of the plan's options, or within 10 s.
     public init(plan: DeviceCameraPlan, bufferCount: Int, clock: any PacingClock = MonotonicClock(),
                 logger: Logger) throws(PodiumError) {
-        let link = DeviceLink(frames: FrameInbox(bufferCount: max(3, bufferCount + 1), clock: clock))
+        // A camera's own rate meets the grid's at a wandering phase: one frame is held back.
+        let link = DeviceLink(frames: FrameInbox(bufferCount: max(3, bufferCount + 2), clock: clock,
+                                                 holdsOneBack: true))
         Thread.detachNamed("podium-camera") {
             DeviceInput.read(plan, link: link)
             link.finished.signal()
