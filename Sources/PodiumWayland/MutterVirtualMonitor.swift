@@ -29,7 +29,6 @@ public final class MutterVirtualMonitor: VirtualMonitor, PipeWireRemote {
         deinit { cmutter_close(pointer) }
     }
 
-    public var captureArguments: [String] { [] }
 
     /// Its stream, with this session as its remote: the run ends when the session does.
     public var source: (any SourcePlan)? {

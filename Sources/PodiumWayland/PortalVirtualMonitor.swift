@@ -8,7 +8,6 @@ public final class PortalVirtualMonitor: VirtualMonitor {
     public let rect: PixelRect
     private let plan: PipeWirePlan
 
-    public var captureArguments: [String] { [] }
     public var source: (any SourcePlan)? { plan }
 
     /// Asks the desktop's portal for a virtual monitor, and waits for the user's answer.
@@ -29,8 +28,9 @@ public final class PortalVirtualMonitor: VirtualMonitor {
     }
 
     public func openInput() throws(PodiumError) -> any InputInjector {
-        throw .unavailable("--allow-input: a monitor the desktop's portal made takes input through its RemoteDesktop "
-                           + "portal, which Podium does not drive yet (on sway, GNOME and X11 it does)")
+        throw .unavailable("a monitor the desktop's portal made takes input through its RemoteDesktop "
+                           + "portal, which Podium does not drive yet (on sway, GNOME and X11 it does)",
+                           about: .viewerInput)
     }
 
     public func remove() throws(PodiumError) -> String {

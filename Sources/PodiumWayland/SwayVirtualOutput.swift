@@ -18,7 +18,7 @@ public final class SwayVirtualOutput: VirtualMonitor {
     public let rect: PixelRect
     private let note: URL
 
-    public var captureArguments: [String] { ["--source", "wlr:\(name)", "--display", display] }
+    public var location: (display: String, source: SourceRequest)? { (display, .wlr(.name(name))) }
 
     /// An output as `get_outputs` tells of it.
     private struct Output: Decodable {

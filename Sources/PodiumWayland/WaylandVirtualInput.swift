@@ -48,15 +48,15 @@ public final class WaylandVirtualInput: InputInjector {
         -> sending Devices {
         let display = try WaylandDisplay(name: name)
         guard let output = display.output(named: outputName) else {
-            throw .unavailable("--allow-input: the Wayland display '\(name)' has no output \(outputName)")
+            throw .unavailable("the Wayland display '\(name)' has no output \(outputName)", about: .viewerInput)
         }
         guard let pointers = display.bind("zwlr_virtual_pointer_manager_v1",
                                           cwl_virtual_pointer_manager_interface(), version: 2),
               let keyboards = display.bind("zwp_virtual_keyboard_manager_v1",
                                            cwl_virtual_keyboard_manager_interface(), version: 1),
               let seat = display.bind("wl_seat", cwl_seat_interface(), version: 1) else {
-            throw .unavailable("--allow-input: the Wayland compositor at '\(name)' has no virtual pointer and "
-                               + "keyboard (wlroots compositors have)")
+            throw .unavailable("the Wayland compositor at '\(name)' has no virtual pointer and "
+                               + "keyboard (wlroots compositors have)", about: .viewerInput)
         }
         defer {
             zwlr_virtual_pointer_manager_v1_destroy(pointers)
@@ -66,7 +66,8 @@ public final class WaylandVirtualInput: InputInjector {
         guard let pointer = zwlr_virtual_pointer_manager_v1_create_virtual_pointer_with_output(pointers, seat,
                                                                                                 output.proxy),
               let keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(keyboards, seat) else {
-            throw .unavailable("--allow-input: the Wayland compositor at '\(name)' made no virtual pointer or keyboard")
+            throw .unavailable("the Wayland compositor at '\(name)' made no virtual pointer or keyboard",
+                               about: .viewerInput)
         }
         let map = try keymap()
         defer { xkb_keymap_unref(map.keymap) }
@@ -113,12 +114,12 @@ public final class WaylandVirtualInput: InputInjector {
     /// libxkbcommon's default keymap, as text in shared memory for the compositor.
     private static func keymap() throws(PodiumError) -> (keymap: OpaquePointer, descriptor: Int32, size: UInt32) {
         guard let context = xkb_context_new(XKB_CONTEXT_NO_FLAGS) else {
-            throw .unavailable("--allow-input: libxkbcommon made no context")
+            throw .unavailable("libxkbcommon made no context", about: .viewerInput)
         }
         defer { xkb_context_unref(context) }
         guard let keymap = xkb_keymap_new_from_names(context, nil, XKB_KEYMAP_COMPILE_NO_FLAGS),
               let text = xkb_keymap_get_as_string(keymap, XKB_KEYMAP_FORMAT_TEXT_V1) else {
-            throw .unavailable("--allow-input: libxkbcommon made no keymap (is xkb-data installed?)")
+            throw .unavailable("libxkbcommon made no keymap (is xkb-data installed?)", about: .viewerInput)
         }
         defer { free(text) }
         let size = strlen(text) + 1
@@ -126,8 +127,8 @@ public final class WaylandVirtualInput: InputInjector {
         guard descriptor >= 0, write(descriptor, text, size) == size else {
             if descriptor >= 0 { close(descriptor) }
             xkb_keymap_unref(keymap)
-            throw .unavailable("--allow-input: cannot hand the keyboard's map over: "
-                               + String(cString: strerror(errno)))
+            throw .unavailable("cannot hand the keyboard's map over: "
+                               + String(cString: strerror(errno)), about: .viewerInput)
         }
         return (keymap, descriptor, UInt32(size))
     }

@@ -82,7 +82,8 @@ import Testing
             (["640x10"], "each side must be 64 to 8192 pixels"),
             (["640x480@0"], "the rate after @ must be 1 to 240"),
             (["--right-of", "HDMI-9"], "--right-of 'HDMI-9': no such monitor; monitors here: 0 DUMMY0"),
-            (["--left-of", "DUMMY0"], "an X screen grows right and down only"),
+            (["--left-of", "DUMMY0"], "--left-of 'DUMMY0': an X screen grows right and down only, and DUMMY0 is at "
+                + "its left edge; use --right-of or --below"),
             (["--above", "DUMMY0", "--below", "DUMMY0"], "--above and --below cannot be combined"),
             (["--monitor-scale", "5"], "--monitor-scale 5.0: the scale must be 1.0 to 4.0"),
             (["--monitor-scale", "2"], "--monitor-scale 2.0: an X screen has one scale for all its monitors"),

@@ -49,6 +49,12 @@ public struct PodiumError: Error, Sendable, Equatable, CustomStringConvertible {
         case region(PixelRect)
         /// The rungs `podium bench` encodes.
         case ladder
+        /// The viewers' pointer and keys played on a monitor made for the run.
+        case viewerInput
+        /// The scale asked for a monitor made for the run.
+        case monitorScale(Double)
+        /// The monitor a new one is to lie beside, and on which side.
+        case neighbour(ExtendRequest.Side, String)
 
         /// Without flags, for logs; `record start` is the control socket's own word, not a flag.
         public var description: String {
@@ -66,6 +72,11 @@ public struct PodiumError: Error, Sendable, Equatable, CustomStringConvertible {
             case .region(let region): "region '\(region)'"
             case .outputs: "outputs"
             case .ladder: "ladder"
+            case .viewerInput: "the viewers' input"
+            case .monitorScale(let scale): "monitor scale \(scale)"
+            case .neighbour(.rightOf, let name): "right of '\(name)'"
+            case .neighbour(.leftOf, let name): "left of '\(name)'"
+            case .neighbour(let side, let name): "\(side.rawValue) '\(name)'"
             }
         }
     }
@@ -88,6 +99,10 @@ public struct PodiumError: Error, Sendable, Equatable, CustomStringConvertible {
         case region
         /// See which encoders there are.
         case listEncoders
+        /// Put a monitor right of or below another (an X screen grows that way only).
+        case growRightOrDown
+        /// Run against the Wayland display, not its XWayland.
+        case waylandDisplay
     }
 
     public var exitCode: ExitCode

@@ -96,11 +96,11 @@ public protocol VirtualMonitor: AnyObject, Sendable {
     var name: String { get }
     /// Its place in the desktop's layout.
     var rect: PixelRect { get }
-    /// The capture flags that take it as a source (`--display :1 --monitor PODIUM-1234`); none
-    /// where `source` is the source itself.
-    var captureArguments: [String] { get }
-    /// The source itself, where flags cannot name it whole (GNOME's, whose end its session says);
-    /// `nil` where `captureArguments` name it.
+    /// Where a run finds it: the display, and the source there (`monitor:PODIUM-1234` on `:1`,
+    /// `wlr:HEADLESS-2` on `wayland-1`); `nil` where `source` is the source itself.
+    var location: (display: String, source: SourceRequest)? { get }
+    /// The source itself, where a request cannot name it whole (GNOME's, whose end its session
+    /// says); `nil` where `location` names it.
     var source: (any SourcePlan)? { get }
     /// What plays a viewer's pointer and keys on it (`--allow-input`).
     /// - Throws: 69 when the desktop cannot take input from Podium.
@@ -113,5 +113,6 @@ public protocol VirtualMonitor: AnyObject, Sendable {
 }
 
 extension VirtualMonitor {
+    public var location: (display: String, source: SourceRequest)? { nil }
     public var source: (any SourcePlan)? { nil }
 }

@@ -139,7 +139,7 @@ public struct EncodingPlan: Sendable {
                     if settings.bitrate == nil {
                         settings.rate = .bitrate(NetworkRate.defaultCeiling(size: size, fps: fps))
                         notices.append("\(output.url): its bit rate follows the network, up to "
-                                       + "\(settings.rate) (give ?bitrate= or --bitrate for another ceiling)")
+                                       + "\(settings.rate) (a bit rate asked for sets another ceiling)")
                     }
                 }
                 wanted.append(settings)

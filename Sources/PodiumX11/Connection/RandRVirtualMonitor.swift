@@ -22,21 +22,21 @@ public final class RandRVirtualMonitor: VirtualMonitor {
     }
     private let kind: Kind
 
-    public var captureArguments: [String] { ["--display", display, "--monitor", name] }
+    public var location: (display: String, source: SourceRequest)? { (display, .monitor(.name(name))) }
 
     /// Grows the screen of `display` and makes a monitor of `request`'s size over the new area.
     /// - Throws: 64 when the neighbour named is not there or the side cannot be grown; 69 when the
     ///   X server cannot grow its screen or has no RandR 1.5.
     public init(display: String?, request: ExtendRequest) throws(PodiumError) {
         guard request.scale == 1 else {
-            throw .usage("--monitor-scale \(request.scale): an X screen has one scale for all its monitors; "
-                         + "a monitor of its own scale needs a Wayland desktop")
+            throw .usage("an X screen has one scale for all its monitors; a monitor of its own scale needs a "
+                         + "Wayland desktop", about: .monitorScale(request.scale))
         }
         let connection = try XConnection(display: display)
         let displayName = connection.displayName
         guard !connection.isXWayland else {
-            throw .unavailable("\(displayName) is Xwayland, whose monitors are the Wayland compositor's: "
-                               + "run podium extend against the Wayland display (--display wayland-N)")
+            throw .unavailable("\(displayName) is Xwayland, whose monitors are the Wayland compositor's",
+                               remedy: .waylandDisplay)
         }
         let layout = connection.layout()
         guard !layout.monitors.isEmpty else {
@@ -45,9 +45,9 @@ public final class RandRVirtualMonitor: VirtualMonitor {
         let neighbour = try Self.neighbour(request, among: layout.monitors)
         var place = request.place(beside: neighbour.rect)
         guard place.x >= 0, place.y >= 0 else {
-            throw .usage("--\(request.side.rawValue) \(neighbour.name): an X screen grows right and down only, and "
-                         + "\(neighbour.name) is at its \(request.side == .leftOf ? "left" : "top") edge; "
-                         + "use --right-of or --below")
+            throw .usage("an X screen grows right and down only, and \(neighbour.name) is at its "
+                         + "\(request.side == .leftOf ? "left" : "top") edge",
+                         about: .neighbour(request.side, neighbour.name), remedy: .growRightOrDown)
         }
         // Never over another monitor: past the rightmost one that would be under it.
         while let covered = layout.monitors.first(where: { $0.rect.intersects(place) }) {
@@ -98,8 +98,9 @@ public final class RandRVirtualMonitor: VirtualMonitor {
 
     public func openInput() throws(PodiumError) -> any InputInjector {
         guard case .driven = kind else {
-            throw .unavailable("--allow-input: no output and CRTC of the X server \(display) were spare, so \(name) is "
-                               + "a RandR monitor alone, where the X server does not let the pointer go")
+            throw .unavailable("no output and CRTC of the X server \(display) were spare, so \(name) is "
+                               + "a RandR monitor alone, where the X server does not let the pointer go",
+                               about: .viewerInput)
         }
         return try XTestInput(display: display, area: rect)
     }

@@ -16,7 +16,7 @@ public final class XTestInput: InputInjector {
     public init(display: String, area: PixelRect) throws(PodiumError) {
         let connection = try XConnection(display: display)
         guard connection.hasExtension(cxcb_test_id()) else {
-            throw .unavailable("--allow-input: the X server \(connection.displayName) has no XTest extension")
+            throw .unavailable("the X server \(connection.displayName) has no XTest extension", about: .viewerInput)
         }
         var keys: [UInt32: (code: UInt8, shifted: Bool)] = [:]
         for (code, levels) in connection.keyboardLevels().sorted(by: { $0.key < $1.key }) {

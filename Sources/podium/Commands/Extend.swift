@@ -205,7 +205,8 @@ extension Podium {
                 }
             }
             let input = allowInput ? try monitor.openInput() : nil
-            let capture = try CaptureOptions.parse(monitor.captureArguments + ["--fps", "\(request.fps)"])
+            let located = monitor.location.map { ["--display", $0.display, "--source", $0.source.description] } ?? []
+            let capture = try CaptureOptions.parse(located + ["--fps", "\(request.fps)"])
             try await job.run(capture: capture, source: monitor.source, input: input)
         }
     }

@@ -27,6 +27,9 @@ extension PodiumError {
         case .monitor(let monitor): "--monitor '\(monitor)'"
         case .region(let region): "--region '\(region)'"
         case .ladder: "--ladder"
+        case .viewerInput: "--allow-input"
+        case .monitorScale(let scale): "--monitor-scale \(scale)"
+        case .neighbour(let side, let name): "--\(side.rawValue) '\(name)'"
         }
     }
 
@@ -41,6 +44,8 @@ extension PodiumError {
         case .display: "set DISPLAY or pass --display :N (on Wayland: --source portal, or --source wlr)"
         case .region: "capture a --region of the screen instead"
         case .listEncoders: "see podium encoders"
+        case .growRightOrDown: "use --right-of or --below"
+        case .waylandDisplay: "run podium extend against the Wayland display (--display wayland-N)"
         }
     }
 }
