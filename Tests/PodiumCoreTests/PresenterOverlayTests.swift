@@ -87,4 +87,56 @@ import Testing
         #expect(over.0 == RGBColor(red: 255, green: 255, blue: 255), "the cursor over the disc: \(over.0)")
         #expect(over.1.red > 130 && over.1.green < 60, "the disc beside it: \(over.1)")
     }
+
+    /// Copies are brought up to date by the rows that changed: over slots that paint bands and
+    /// move the pointer, each frame shows every row as the source has it now, and the disc only
+    /// where the pointer is (none left behind in a buffer used again).
+    @Test func eachCopyShowsTheSourceAsItIsNow() throws {
+        var fixture = Fixture()
+        let colours = [RGBColor(red: 0, green: 0, blue: 200), RGBColor(red: 0, green: 200, blue: 0),
+                       RGBColor(red: 200, green: 200, blue: 200)]
+        var expected = Array(repeating: Self.grey, count: 100)
+        var frames = 0
+        for slot in 0..<12 {
+            let band = (slot * 17) % 90..<(slot * 17) % 90 + 10
+            fixture.source.paint(colours[slot % 3], rows: band)
+            for row in band { expected[row] = colours[slot % 3] }
+            let pointer = (x: slot % 2 == 0 ? 30 : 170, y: 50)
+            fixture.source.point(PointerReport(x: pointer.x, y: pointer.y))
+            let wrong = try fixture.next(at: UInt64(slot) * 33) { frame in
+                (0..<100).filter { row in
+                    // Beside the pointer the disc (radius 10) covers the picture; elsewhere the picture.
+                    [100, 30, 170].contains { x in
+                        let colour = Self.color(frame, x, row)
+                        let distance = x == pointer.x ? abs(row - pointer.y) : Int.max
+                        if (9...11).contains(distance) { return false }  // the disc's smoothed edge
+                        return distance <= 8 ? colour == expected[row] : colour != expected[row]
+                    }
+                }
+            }
+            if let wrong {
+                frames += 1
+                #expect(wrong.isEmpty, "slot \(slot): rows not as the source has them, or without the disc: \(wrong)")
+            }
+        }
+        #expect(frames == 12)
+    }
+
+    /// Zoomed on the top left, a change in the bottom rows sends nothing: the part shown is the same.
+    @Test func aChangeOutsideTheZoomSendsNothing() throws {
+        let source = PaintedGrabber(size: Self.size, color: Self.grey)
+        let overlay = PresenterOverlay(source: source, presenter: PresenterTools(zoom: 2), drawsCursor: false,
+                                       bufferCount: 3)
+        source.point(PointerReport(x: 20, y: 20))
+        func next(_ time: UInt64) throws -> CaptureOutcome {
+            let outcome = try overlay.capture(sequence: time, time: time, slotTime: time, evenIfUnchanged: false)
+            if case .frame(let frame) = outcome { frame.buffer.share(with: 0) }
+            return outcome
+        }
+        guard case .frame = try next(0) else { return #expect(Bool(false), "the first frame") }
+        source.paint(RGBColor(red: 255, green: 0, blue: 0), rows: 80..<90)
+        guard case .unchanged = try next(1) else { return #expect(Bool(false), "a change below the part shown") }
+        source.paint(RGBColor(red: 255, green: 0, blue: 0), rows: 10..<20)
+        guard case .frame = try next(2) else { return #expect(Bool(false), "a change in the part shown") }
+    }
 }

@@ -73,6 +73,12 @@ public struct RowBands: Sendable, Equatable, CustomStringConvertible {
         count = resultCount
     }
 
+    /// Whether a band shares a row with `rows`.
+    public func intersects(_ rows: Range<Int>) -> Bool {
+        for index in 0..<count where bands[index].overlaps(rows) { return true }
+        return false
+    }
+
     /// Adds every band of `other`.
     public mutating func formUnion(_ other: RowBands) {
         for index in 0..<other.count { insert(other[index]) }

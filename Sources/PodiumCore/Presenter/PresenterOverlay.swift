@@ -6,7 +6,9 @@
 ///
 /// A frame drawn on is a copy, of the part the zoom shows or of all of it, in a buffer of the
 /// overlay's own: the source's buffers keep the picture as it was taken, which a source hands out
-/// again when nothing changed. With nothing to draw, frames are handed through untouched.
+/// again when nothing changed. A buffer that showed the same part before gets only the rows that
+/// changed since and those drawn on copied again; a change outside the part shown sends nothing.
+/// With nothing to draw, frames are handed through untouched.
 /// Made on the capture thread and used there alone.
 public final class PresenterOverlay: FrameGrabber {
     /// What a frame handed on shows besides the source's picture; a change sends a frame.
@@ -42,7 +44,7 @@ public final class PresenterOverlay: FrameGrabber {
         self.source = source
         self.presenter = presenter
         self.drawsCursor = drawsCursor
-        copies = FrameCopies(bufferCount: bufferCount)
+        copies = FrameCopies(bufferCount: bufferCount, followsSource: true)
     }
 
     public var description: String { source.description }
@@ -57,21 +59,30 @@ public final class PresenterOverlay: FrameGrabber {
         // Where the pointer is as the source took its picture (X11 asks with each grab).
         let report = source.pointer
         let look = look(of: report, at: time)
-        if look != lastLook || look.rippling, case .unchanged = outcome {
+        // What is drawn changes: a new look, or a ring that spreads.
+        let redrawn = look != lastLook || look.rippling
+        if redrawn, case .unchanged = outcome {
             // The pointer moved or a tool changed over a still picture: it goes out again.
             outcome = try source.capture(sequence: sequence, time: time, slotTime: slotTime, evenIfUnchanged: true)
         }
         guard case .frame(var frame) = outcome else { return outcome }
-        defer { lastLook = look }
+        copies.sourceChanged(frame.changedRows)
         let draws = look.highlighting || look.zoom > 1 || look.cursor
         guard draws else {
             // The frame before had something drawn on it that this one has not.
             if look != lastLook { frame.changedRows = nil }
-            lastView = nil
+            (lastView, lastLook) = (nil, look)
             return .frame(frame)
         }
         let whole = PixelRect(x: 0, y: 0, size: frame.size)
         let view = lastPosition.map { ZoomView.view(of: whole, factor: look.zoom, around: $0) } ?? whole
+        if !evenIfUnchanged, !redrawn, view == lastView, let rows = frame.changedRows,
+           !rows.intersects(view.y..<view.maxY) {
+            // What changed is outside the part shown (a zoom elsewhere): the picture is the last one.
+            frame.buffer.share(with: 0)
+            return .unchanged
+        }
+        lastLook = look
         let copy = copies.copy(of: frame, area: view)
         frame.buffer.share(with: 0)
         guard var drawn = copy else {
@@ -101,6 +112,7 @@ public final class PresenterOverlay: FrameGrabber {
         } else {
             drawn.changedRows = nil
         }
+        copies.drewOn(drawnRows, of: drawn)
         (lastView, lastDrawnRows) = (view, drawnRows)
         return .frame(drawn)
     }
