@@ -61,9 +61,12 @@ public final class PresenterOverlay: FrameGrabber {
         let look = look(of: report, at: time)
         // What is drawn changes: a new look, or a ring that spreads.
         let redrawn = look != lastLook || look.rippling
-        if redrawn, case .unchanged = outcome {
+        switch outcome {
+        case .unchanged where redrawn, .repainted where redrawn:
             // The pointer moved or a tool changed over a still picture: it goes out again.
             outcome = try source.capture(sequence: sequence, time: time, slotTime: slotTime, evenIfUnchanged: true)
+        default:
+            break
         }
         guard case .frame(var frame) = outcome else { return outcome }
         copies.sourceChanged(frame.changedRows)
