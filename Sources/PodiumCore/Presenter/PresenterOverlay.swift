@@ -56,8 +56,9 @@ public final class PresenterOverlay: FrameGrabber {
         throws(PodiumError) -> CaptureOutcome {
         var outcome = try source.capture(sequence: sequence, time: time, slotTime: slotTime,
                                          evenIfUnchanged: evenIfUnchanged)
-        // Where the pointer is as the source took its picture (X11 asks with each grab).
-        let report = source.pointer
+        // Where the pointer is as the source took its picture (X11 asks with a grab), when
+        // something is drawn where it is.
+        let report = presenter.isHighlighting || presenter.zoom > 1 || drawsCursor ? source.pointer : nil
         let look = look(of: report, at: time)
         // What is drawn changes: a new look, or a ring that spreads.
         let redrawn = look != lastLook || look.rippling

@@ -28,11 +28,17 @@ final class VerifiedGrabber {
     /// `nil` when every frame is grabbed whole (`--constant-fps`, or a server without Damage).
     private(set) var damage: DamageTracker?
     let cursor: CursorOverlay?
-    /// Where the pointer is, asked at each grab.
+    /// Where the pointer is, asked with a grab when the cursor is drawn or `report` was read since
+    /// the grab before (a query is a round trip, with libxcb's allocations).
     let pointer: PointerWatch
     /// Where the pointer was at the last grab, in the target's pixels, and the clicks so far;
-    /// `nil` when it is on another screen.
-    private(set) var report: PointerReport?
+    /// `nil` when it is on another screen or was not asked.
+    var report: PointerReport? {
+        reportRead = true
+        return lastReport
+    }
+    private var lastReport: PointerReport?
+    private var reportRead = false
     private var clicks: UInt64 = 0
     /// Areas painted black in every frame (`--mask-window`), in the target window's coordinates;
     /// set by the capture before a grab. Every buffer holds them painted: where they were and
@@ -114,12 +120,14 @@ final class VerifiedGrabber {
     /// - Throws: when the grab failed; the buffer went back to the pool and counts as stale.
     func grab(sequence: UInt64, time: UInt64, slotTime: UInt64, evenIfUnchanged: Bool)
         throws(X11RequestError) -> CaptureOutcome {
-        let pointerCookie = pointer.request(relativeTo: target.window)
+        let asksPointer = cursor != nil || reportRead
+        reportRead = false
+        let pointerCookie = asksPointer ? pointer.request(relativeTo: target.window) : nil
         var looks = damage == nil || evenIfUnchanged
         // Every damage report is collected here, once a slot, however many came since the last.
         let damaged = damage.map { $0.isPending && !$0.collect().isEmpty } ?? false
         if damaged { looks = true }
-        let position = pointer.position(pointerCookie)
+        let position = pointerCookie.flatMap { pointer.position($0) }
         let cursorChanged = cursor?.stale == true
         if cursor != nil && (position != lastPointer || cursorChanged) { looks = true }
         keepReport(position)
@@ -202,10 +210,10 @@ final class VerifiedGrabber {
     private func keepReport(_ position: PointerWatch.Position?) {
         if pointer.takeClick() { clicks += 1 }
         guard let position, position.onScreen else {
-            report = nil
+            lastReport = nil
             return
         }
-        report = PointerReport(x: position.x - target.region.x, y: position.y - target.region.y,
+        lastReport = PointerReport(x: position.x - target.region.x, y: position.y - target.region.y,
                                cursor: cursor?.picture, cursorInPicture: true, clicks: clicks)
     }
 }
