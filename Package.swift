@@ -195,6 +195,8 @@ let package = Package(
         // recording sound encoder takes what the source delivers.
         .testTarget(name: "PodiumSoundTests", dependencies: ["PodiumSound", "PodiumCoreTesting", "PodiumTestSupport"]),
         // The graph of real parts, built from a plan and run in-process.
+        // WHIP's endpoint, answers and rate control: pure logic, in-process.
+        .testTarget(name: "PodiumWebRTCTests", dependencies: ["PodiumWebRTC"]),
         .testTarget(name: "PodiumRunTests", dependencies: ["PodiumRun", "PodiumX11", "PodiumTestSupport"]),
         .testTarget(name: "podiumTests", dependencies: ["podium", "PodiumTestSupport"], exclude: ["Golden"]),
     ]

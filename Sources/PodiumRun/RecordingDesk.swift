@@ -28,7 +28,7 @@ public final class RecordingDesk: RecordingControl {
 
     public func start(_ path: String) throws(PodiumError) {
         let subject = PodiumError.Subject.recording(path)
-        guard let url = try? SinkURL(parsing: path), case .file = url else {
+        guard let url = MuxerTarget(recording: path) else {
             throw .usage("name a file ending in .mkv, .mp4, .ts or .flv", about: subject)
         }
         if let recording = current.withLock({ $0?.path }) {
@@ -42,7 +42,7 @@ public final class RecordingDesk: RecordingControl {
         if let sound = streams.dropFirst().first?.audio { try url.validate(sound: sound.codec) }
         // The encoder was opened for the run's outputs: for MPEG-TS alone, its parameters travel
         // in the stream, which MP4, Matroska and FLV do not read.
-        if url.needsGlobalHeader && video.extradata.isEmpty {
+        if url.needs.globalHeader && video.extradata.isEmpty {
             throw .usage("this run's encoder keeps its parameters in the stream (for its network outputs); "
                          + "record to a .ts file", about: subject)
         }
@@ -50,7 +50,7 @@ public final class RecordingDesk: RecordingControl {
             throw .cannotCreate("the file exists (a recording never replaces one); name a new file", about: subject)
         }
         try OutputCheck.creatable(path, as: subject, overwrite: false)
-        let output = MuxerOutput(url: url, program: program, flushInterval: .seconds(1),
+        let output = MuxerOutput(target: url, program: program, flushInterval: .seconds(1),
                                  counters: SinkCounters(url: path), capacity: capacity, logger: logger)
         let opened = ReadyLatch(count: 1)
         current.withLock { $0 = (path, output) }

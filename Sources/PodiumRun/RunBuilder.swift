@@ -3,7 +3,6 @@ public import PodiumCore
 public import PodiumMedia
 import PodiumSound
 import PodiumWeb
-import PodiumWebRTC
 import PodiumX11
 
 /// Turns a `RunPlan` into a run of real parts: the X11 screen as the source, a window stage for
@@ -35,17 +34,9 @@ public enum RunBuilder {
         for (encodingIndex, planned) in encoding.encodings.enumerated() {
             let program = Program(streams: [streams[encodingIndex]] + (sound.map { [$0.stage.stream] } ?? []))
             for sink in planned.sinks {
-                let url = encoding.sinks[sink]
-                if case .tcpListen = url {
-                    outputs.append(ClientListener(url: url, program: program, counters: counters.sinks[sink],
-                                                  capacity: capacity, logger: logger))
-                } else if case .whip(let endpoint) = url {
-                    outputs.append(WHIPOutput(endpoint: endpoint, program: program, counters: counters.sinks[sink],
-                                              capacity: capacity, logger: logger))
-                } else {
-                    outputs.append(MuxerOutput(url: url, program: program, flushInterval: flushInterval,
-                                               counters: counters.sinks[sink], capacity: capacity, logger: logger))
-                }
+                outputs.append(encoding.sinks[sink].makeOutput(OutputContext(
+                    program: program, counters: counters.sinks[sink], capacity: capacity,
+                    flushInterval: flushInterval, logger: logger)))
             }
         }
         // Each viewers' server gets each of its renditions from a feed subscribed to that stream
@@ -129,7 +120,7 @@ public enum RunBuilder {
         -> (sources: [any SoundSource], stage: SoundStage)? {
         guard let soundCounters = counters.sound, !plan.encoding.encodings.isEmpty else { return nil }
         // Browsers' decoders take the codec's configuration apart from the packets, as MP4 does.
-        let globalHeader = plan.encoding.sinks.contains(where: \.needsGlobalHeader) || !plan.encoding.viewers.isEmpty
+        let globalHeader = plan.encoding.sinks.contains(where: \.needs.globalHeader) || !plan.encoding.viewers.isEmpty
         let stage = SoundStage(stream: hub.addStream(), counters: soundCounters, gains: sound.inputs.map(\.factor),
                                frameInterval: plan.fps.intervalNanoseconds, placer: SoundPlacer.init) {
             stream throws(PodiumError) in
@@ -151,7 +142,7 @@ public enum RunBuilder {
         let count = PictureConverter.pictureCount(encoders: encodings.count)
         let renditions = encodings.enumerated().map { index, planned in
             // MP4, Matroska, FLV and HLS keep codec parameters out of band.
-            let globalHeader = planned.sinks.contains { plan.encoding.sinks[$0].needsGlobalHeader }
+            let globalHeader = planned.sinks.contains { plan.encoding.sinks[$0].needs.globalHeader }
             let settings = planned.settings
             return VideoEncodeStage.Rendition(
                 stream: streams[index], level: sizes.firstIndex(of: settings.size) ?? 0,

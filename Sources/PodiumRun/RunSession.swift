@@ -1,4 +1,5 @@
 import Foundation
+import PodiumMedia
 import Logging
 public import PodiumCore
 public import PodiumWeb

@@ -8,17 +8,12 @@ import Synchronization
 /// its encoder's bit rate (`NetworkRate`), and connects again with backoff when the connection
 /// fails or the receiver falls silent. Like a push, it never holds up capture or the other outputs.
 public final class WHIPOutput: RunOutput, PacketSink {
-    public let url: SinkURL
     public let endpoint: WHIPEndpoint
     public let program: Program
-    public let counters: SinkCounters
-    private let queue: BoundedQueue<KeyframeGate>
-    /// Raised by `close`: the run is over.
-    private let ended = StopFlag()
-    /// Raised to give up now: the run is stopping and it is not connected, or it is cut off.
-    private let interrupt = StopFlag()
-    /// Subscribed (connecting or sending); packets offered outside that time are not for this output.
-    private let isOpen = Atomic<Bool>(false)
+    /// Packets waiting for the output's thread (taken while it connects or sends), and the flags
+    /// that end it: `interrupt` gives up now (the run is stopping and it is not connected, or it
+    /// is cut off).
+    private let queue: OutputQueue
     /// Connected and sending: a run that stops then lets it finish rather than cutting it off.
     private let isConnected = Atomic<Bool>(false)
     private let retry = Backoff()
@@ -31,34 +26,31 @@ public final class WHIPOutput: RunOutput, PacketSink {
     /// How often the receiver's feedback is read.
     static let feedbackInterval: UInt64 = 100_000_000
 
-    /// - Parameter capacity: packets that may wait; about two seconds of pictures and sound.
-    public init(endpoint: WHIPEndpoint, program: Program, counters: SinkCounters, capacity: Int, logger: Logger) {
+    /// - Parameter context: its program, counters and queue's capacity.
+    public init(endpoint: WHIPEndpoint, context: OutputContext) {
         self.endpoint = endpoint
-        url = .whip(endpoint)
-        self.program = program
-        self.counters = counters
-        queue = BoundedQueue(capacity: capacity, policy: KeyframeGate())
-        var logger = logger
-        logger[metadataKey: "sink.url"] = "\(url)"
+        program = context.program
+        queue = OutputQueue(capacity: context.capacity, counters: context.counters)
+        var logger = context.logger
+        logger[metadataKey: "sink.url"] = "\(endpoint)"
         self.logger = logger
     }
 
-    public var name: String { url.description }
+    public var name: String { url }
     public var opensAtOnce: Bool { false }
     public var isLocal: Bool { false }
-    public var hasWritten: Bool { counters.packets.load(ordering: .relaxed) > 0 }
-    public var hasFailed: Bool { counters.failed.load(ordering: .relaxed) }
+    public var hasWritten: Bool { queue.hasWritten }
+    public var hasFailed: Bool { queue.hasFailed }
+    /// How messages name it, its secrets masked.
+    private var url: String { endpoint.description }
+    private var counters: SinkCounters { queue.counters }
+    private var ended: StopFlag { queue.ended }
+    private var interrupt: StopFlag { queue.interrupt }
 
-    /// Queues `packet` while connected, unless its drop policy refuses it. Never blocks.
-    public func offer(_ packet: EncodedPacket) {
-        guard isOpen.load(ordering: .acquiring) else { return }
-        if queue.push(packet) == .dropped { counters.dropped.add(1, ordering: .relaxed) }
-    }
+    /// Queues `packet` while connecting or connected, unless its drop policy refuses it. Never blocks.
+    public func offer(_ packet: EncodedPacket) { queue.offer(packet) }
 
-    public func close() {
-        ended.raise()
-        queue.close()
-    }
+    public func close() { queue.close() }
 
     public func abort() {
         interrupt.raise()
@@ -76,46 +68,38 @@ public final class WHIPOutput: RunOutput, PacketSink {
         var wasUp = false
         while !ended.isRaised && !interrupt.isRaised {
             // Subscribed while it connects: the offer describes the first keyframe's stream.
-            isOpen.store(true, ordering: .releasing)
+            queue.isTaking = true
             hub.subscribe(self, to: program)
             let connection: Connection
             do {
                 connection = try connect(hub.streams(of: program), hub: hub, clock: clock)
             } catch {
                 hub.unsubscribe(self)
-                isOpen.store(false, ordering: .releasing)
-                queue.removeAll(policy: KeyframeGate())
+                queue.isTaking = false
+                queue.restart()
                 if firstAttempt { opened(error) }
                 firstAttempt = false
                 if ended.isRaised || interrupt.isRaised { return }
                 guard error.exitCode != .unavailable || wasUp else { throw failed(error) }
-                counters.link.wentDown(at: clock.now())
-                counters.link.attemptFailed()
-                let failures = counters.link.failedAttempts.load(ordering: .relaxed)
-                let delay = retry.delay(afterFailures: failures)
-                if failures == 1 { logger.warning("\(error); trying again in \(Int(delay.seconds)) s") }
-                clock.sleep(for: delay) { ended.isRaised || interrupt.isRaised }
+                queue.backOff(after: error, retry: retry, clock: clock, logger: logger)
                 continue
             }
             if firstAttempt { opened(nil) }
             firstAttempt = false
-            if let down = counters.link.downFor(at: clock.now()) {
-                logger.notice("\(url): connected\(wasUp ? " again" : "") after \(down.seconds.fixed()) s down")
-            }
-            counters.link.cameUp(at: clock.now())
+            queue.connected(url, again: wasUp, clock: clock, logger: logger)
             wasUp = true
             isConnected.store(true, ordering: .releasing)
             let sent = send(connection, hub: hub, clock: clock)
             isConnected.store(false, ordering: .releasing)
             let fault = sent.fault
             hub.unsubscribe(self)
-            isOpen.store(false, ordering: .releasing)
+            queue.isTaking = false
             end(connection, pictures: sent.pictures)
             guard let fault else { return }
             if ended.isRaised || interrupt.isRaised { throw failed(fault) }
             logger.warning("\(fault); reconnecting")
             counters.link.wentDown(at: clock.now())
-            queue.removeAll(policy: KeyframeGate())
+            queue.restart()
         }
     }
 
@@ -173,7 +157,7 @@ public final class WHIPOutput: RunOutput, PacketSink {
             // The server answered: the way to it may come back (a firewall, a restart), so this is tried again.
             throw PodiumError(.io, "\(url): \(error.message)")
         }
-        queue.removeAll(policy: KeyframeGate(waitingForKeyframe: true))
+        queue.restart(waitingForKeyframe: true)
         hub.requestKeyframe(stream: video.id)
         return Connection(peer: peer, session: session, streams: streams, times: sender)
     }
@@ -211,10 +195,8 @@ public final class WHIPOutput: RunOutput, PacketSink {
                 guard peer.send(packet, audio: placed.audio, time: placed.time, duration: placed.duration) else {
                     return .io("\(url): the peer connection stopped taking packets")
                 }
-                counters.send.record(nanoseconds: clock.now() - start)
+                queue.wrote(packet, nanoseconds: clock.now() - start)
                 if !placed.audio { pictures += 1 }
-                counters.packets.add(1, ordering: .relaxed)
-                counters.bytes.add(packet.size, ordering: .relaxed)
             }
             if interrupt.isRaised { return .io("\(url): cut off") }
             let now = clock.now()
@@ -273,9 +255,5 @@ public final class WHIPOutput: RunOutput, PacketSink {
         }
     }
 
-    private func failed(_ error: PodiumError) -> PodiumError {
-        queue.close()
-        counters.failed.store(true, ordering: .relaxed)
-        return error
-    }
+    private func failed(_ error: PodiumError) -> PodiumError { queue.fail(error) }
 }

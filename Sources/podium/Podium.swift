@@ -79,8 +79,8 @@ enum Main {
             // ArgumentParser's message, on one line, without the usage block that follows it.
             var message = Podium.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
             // It quotes the value it refused, which may be a URL with a stream key or passphrase.
-            for argument in CommandLine.arguments where SinkURL.redacted(argument) != argument {
-                message = message.replacingOccurrences(of: argument, with: SinkURL.redacted(argument))
+            for argument in CommandLine.arguments where URLText.redacted(argument) != argument {
+                message = message.replacingOccurrences(of: argument, with: URLText.redacted(argument))
             }
             Console.say(message.replacingOccurrences(of: "Error: ", with: ""), wrapped: false)
             code = exitCode.rawValue

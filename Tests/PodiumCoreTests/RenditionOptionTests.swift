@@ -14,44 +14,6 @@ import Testing
         #expect(try RenditionRequest.split("talk.mkv").rendition.isEmpty)
         #expect(try RenditionRequest.split("b.mkv?max-size=1280").rendition.scale(or: .source) == .longestSide(1280))
         #expect(try RenditionRequest.split("b.mkv").rendition.scale(or: .factor(0.5)) == .factor(0.5))
-
-        let destination = try Destination(parsing: "b.mkv?size=640x360&bitrate=500k")
-        #expect(destination.sinkURL == .file(path: "b.mkv", container: .matroska))
-        #expect(destination.description == "b.mkv?size=640x360&bitrate=500k")
-    }
-
-    @Test func badEncodingFieldsNameTheField() {
-        for (text, reason) in [
-            ("b.mkv?size=0x0", "?size=0x0: width and height must be positive"),
-            ("b.mkv?codec=theora", "?codec=theora: expected one of"),
-            ("b.mkv?bitrate=fast", "?bitrate=fast: expected a rate"),
-            ("b.mkv?size=640x360&max-size=640", "pass only one of ?size= and ?max-size="),
-            ("b.mkv?preset=", "?preset=: expected a preset name"),
-            ("b.mkv?colour=red", "unknown option ?colour for a file"),
-        ] {
-            #expect(throws: OptionParseError.self, "\(text)") { try Destination(parsing: text) }
-            do {
-                _ = try Destination(parsing: text)
-            } catch {
-                #expect(error.reason.hasPrefix(reason) || error.reason.contains(reason), "\(text): \(error.reason)")
-            }
-        }
-    }
-
-    @Test func playlistOptions() throws {
-        let url = try SinkURL(parsing: "out/live.m3u8?segment=2s&window=0&segment-type=fmp4")
-        guard case .hls(let path, let options) = url else {
-            Issue.record("not HLS")
-            return
-        }
-        #expect(path == "out/live.m3u8")
-        #expect(options.segment == .seconds(2) && options.window == 0 && options.segmentType == .fmp4)
-        #expect(try SinkURL(parsing: "live.m3u8").description == "live.m3u8")
-        #expect(try SinkURL(parsing: "live.m3u8?window=3").description == "live.m3u8?window=3")
-        for bad in ["live.m3u8?ladder=", "live.m3u8?ladder=720q", "live.m3u8?segment=0s", "live.m3u8?segment-type=mp4",
-                    "live.m3u8?window=-1", "live.m3u8?fps=30", "live.m3u8?ladder=720p@fast"] {
-            #expect(throws: OptionParseError.self, "\(bad)") { try SinkURL(parsing: bad) }
-        }
     }
 
     @Test func theDefaultLadderFollowsTheSource() throws {

@@ -20,12 +20,12 @@ import Testing
     }
 
     @Test func containersRefuseCodecsTheyCannotCarry() throws {
-        #expect(throws: Never.self) { try SinkURL.udp(host: "h", port: 1).validate(codec: .h264) }
-        #expect(throws: Never.self) { try SinkURL.file(path: "a.mkv", container: .matroska).validate(codec: .vp9) }
-        #expect(throws: Never.self) { try SinkURL.file(path: "a.mp4", container: .mp4).validate(codec: .hevc) }
-        let error = #expect(throws: PodiumError.self) { try SinkURL.udp(host: "h", port: 1).validate(codec: .vp9) }
+        #expect(throws: Never.self) { try MuxerTarget.udp(host: "h", port: 1).validate(codec: .h264) }
+        #expect(throws: Never.self) { try MuxerTarget.file(path: "a.mkv", container: .matroska).validate(codec: .vp9) }
+        #expect(throws: Never.self) { try MuxerTarget.file(path: "a.mp4", container: .mp4).validate(codec: .hevc) }
+        let error = #expect(throws: PodiumError.self) { try MuxerTarget.udp(host: "h", port: 1).validate(codec: .vp9) }
         #expect(error?.exitCode == .usage)
-        #expect(throws: PodiumError.self) { try SinkURL.file(path: "a.flv", container: .flv).validate(codec: .vp9) }
+        #expect(throws: PodiumError.self) { try MuxerTarget.file(path: "a.flv", container: .flv).validate(codec: .vp9) }
     }
 
     @Test func unknownPresetIsAUsageError() {

@@ -17,14 +17,14 @@ import Testing
         let hub = StreamHub()
         let (video, audio) = (hub.addStream(), hub.addStream())
         let path = try Tools.temporaryFolder().appendingPathComponent(name).path
-        let url = try SinkURL(parsing: path)
+        let url = try #require(try MuxerTarget(parsing: path))
         let settings = EncoderSettings(size: Self.size, framesPerSecond: 30)
         let picture = try VideoEncoder(settings: settings, plannedPicture: Self.size,
-                                       globalHeader: url.needsGlobalHeader, streamID: video)
-        let sound = try SilenceEncoder(stream: audio, globalHeader: url.needsGlobalHeader)
+                                       globalHeader: url.needs.globalHeader, streamID: video)
+        let sound = try SilenceEncoder(stream: audio, globalHeader: url.needs.globalHeader)
         hub.describe(picture.stream)
         hub.describe(sound.stream)
-        let output = MuxerOutput(url: url, program: Program(streams: [video, audio]), flushInterval: .seconds(1),
+        let output = MuxerOutput(target: url, program: Program(streams: [video, audio]), flushInterval: .seconds(1),
                                  counters: SinkCounters(url: path), capacity: 1_000,
                                  logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         // The output on a thread of its own, as a run gives it: it blocks on its queue.

@@ -25,7 +25,7 @@ struct InProcessRun {
         async throws {
         let destinations = try outputs.map { text in
             do throws(OptionParseError) {
-                return try Destination(parsing: text)
+                return try OutputCatalog.destination(parsing: text)
             } catch {
                 throw TestFailure("--to \(text): \(error.reason)")
             }

@@ -114,14 +114,10 @@ import Testing
         try expectRefusal(result, status: bad.status, mentions: bad.mentions, folder: folder)
     }
 
-    @Test(arguments: ["ftp://host:1", "udp://host", "udp://host:99999", "rtmp://host/live", "out.avi", "out",
-                      "udp://256.1.1.1:5000", "udp://no-such-host.invalid:5000", "tcp://999.0.0.1:9000",
-                      "udp://239.1.1.1:5000?ttl=300", "udp://127.0.0.1:5000?ttl=3",
-                      "udp://127.0.0.1:5000?pkt_size=1000",
-                      "udp://127.0.0.1:5000?bogus=1", "tcp://127.0.0.1:9000?listen&max=0",
-                      "tcp://127.0.0.1:9000?listen&max=abc", "tcp://127.0.0.1:9000?retry=maybe",
-                      "srt://127.0.0.1:9000?latency=-1", "srt://127.0.0.1", "rtsp://127.0.0.1:8554/x?transport=quic",
-                      "rtsp://127.0.0.1:8554", "srt://127.0.0.1:9000?bogus=1"])
+    /// What only a process shows: the one line and the code, for a text no kind reads and for
+    /// hosts looked up before anything is opened (each kind's own refusals: OutputCatalogTests).
+    @Test(arguments: ["ftp://host:1", "udp://256.1.1.1:5000", "udp://no-such-host.invalid:5000",
+                      "tcp://999.0.0.1:9000"])
     func unusableOutputs(_ url: String) throws {
         let folder = try Tools.temporaryFolder()
         let result = try Tools.podium(["stream", "--to", url], display: ":0")

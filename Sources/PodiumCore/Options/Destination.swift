@@ -1,14 +1,15 @@
 /// Where `--to` sends the picture: an encoded stream (a file or a URL), or a window on a monitor.
-public enum Destination: Hashable, Sendable, CustomStringConvertible {
+public enum Destination: Sendable, CustomStringConvertible {
     /// An encoded stream, and the encoding it asks for beyond the run's defaults.
-    case stream(SinkURL, rendition: RenditionRequest = .init())
+    case stream(any OutputPlan, rendition: RenditionRequest = .init())
     /// `window` or `window:MONITOR`: the picture scaled to a fullscreen window, no encoder involved.
     case window(MonitorSelector?)
     /// `http://HOST:PORT` or `https://…`: the browser viewer's server, and the encoding it asks for.
     case viewer(ViewerOptions, rendition: RenditionRequest = .init())
 
-    /// Reads `window`, `window:MONITOR`, `http(s)://HOST:PORT`, or anything `SinkURL` reads.
-    public init(parsing text: String) throws(OptionParseError) {
+    /// Reads `window`, `window:MONITOR`, `http(s)://HOST:PORT`, or an output one of `resolvers` reads.
+    /// - Parameter resolvers: the kinds of output, asked in turn (the output catalog's).
+    public init(parsing text: String, resolvers: [any OutputResolver]) throws(OptionParseError) {
         let lowered = text.lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
             let (output, rendition) = try RenditionRequest.split(text)
@@ -20,14 +21,23 @@ public enum Destination: Hashable, Sendable, CustomStringConvertible {
         } else if text.hasPrefix("window:") {
             self = .window(try MonitorSelector(parsing: String(text.dropFirst("window:".count))))
         } else {
+            guard !text.isEmpty else { throw OptionParseError("expected a file or a URL") }
             let (output, rendition) = try RenditionRequest.split(text)
-            self = .stream(try SinkURL(parsing: output), rendition: rendition)
+            for resolver in resolvers {
+                if let plan = try resolver.resolve(output) {
+                    self = .stream(plan, rendition: rendition)
+                    return
+                }
+            }
+            let forms = resolvers.flatMap(\.forms) + ["http(s):// for the browser viewer", "window"]
+            let scheme = output.split(separator: "://", maxSplits: 1).first.map { $0.lowercased() } ?? output
+            throw OptionParseError("unknown scheme \(scheme)://; use " + forms.joined(separator: ", "))
         }
     }
 
     public var description: String {
         switch self {
-        case .stream(let url, let rendition): Self.appending(rendition, to: url.description)
+        case .stream(let output, let rendition): Self.appending(rendition, to: output.description)
         case .viewer(let options, let rendition): Self.appending(rendition, to: options.description)
         case .window(let monitor): "window" + (monitor.map { ":\($0)" } ?? "")
         }
@@ -38,8 +48,9 @@ public enum Destination: Hashable, Sendable, CustomStringConvertible {
         return output + (output.contains("?") ? "&" : "?") + rendition.fields.joined(separator: "&")
     }
 
-    public var sinkURL: SinkURL? {
-        if case .stream(let url, _) = self { return url }
+    /// The encoded stream's output, for all but a window and the viewer.
+    public var output: (any OutputPlan)? {
+        if case .stream(let output, _) = self { return output }
         return nil
     }
 

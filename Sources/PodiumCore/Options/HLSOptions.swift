@@ -23,8 +23,8 @@ public struct HLSOptions: Hashable, Sendable {
     static let keys = "?segment=1s, ?window=N, ?ladder=1080p,720p,360p, ?segment-type=mpegts|fmp4"
 
     /// Reads the fields after `?` of a playlist's path.
-    init(query: String?) throws(OptionParseError) {
-        for (key, value) in try SinkURL.fields(query, scheme: "an .m3u8", keys: Self.keys) {
+    public init(query: String?) throws(OptionParseError) {
+        for (key, value) in try URLText.fields(query, scheme: "an .m3u8", keys: Self.keys) {
             switch key {
             case "segment":
                 let length: Duration
@@ -38,7 +38,7 @@ public struct HLSOptions: Hashable, Sendable {
                 }
                 segment = length
             case "window":
-                window = try SinkURL.number(value, key: key, in: 0...100_000, meaning: "segments (0 keeps all)")
+                window = try URLText.number(value, key: key, in: 0...100_000, meaning: "segments (0 keeps all)")
             case "ladder":
                 ladder = try LadderRung.list(parsing: value)
             case "segment-type":
@@ -53,7 +53,7 @@ public struct HLSOptions: Hashable, Sendable {
     }
 
     /// The `?…` that describes non-default options.
-    var describedFields: [String?] {
+    public var describedFields: [String?] {
         if isVariant { return [] }
         return [segment == .seconds(1) ? nil : "segment=\(segment.nanoseconds / 1_000_000)ms",
          window == 10 ? nil : "window=\(window)",

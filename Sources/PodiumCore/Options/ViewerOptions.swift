@@ -33,7 +33,7 @@ public struct ViewerOptions: Hashable, Sendable, CustomStringConvertible {
     public init(parsing rest: Substring, secure: Bool) throws(OptionParseError) {
         self.secure = secure
         let scheme = secure ? "https" : "http"
-        let (location, query) = SinkURL.splitQuery(rest)
+        let (location, query) = URLText.splitQuery(rest)
         var authority = location
         if let slash = location.firstIndex(of: "/") {
             guard location[slash...] == "/" else {
@@ -51,7 +51,7 @@ public struct ViewerOptions: Hashable, Sendable, CustomStringConvertible {
         } else {
             let parsed: (String, Int?)
             do {
-                parsed = try SinkURL.hostAndPort(authority)
+                parsed = try URLText.hostAndPort(authority)
             } catch {
                 throw OptionParseError("\(expected): \(error.reason)")
             }
@@ -59,12 +59,12 @@ public struct ViewerOptions: Hashable, Sendable, CustomStringConvertible {
             host = parsed.0
             self.port = port
         }
-        for (key, value) in try SinkURL.fields(query, scheme: scheme, keys: Self.keys) {
+        for (key, value) in try URLText.fields(query, scheme: scheme, keys: Self.keys) {
             switch key {
             case "token":
                 access = try Self.access(value)
             case "max-viewers":
-                maxViewers = try SinkURL.number(value, key: key, in: 1...1000, meaning: "viewers at once")
+                maxViewers = try URLText.number(value, key: key, in: 1...1000, meaning: "viewers at once")
             case "cert", "key":
                 guard secure else { throw OptionParseError("?\(key)= is for https://; http:// has no certificate") }
                 guard !value.isEmpty else { throw OptionParseError("?\(key)= needs a PEM file's path") }
@@ -104,7 +104,7 @@ public struct ViewerOptions: Hashable, Sendable, CustomStringConvertible {
 
     /// The output as shown: never its token.
     public var description: String {
-        "\(secure ? "https" : "http")://\(SinkURL.authority(host, port))" + SinkURL.query([
+        "\(secure ? "https" : "http")://\(URLText.authority(host, port))" + URLText.query([
             access == .open ? "token=off" : nil,
             maxViewers == Self.defaultMaxViewers ? nil : "max-viewers=\(maxViewers)",
             ladder.map { "ladder=" + $0.map(\.description).joined(separator: ",") },

@@ -1,10 +1,10 @@
 /// One output as the user named it: where it goes and the encoding it asks for.
 public struct OutputRequest: Sendable {
-    public var url: SinkURL
+    public var output: any OutputPlan
     public var rendition: RenditionRequest
 
-    public init(url: SinkURL, rendition: RenditionRequest = RenditionRequest()) {
-        self.url = url
+    public init(_ output: any OutputPlan, rendition: RenditionRequest = RenditionRequest()) {
+        self.output = output
         self.rendition = rendition
     }
 
@@ -14,7 +14,7 @@ public struct OutputRequest: Sendable {
     /// The outputs among `destinations` that get an encoded stream (all but a window).
     public static func streams(of destinations: [Destination]) -> [OutputRequest] {
         destinations.compactMap { destination in
-            destination.sinkURL.map { OutputRequest(url: $0, rendition: destination.rendition) }
+            destination.output.map { OutputRequest($0, rendition: destination.rendition) }
         }
     }
 }
@@ -107,7 +107,7 @@ public struct EncodingPlan: Sendable {
     public var encodings: [Encoding] = []
     public var viewers: [Viewers] = []
     /// Every output that gets packets: the outputs named with `--to`, an HLS playlist's variants.
-    public var sinks: [SinkURL] = []
+    public var sinks: [any StreamOutputPlan] = []
     public var ladders: [Ladder] = []
     /// Things the user should know: a rung larger than the source that was dropped, say.
     public var notices: [String] = []
@@ -122,51 +122,51 @@ public struct EncodingPlan: Sendable {
         keyframeInterval = encode.keyframeInterval
         // The encoding each output (or variant) asks for, in the order of `sinks`.
         var wanted: [EncoderSettings] = []
-        for output in outputs {
-            var settings = Self.settings(codec: output.codec(encode), size: source, fps: fps, encode: encode,
-                                         bitrate: output.rendition.bitrate, preset: output.rendition.preset)
-            guard case .hls(let master, let options) = output.url else {
-                let request = output.rendition.scale(or: encode.scale)
-                let (size, rounded) = request.outputSize(for: source)
+        for request in outputs {
+            let output = request.output
+            var settings = Self.settings(codec: request.codec(encode), size: source, fps: fps, encode: encode,
+                                         bitrate: request.rendition.bitrate, preset: request.rendition.preset)
+            if let interval = output.needs.keyframeInterval { keyframeInterval = min(keyframeInterval, interval) }
+            guard let laddered = output as? any LadderOutputPlan else {
+                guard let output = output as? any StreamOutputPlan else {
+                    throw .software("\(output): an output that is neither a stream nor a ladder")
+                }
+                let scale = request.rendition.scale(or: encode.scale)
+                let (size, rounded) = scale.outputSize(for: source)
                 if rounded {
-                    let exact = request.exactSize(for: source)
-                    notices.append(
-                        "output size \(exact) rounded to \(size) for \(output.url): 4:2:0 video needs even sides")
+                    let exact = scale.exactSize(for: source)
+                    notices.append("output size \(exact) rounded to \(size) for \(output): 4:2:0 video needs even sides")
                 }
                 settings.size = size
-                if case .whip = output.url {
+                if output.needs.followsReceiver {
                     settings.webRTC = true
-                    if settings.bitrate == nil {
-                        settings.rate = .bitrate(NetworkRate.defaultCeiling(size: size, fps: fps))
-                        notices.append("\(output.url): its bit rate follows the network, up to "
+                    if settings.bitrate == nil, let ceiling = output.bitrateCeiling(size: size, fps: fps) {
+                        settings.rate = .bitrate(ceiling)
+                        notices.append("\(output): its bit rate follows the network, up to "
                                        + "\(settings.rate) (a bit rate asked for sets another ceiling)")
                     }
                 }
                 wanted.append(settings)
-                sinks.append(output.url)
+                sinks.append(output)
                 continue
             }
-            if let key = output.rendition.fields.first(where: { !$0.hasPrefix("codec=") && !$0.hasPrefix("preset=") }) {
+            if let key = request.rendition.fields.first(where: { !$0.hasPrefix("codec=") && !$0.hasPrefix("preset=") }) {
                 throw .usage("?\(key.prefix { $0 != "=" })= does not apply to a playlist; choose its variants "
-                             + "with ?ladder=", about: .output("\(output.url)"))
+                             + "with ?ladder=", about: .output("\(output)"))
             }
             // The ladder starts from the size the run encodes (--size, --max-size or the captured size).
             let top = encode.scale.outputSize(for: source).size
-            let planned = try Self.rungs(of: options, top: top, base: settings, about: .output("\(output.url)"))
+            let planned = try Self.rungs(of: laddered.options, top: top, base: settings, about: .output("\(output)"))
             for rung in planned.dropped {
-                notices.append("\(output.url): \(rung) is larger than the \(top) source; that variant is left out")
+                notices.append("\(output): \(rung) is larger than the \(top) source; that variant is left out")
             }
-            keyframeInterval = min(keyframeInterval, options.segment)
-            var ladder = Ladder(master: master, options: options, variants: [])
-            var variantOptions = options
-            variantOptions.isVariant = true
-            let stem = master.dropLast(".m3u8".count)
+            var ladder = Ladder(master: laddered.master, options: laddered.options, variants: [])
             for (variant, rung) in planned.rungs {
-                let playlist = "\(stem)_\(variant.name).m3u8"
+                let (variantOutput, playlist) = laddered.variant(variant)
                 ladder.variants.append(Ladder.Entry(variant: variant, playlist: playlist, sink: sinks.count,
                                                     encoding: 0))
                 wanted.append(rung)
-                sinks.append(.hls(path: playlist, options: variantOptions))
+                sinks.append(variantOutput)
             }
             ladders.append(ladder)
         }
@@ -292,7 +292,7 @@ public struct EncodingPlan: Sendable {
         }
         // A variant's playlist may not be another output's (`--to d/live_720p.m3u8` beside `--to d/live.m3u8`).
         var playlists = Set(ladders.map(\.master))
-        for case .hls(let path, _) in sinks where !playlists.insert(path).inserted {
+        for path in sinks.flatMap(\.files) where !playlists.insert(path).inserted {
             throw .usage("two outputs write '\(path)'; give each playlist a name of its own", about: .outputs)
         }
     }

@@ -28,12 +28,7 @@ public struct RunPlan: Sendable {
     /// Whether someone other than the person at the terminal may want to change the run as it
     /// goes: it sends to the network, serves viewers or shows a window (a recording alone is not).
     public var isShared: Bool {
-        !windows.isEmpty || !encoding.viewers.isEmpty || encoding.sinks.contains {
-            switch $0 {
-            case .file, .hls: false
-            default: true
-            }
-        }
+        !windows.isEmpty || !encoding.viewers.isEmpty || encoding.sinks.contains { !$0.isLocal }
     }
 
     /// The first encoder's rate control, which changes of bit rate or quality are said in.

@@ -52,7 +52,7 @@ public enum FFmpegLog {
     /// `message` with every secret masked.
     static func redacted(_ message: String) -> String {
         secrets.withLock { secrets in
-            secrets.reduce(message) { $0.replacing($1, with: SinkURL.mask) }
+            secrets.reduce(message) { $0.replacing($1, with: URLText.mask) }
         }
     }
 

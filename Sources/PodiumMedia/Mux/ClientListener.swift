@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Thread-safe: `run` is the listener's own thread, the rest is called from anywhere.
 public final class ClientListener: RunOutput {
-    public let url: SinkURL
+    public let url: MuxerTarget
     public let program: Program
     /// Shared by every client: packets and bytes sent to all of them, drops of any of them.
     public let counters: SinkCounters
@@ -29,7 +29,7 @@ public final class ClientListener: RunOutput {
     }
 
     /// - Parameter capacity: packets that may wait for each client.
-    public init(url: SinkURL, program: Program, counters: SinkCounters, capacity: Int, logger: Logger) {
+    public init(target url: MuxerTarget, program: Program, counters: SinkCounters, capacity: Int, logger: Logger) {
         self.url = url
         self.program = program
         self.counters = counters
@@ -110,7 +110,7 @@ public final class ClientListener: RunOutput {
             let peer = Self.describe(&address, length: length)
             var noDelay: Int32 = 1
             setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-            let guest = MuxerOutput(url: url, program: program, flushInterval: .seconds(1), counters: counters,
+            let guest = MuxerOutput(target: url, program: program, flushInterval: .seconds(1), counters: counters,
                                     capacity: capacity, logger: logger, client: client)
             let admitted = state.withLock { state in
                 guard !state.closed, state.guests.count < maxClients else { return false }

@@ -1,6 +1,5 @@
 public import PodiumCore
 public import Logging
-import Synchronization
 
 /// One output: a bounded queue in front of a muxer, drained by the output's own thread, so a slow
 /// or stuck destination drops its own packets and never holds up the encoders or the other outputs.
@@ -8,21 +7,13 @@ import Synchronization
 /// whose route retries (a TCP connect) opens again after each fault, with backoff, and starts
 /// over on a keyframe.
 public final class MuxerOutput: RunOutput, PacketSink {
-    public let url: SinkURL
+    public let url: MuxerTarget
     public let route: OutputRoute
-    public let counters: SinkCounters
     public let program: Program
     public let isRequired: Bool
     private let client: SocketWriter?
-    /// Packets waiting for the output's thread; a drop discards the packets of that stream up to
-    /// its next keyframe.
-    private let queue: BoundedQueue<KeyframeGate>
-    /// Raised to give up blocking network I/O, even mid-write.
-    private let interrupt = StopFlag()
-    /// Raised by `close`: the run is over, no reconnection is tried.
-    private let ended = StopFlag()
-    /// Open and writing; packets offered outside that time are not for this output.
-    private let isOpen = Atomic<Bool>(false)
+    /// Packets waiting for the output's thread, and the flags that end it.
+    private let queue: OutputQueue
     private let logger: Logger
 
     /// - Parameters:
@@ -30,15 +21,15 @@ public final class MuxerOutput: RunOutput, PacketSink {
     ///   - flushInterval: at most this much of a file is lost when the process is killed.
     ///   - capacity: packets that may wait; about two seconds of video at the target rate.
     ///   - client: for a guest, its connected socket (owned from now on); `nil` opens `url`.
-    public init(url: SinkURL, program: Program, flushInterval: Duration, counters: SinkCounters, capacity: Int,
-                logger: Logger, client: Int32? = nil) {
+    public init(target url: MuxerTarget, program: Program, flushInterval: Duration, counters: SinkCounters,
+                capacity: Int, logger: Logger, client: Int32? = nil) {
         self.url = url
         self.program = program
         route = url.route(flushInterval: flushInterval)
-        self.counters = counters
         isRequired = client == nil
-        self.client = client.map { [interrupt] in SocketWriter(descriptor: $0, interrupt: interrupt) }
-        queue = BoundedQueue(capacity: capacity, policy: KeyframeGate())
+        let queue = OutputQueue(capacity: capacity, counters: counters)
+        self.queue = queue
+        self.client = client.map { SocketWriter(descriptor: $0, interrupt: queue.interrupt) }
         FFmpegLog.keepSecret(url.secrets)
         var logger = logger
         logger[metadataKey: "sink.url"] = "\(url)"
@@ -48,29 +39,23 @@ public final class MuxerOutput: RunOutput, PacketSink {
     public var name: String { url.description }
     public var opensAtOnce: Bool { !route.opensLate }
     public var isLocal: Bool { route.isLocal }
-    public var hasWritten: Bool { counters.packets.load(ordering: .relaxed) > 0 }
-    public var hasFailed: Bool { counters.failed.load(ordering: .relaxed) }
+    public var hasWritten: Bool { queue.hasWritten }
+    public var hasFailed: Bool { queue.hasFailed }
+    private var counters: SinkCounters { queue.counters }
 
-    /// Queues `packet` unless the output is not open, or its drop policy refuses it (the queue is
-    /// full, or a packet of its stream was dropped since that stream's last keyframe). Never blocks.
-    public func offer(_ packet: EncodedPacket) {
-        guard isOpen.load(ordering: .acquiring) else { return }
-        if queue.push(packet) == .dropped { counters.dropped.add(1, ordering: .relaxed) }
-    }
+    /// Queues `packet` unless the output is not open, or its drop policy refuses it. Never blocks.
+    public func offer(_ packet: EncodedPacket) { queue.offer(packet) }
 
     /// No more packets: the output's thread writes what is queued, then finalizes the output.
-    public func close() {
-        ended.raise()
-        queue.close()
-    }
+    public func close() { queue.close() }
 
     /// Gives up blocking network I/O, even mid-write; for a destination that stopped taking packets.
-    public func abort() { interrupt.raise() }
+    public func abort() { queue.interrupt.raise() }
 
     /// Gives up only if a network destination is not open now (a TCP listen no client answered, a
     /// connect still trying). A file is never cut off: it opens at once and is finalized.
     public func abortIfOpening() {
-        if !route.isLocal && !isOpen.load(ordering: .acquiring) { interrupt.raise() }
+        if !route.isLocal && !queue.isTaking { queue.interrupt.raise() }
     }
 
     /// The output's thread body: opens it for its program's streams, subscribes it to `hub` and
@@ -81,51 +66,44 @@ public final class MuxerOutput: RunOutput, PacketSink {
     public func run(hub: StreamHub, clock: any PacingClock, opened: (PodiumError?) -> Void) throws(PodiumError) {
         var firstAttempt = true
         var wasUp = false
-        while !ended.isRaised {
+        while !queue.ended.isRaised {
             let muxer: MuxerSink
             do {
                 muxer = try open(hub.streams(of: program))
             } catch {
                 if firstAttempt { opened(error) }
                 firstAttempt = false
-                if interrupt.isRaised || ended.isRaised { return }
+                if queue.isStopped { return }
                 // A server that refuses a first attempt (a wrong key) will refuse the next; one that
                 // took the stream before may still hold the last connection, so that is retried.
                 guard let retry = route.retry, error.exitCode != .refused || wasUp else { throw failed(error) }
-                counters.link.wentDown(at: clock.now())
-                counters.link.attemptFailed()
-                let failures = counters.link.failedAttempts.load(ordering: .relaxed)
-                let delay = retry.delay(afterFailures: failures)
-                if failures == 1 { logger.warning("\(error); trying again in \(Int(delay.seconds)) s") }
-                clock.sleep(for: delay) { ended.isRaised || interrupt.isRaised }
+                queue.backOff(after: error, retry: retry, clock: clock, logger: logger)
                 continue
             }
-            isOpen.store(true, ordering: .releasing)
+            queue.isTaking = true
             hub.subscribe(self, to: program)
             if firstAttempt { opened(nil) }
             firstAttempt = false
-            if let down = counters.link.downFor(at: clock.now()) {
-                logger.notice("\(url): connected\(wasUp ? " again" : "") after \(down.seconds.fixed()) s down")
-            }
-            counters.link.cameUp(at: clock.now())
+            queue.connected("\(url)", again: wasUp, clock: clock, logger: logger)
             wasUp = true
             let fault = drain(into: muxer, clock: clock)
             hub.unsubscribe(self)
-            isOpen.store(false, ordering: .releasing)
+            queue.isTaking = false
             let finishFault = finish(muxer)
             guard let error = fault ?? finishFault else { return }
-            if ended.isRaised || interrupt.isRaised || route.retry == nil { throw failed(error) }
+            if queue.isStopped || route.retry == nil { throw failed(error) }
             // A listener does not reconnect: it waits for the next receiver to call.
             logger.warning("\(error); \(route.listens ? "waiting for another receiver" : "reconnecting")")
             counters.link.wentDown(at: clock.now())
-            queue.removeAll(policy: KeyframeGate())
+            queue.restart()
         }
     }
 
     /// Opens the destination for `streams` and writes the container's header; a TCP connect
     /// waits up to 5 s.
     private func open(_ streams: [StreamDescription]) throws(PodiumError) -> MuxerSink {
-        guard let muxer = MuxerSink(url: url, route: route, streams: streams, interrupt: interrupt, client: client)
+        guard let muxer = MuxerSink(url: url, route: route, streams: streams, interrupt: queue.interrupt,
+                                    client: client)
         else {
             throw .software("\(url): out of memory")
         }
@@ -142,9 +120,7 @@ public final class MuxerOutput: RunOutput, PacketSink {
             } catch {
                 return .io("\(url): writing failed: \(error)")
             }
-            counters.send.record(nanoseconds: clock.now() - start)
-            counters.packets.add(1, ordering: .relaxed)
-            counters.bytes.add(packet.size, ordering: .relaxed)
+            queue.wrote(packet, nanoseconds: clock.now() - start)
         }
         return nil
     }
@@ -160,9 +136,5 @@ public final class MuxerOutput: RunOutput, PacketSink {
     }
 
     /// Marks a required output failed (a guest that left is no failure of the output it joined).
-    private func failed(_ error: PodiumError) -> PodiumError {
-        queue.close()
-        if isRequired { counters.failed.store(true, ordering: .relaxed) }
-        return error
-    }
+    private func failed(_ error: PodiumError) -> PodiumError { queue.fail(error, required: isRequired) }
 }

@@ -8,7 +8,7 @@ import PodiumCore
 /// Not thread-safe: confine to the output's own thread (opening a TCP connection blocks until it
 /// connects). Each connection gets a muxer of its own.
 final class MuxerSink {
-    private let url: SinkURL
+    private let url: MuxerTarget
     private let route: OutputRoute
     private let streams: [StreamDescription]
     /// Each stream's codec parameters, in the order of `streams`.
@@ -35,7 +35,7 @@ final class MuxerSink {
     ///   - streams: what is written.
     ///   - interrupt: when raised, blocking network I/O (waiting for a TCP client, say) gives up.
     ///   - client: a connected socket to write to; `nil` opens the route's destination.
-    init?(url: SinkURL, route: OutputRoute, streams: [StreamDescription], interrupt: StopFlag, client: SocketWriter?) {
+    init?(url: MuxerTarget, route: OutputRoute, streams: [StreamDescription], interrupt: StopFlag, client: SocketWriter?) {
         guard let outgoing = OwnedPacket() else { return nil }
         ownedOutgoing = outgoing
         self.url = url

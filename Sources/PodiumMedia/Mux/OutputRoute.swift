@@ -3,7 +3,7 @@ public import PodiumCore
 
 /// How Podium reaches each kind of output, in one place: the container, what libavformat opens
 /// and with which options, whether capture waits for it, and what happens after a fault. Adding a
-/// protocol is one case in `SinkURL` and one in `SinkURL.route`.
+/// protocol libavformat writes is one case in `MuxerTarget` and one in `MuxerTarget.route`.
 public struct OutputRoute: Sendable {
     /// Where the muxer's bytes go.
     enum Destination: Sendable {
@@ -17,7 +17,7 @@ public struct OutputRoute: Sendable {
     }
 
     /// The file formats Podium writes, each named after libavformat's muxer.
-    public let container: SinkURL.Container
+    public let container: MuxerTarget.Container
     let destination: Destination
     /// Options for the protocol and the muxer.
     let options: [(key: String, value: String)]
@@ -49,7 +49,7 @@ public struct OutputRoute: Sendable {
     var holdsPictures = false
 }
 
-extension SinkURL {
+extension MuxerTarget {
     /// The route to this output.
     /// - Parameter flushInterval: the longest a complete piece of a recording (an MP4 fragment, a
     ///   Matroska cluster) may wait in the muxer: what a killed run loses at most.
@@ -65,7 +65,7 @@ extension SinkURL {
                 [("movflags", "frag_keyframe+empty_moov+default_base_moof"), ("frag_duration", "\(microseconds)")]
             // A cluster starts at each keyframe too.
             case .matroska: [("cluster_time_limit", "\(microseconds / 1_000)")]
-            case .mpegts, .flv, .rtsp, .hls, .webRTC: []
+            case .mpegts, .flv, .rtsp, .hls: []
             }
             return OutputRoute(container: container, destination: .libavformat("file:" + path), options: options,
                                opensLate: false, retry: nil, pacesDatagrams: false, datagramSize: 0, isLocal: true)
@@ -134,10 +134,6 @@ extension SinkURL {
             let address = "rtsp://\(Self.authority(host, port ?? 554))/\(path)"
             return OutputRoute(container: .rtsp, destination: .muxer(address), options: options, opensLate: true,
                                retry: rtsp.retries ? Backoff() : nil, pacesDatagrams: false, datagramSize: 0)
-        case .whip(let endpoint):
-            // Sent by PodiumWebRTC's peer connection, not a muxer: the route says what it carries.
-            return OutputRoute(container: .webRTC, destination: .muxer("\(endpoint)"), options: [],
-                               opensLate: true, retry: Backoff(), pacesDatagrams: false, datagramSize: 0)
         }
     }
 
@@ -159,17 +155,13 @@ extension SinkURL {
         if case .rtmp = self, codec != .h264 {
             throw .usage("RTMP carries H.264", about: .output("\(self)"), remedy: .videoCodec(.h264))
         }
-        if case .whip = self, codec != .h264 {
-            throw .usage("WHIP carries H.264, which every browser plays", about: .output("\(self)"),
-                         remedy: .videoCodec(.h264))
-        }
         if case .hls = self, ![.h264, .hevc].contains(codec) {
             throw .usage("HLS segments carry H.264 or HEVC", about: .output("\(self)"),
                          remedy: .videoCodec(.h264))
         }
         // MPEG-TS and RTSP answer no codec query; they carry H.264 and HEVC with standard stream
         // types and RTP payload formats.
-        let fits = [.mpegts, .rtsp, .hls, .webRTC].contains(container)
+        let fits = [.mpegts, .rtsp, .hls].contains(container)
             ? [.h264, .hevc].contains(codec)
             : avformat_query_codec(format, codec.codecID, FF_COMPLIANCE_NORMAL) == 1
         guard fits else {
@@ -184,9 +176,6 @@ extension SinkURL {
         case .hls(_, let options): options.segmentType == .fmp4
         default: container != .flv
         }
-        if case .whip = self, codec != .opus {
-            throw .usage("WebRTC carries Opus sound", about: .output("\(self)"), remedy: .audioCodec(.opus))
-        }
         if codec == .opus && !carriesOpus {
             throw .usage("opus cannot be carried in \(container.displayName)", about: .output("\(self)"),
                          remedy: .audioCodec(.aac))
@@ -198,7 +187,7 @@ extension SinkURL {
     }
 }
 
-extension SinkURL.Container {
+extension MuxerTarget.Container {
     var displayName: String {
         switch self {
         case .matroska: "Matroska (.mkv)"
@@ -207,7 +196,6 @@ extension SinkURL.Container {
         case .flv: "FLV (.flv)"
         case .rtsp: "RTSP"
         case .hls: "HLS"
-        case .webRTC: "WebRTC"
         }
     }
 }

@@ -11,7 +11,7 @@ enum ServerRefusal {
     ///   - code: what opening returned.
     ///   - transcript: what FFmpeg logged while opening.
     ///   - srtRejection: the reason libsrt logged for a rejection during the attempt.
-    static func reason(for url: SinkURL, code: Int32, transcript: [String], srtRejection: String?) -> String? {
+    static func reason(for url: MuxerTarget, code: Int32, transcript: [String], srtRejection: String?) -> String? {
         switch url {
         case .srt:
             return srtRejection.map { "the listener rejected the connection: \($0)" }
@@ -34,7 +34,7 @@ enum ServerRefusal {
             guard FFmpegError.clientErrors.contains(FFmpegError(code: code)) else { return nil }
             let said = line(from: "method ", in: transcript)
             return "the server refused to take the stream: " + (said.map(String.init) ?? "\(FFmpegError(code: code))")
-        case .file, .hls, .udp, .tcp, .tcpListen, .whip:
+        case .file, .hls, .udp, .tcp, .tcpListen:
             return nil
         }
     }

@@ -142,7 +142,7 @@ public final class ViewerServer: Service, Sendable {
         let hosts = ["0.0.0.0", "::"].contains(options.host) ? MachineAddresses.current(ipv6: options.host == "::")
                                                              : [options.host]
         let query = token.map { "?token=\($0)" } ?? ""
-        return hosts.map { "\(scheme)://\(SinkURL.authority($0, options.port))/\(path)\(query)" }
+        return hosts.map { "\(scheme)://\(URLText.authority($0, options.port))/\(path)\(query)" }
     }
 
     public func run() async throws {

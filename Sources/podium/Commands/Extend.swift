@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodiumCore
+import PodiumRun
 import PodiumWayland
 import PodiumX11
 
@@ -177,7 +178,7 @@ extension Podium {
             }
             guard !clean else { return }
 
-            let outputs = output.outputs.isEmpty ? [try Destination(parsing: Self.defaultViewer)] : output.outputs
+            let outputs = output.outputs.isEmpty ? [try OutputCatalog.destination(parsing: Self.defaultViewer)] : output.outputs
             let job = StreamJob(outputs: outputs, hotkeys: hotkeys, scale: scale, encode: encode, sound: sound,
                                 runOptions: runOptions)
             try await job.check()

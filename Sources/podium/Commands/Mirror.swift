@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PodiumCore
 import PodiumMedia
+import PodiumRun
 
 extension Podium {
     /// `podium mirror`: the captured screen in a window on the external display.
@@ -88,7 +89,7 @@ extension Podium {
         @OptionGroup(title: "Run") var runOptions: RunOptions
 
         @Option(name: .customLong("to"), help: ArgumentHelp("Also record or stream to a file or URL, as in 'podium stream'.", valueName: "URL"),
-                transform: parsed(Destination.init(parsing:)))
+                transform: parsed(OutputCatalog.destination(parsing:)))
         var outputs: [Destination] = []
 
         /// `--pip-size` alone asks for picture-in-picture too.
@@ -114,7 +115,7 @@ extension Podium {
             }
             try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan(for: outputs),
                                      run: runOptions)
-            let capturePlan = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.url),
+            let capturePlan = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.output),
                                                             filter: scale.scaleFilter)
             let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
                                             fps: capture.fps.start, encode: defaults)

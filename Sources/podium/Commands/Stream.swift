@@ -169,7 +169,7 @@ struct StreamJob {
         let defaults = encode.defaults(scale)
         let streams = OutputRequest.streams(of: outputs)
         let viewers = ViewerRequest.viewers(of: outputs)
-        let capturePlan = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.url),
+        let capturePlan = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.output),
                                                         filter: scale.scaleFilter, given: source)
         let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
                                         fps: capture.fps.start, encode: defaults)

@@ -42,7 +42,7 @@ extension Podium {
             do {
                 _ = try WHIPEndpoint(parsing: url)
             } catch {
-                throw ValidationError("'\(SinkURL.redacted(url))': \(error.reason)")
+                throw ValidationError("'\(URLText.redacted(url))': \(error.reason)")
             }
         }
 
@@ -57,7 +57,7 @@ extension Podium {
 
         private func check() async throws(PodiumError) {
             guard var endpoint = try? WHIPEndpoint(parsing: url) else {
-                throw .usage("'\(SinkURL.redacted(url))' is not a WHIP endpoint")
+                throw .usage("'\(URLText.redacted(url))' is not a WHIP endpoint")
             }
             endpoint.iceServers = iceServers
             let servers = endpoint.iceServers

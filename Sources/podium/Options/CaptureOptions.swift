@@ -65,16 +65,12 @@ struct CaptureSource: ParsableArguments {
             transform: parsed(FrameRate.init(parsing:)))
     var idleFPS: FrameRate?
 
-    /// How often an unchanged screen is sent on: as asked, or once a second; twice with an HLS
-    /// output of MPEG-TS segments, as Chromium cannot play those whose pictures are a second apart
-    /// (fMP4 segments it plays).
-    func idleRate(for outputs: [SinkURL]) -> FrameRate {
+    /// How often an unchanged screen is sent on: as asked, or as often as the output that wants
+    /// it most often needs (once a second; twice for an HLS output of MPEG-TS segments, as Chromium
+    /// cannot play those whose pictures are a second apart).
+    func idleRate(for outputs: [any OutputPlan]) -> FrameRate {
         if let idleFPS { return idleFPS }
-        let hasTransportStreamHLS = outputs.contains { url in
-            if case .hls(_, let options) = url { return options.segmentType == .mpegts }
-            return false
-        }
-        return FrameRate(hasTransportStreamHLS ? 2 : 1)
+        return FrameRate(outputs.map(\.needs.idleFPS).max() ?? 1)
     }
 
     func validate() throws {

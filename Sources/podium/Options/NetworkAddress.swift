@@ -5,9 +5,9 @@ import PodiumCore
 /// `--to` and the host rather than FFmpeg's own words after capture started.
 enum NetworkAddress {
     /// - Throws: 64 when the host is not a valid address and does not resolve.
-    static func resolve(_ url: SinkURL) throws(PodiumError) {
-        guard let host = url.host else { return }
-        try resolve(host: host, of: url.description)
+    static func resolve(_ output: any OutputPlan) throws(PodiumError) {
+        guard let host = output.host else { return }
+        try resolve(host: host, of: output.description)
     }
 
     /// - Parameter output: the output as the message names it.

@@ -1,12 +1,14 @@
 import ArgumentParser
 import PodiumCore
+import PodiumRun
+import PodiumWebRTC
 
 /// Where `podium stream` sends what it captures: its own section, first in the help.
 struct OutputOptions: ParsableArguments {
     @Option(name: .customLong("to"),
             help: ArgumentHelp("An output: a file, a URL or a window (see OUTPUTS above). Repeat for several.",
                                valueName: "URL"),
-            transform: parsed(Destination.init(parsing:)))
+            transform: parsed(OutputCatalog.destination(parsing:)))
     var named: [Destination] = []
 
     @Option(name: .customLong("ice-server"),
@@ -18,14 +20,16 @@ struct OutputOptions: ParsableArguments {
     /// The outputs, each WHIP endpoint with the ICE servers.
     var outputs: [Destination] {
         named.map { destination in
-            guard case .stream(.whip(var endpoint), let rendition) = destination else { return destination }
+            guard case .stream(let output, let rendition) = destination, var endpoint = output as? WHIPEndpoint else {
+                return destination
+            }
             endpoint.iceServers = iceServers
-            return .stream(.whip(endpoint), rendition: rendition)
+            return .stream(endpoint, rendition: rendition)
         }
     }
 
     func validate() throws {
-        if !iceServers.isEmpty && !named.contains(where: { if case .whip = $0.sinkURL { true } else { false } }) {
+        if !iceServers.isEmpty && !named.contains(where: { $0.output is WHIPEndpoint }) {
             throw ValidationError("--ice-server is for whip+https:// outputs; there is none")
         }
         if outputs.count(where: { $0.windowMonitor != nil }) > 1 {

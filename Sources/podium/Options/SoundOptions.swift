@@ -34,10 +34,10 @@ struct SoundOptions: ParsableArguments {
     }
 
     /// The run's sound for `destinations`, or `nil` without `--audio`. WebRTC carries Opus alone,
-    /// so a run with a WHIP output and no `--audio-codec` encodes Opus.
+    /// so a run with an output that carries Opus alone (WHIP) and no `--audio-codec` encodes Opus.
     func plan(for destinations: [Destination] = []) -> SoundPlan? {
-        let webRTC = destinations.contains { if case .whip = $0.sinkURL { true } else { false } }
-        let codec = audioCodec ?? (webRTC ? .opus : .aac)
+        let opusOnly = destinations.contains { $0.output?.needs.soundCodec == .opus }
+        let codec = audioCodec ?? (opusOnly ? .opus : .aac)
         return audio.isEmpty ? nil : SoundPlan(inputs: audio, codec: codec, bitrate: audioBitrate)
     }
 }

@@ -21,19 +21,16 @@ enum RunSetup {
     private static func validateOutputs(_ outputs: [OutputRequest], viewers: [ViewerRequest] = [],
                                         encode: EncodingDefaults, sound: SoundPlan?, run: RunOptions)
         throws(PodiumError) {
-        let urls = outputs.map(\.url)
-        let files = urls.compactMap(\.filePath).map { (flag: "--to", path: $0) }
-        let playlists = urls.compactMap { url -> String? in
-            if case .hls(let path, _) = url { return path }
-            return nil
-        }
-        let written = files + playlists.map { (flag: "--to", path: $0) }
+        let plans = outputs.map(\.output)
+        let written = plans.flatMap(\.files).map { (flag: "--to", path: $0) }
             + (run.statsJSON.map { [(flag: "--stats-json", path: $0)] } ?? [])
-        if Set(urls).count != urls.count { throw .usage("--to names the same output twice") }
+        // Told apart by their secrets too: two stream keys on one server are two outputs.
+        let named = plans.map { ([$0.description] + $0.secrets).joined(separator: "\u{0}") }
+        if Set(named).count != named.count { throw .usage("--to names the same output twice") }
         for output in outputs {
             let codec = output.codec(encode)
-            try output.url.validate(codec: codec)
-            if let sound { try output.url.validate(sound: sound.codec) }
+            try output.output.validate(codec: codec)
+            if let sound { try output.output.validate(sound: sound.codec) }
             // As the plan will choose it.
             let encoder = encode.encoderName(for: codec)
             if let encoder { try EncoderCatalog.validate(name: encoder, codec: codec) }
@@ -43,19 +40,11 @@ enum RunSetup {
         }
         try validateViewers(viewers, encode: encode)
         try OutputCheck.distinct(written)
-        for url in urls { try NetworkAddress.resolve(url) }
-        for case .rtmp(let target) in urls {
-            if let authorities = target.trustedCertificates, !FileManager.default.isReadableFile(atPath: authorities) {
-                throw .usage("--to '\(target)': cannot read the certificate authorities in '\(authorities)'")
-            }
-        }
-        for path in urls.compactMap(\.filePath) {
-            try OutputCheck.creatable(path, as: .output(path), overwrite: run.overwrite)
-        }
+        for output in plans { try NetworkAddress.resolve(output) }
+        for output in plans { try output.check(overwrite: run.overwrite) }
         if let stats = run.statsJSON {
             try OutputCheck.creatable(stats, as: .statsFile(stats), overwrite: run.overwrite)
         }
-        for playlist in playlists { try HLSFolder.check(master: playlist, overwrite: run.overwrite) }
     }
 
     /// The browser viewers: H.264, one server a port, files that can be read.
@@ -90,7 +79,7 @@ enum RunSetup {
     ///   - filter: how two sources are scaled to their places.
     ///   - given: the source itself, found already (`podium extend`'s on GNOME); `nil` to look
     ///     up the one `source` names.
-    static func capturePlan(_ source: CaptureSource, outputs: [SinkURL] = [], filter: ScaleFilter = .box,
+    static func capturePlan(_ source: CaptureSource, outputs: [any OutputPlan] = [], filter: ScaleFilter = .box,
                             given: (any SourcePlan)? = nil) async throws(PodiumError) -> CapturePlan {
         var lookup = SourceLookup(display: source.display)
         (lookup.monitor, lookup.region, lookup.drawsCursor) = (source.monitor, source.region, source.cursor)

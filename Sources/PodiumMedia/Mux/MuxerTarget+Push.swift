@@ -1,9 +1,10 @@
+public import PodiumCore
 import Foundation
 
 // The outputs that push to a media server: SRT, RTMP(S) and RTSP. Their secrets (a stream key, a
 // passphrase, a stream id that may carry a user and password) are kept apart from what is shown.
 
-extension SinkURL {
+extension MuxerTarget {
     /// What `srt://` takes after `?`.
     public struct SRTOptions: Hashable, Sendable {
         /// Who starts the connection: Podium calls a listener (the default), waits for a caller
@@ -28,10 +29,10 @@ extension SinkURL {
         var describedFields: [String?] {
             [
                 mode == .caller ? nil : "mode=\(mode)",
-                passphrase.map { _ in "passphrase=\(SinkURL.mask)" },
+                passphrase.map { _ in "passphrase=\(URLText.mask)" },
                 keyLength.map { "pbkeylen=\($0)" },
                 latencyMilliseconds.map { "latency=\($0)" },
-                streamID.map { _ in "streamid=\(SinkURL.mask)" },
+                streamID.map { _ in "streamid=\(URLText.mask)" },
                 retries ? nil : "retry=off",
             ]
         }
@@ -73,9 +74,9 @@ extension SinkURL {
             let scheme = secure ? "rtmps" : "rtmp"
             let missingPath = OptionParseError(
                 "\(scheme):// needs /APP/KEY after the host: the application and the stream key your server gives")
-            let (location, query) = SinkURL.splitQuery(text)
+            let (location, query) = URLText.splitQuery(text)
             guard let slash = location.firstIndex(of: "/") else { throw missingPath }
-            let (host, port) = try SinkURL.hostAndPort(location[..<slash])
+            let (host, port) = try URLText.hostAndPort(location[..<slash])
             let levels = location[location.index(after: slash)...].split(separator: "/",
                                                                         omittingEmptySubsequences: false)
             guard levels.count >= 2, levels.allSatisfy({ !$0.isEmpty }) else { throw missingPath }
@@ -84,10 +85,10 @@ extension SinkURL {
             var keyQuery: [Substring] = []
             for field in query.map({ $0.split(separator: "&", omittingEmptySubsequences: false) }) ?? [] {
                 if field.hasPrefix("retry=") {
-                    retries = try SinkURL.retries(String(field.dropFirst("retry=".count)))
+                    retries = try URLText.retries(String(field.dropFirst("retry=".count)))
                 } else if field.hasPrefix("ca=") {
                     guard secure else { throw OptionParseError("?ca= names the authorities rtmps:// trusts") }
-                    trustedCertificates = try SinkURL.decoded(String(field.dropFirst("ca=".count)), key: "ca")
+                    trustedCertificates = try URLText.decoded(String(field.dropFirst("ca=".count)), key: "ca")
                     guard trustedCertificates?.isEmpty == false else {
                         throw OptionParseError("?ca= needs a PEM file of certificate authorities")
                     }
@@ -103,11 +104,11 @@ extension SinkURL {
         public var scheme: String { secure ? "rtmps" : "rtmp" }
 
         /// The server's address and application, without the key: `rtmp://host:1935/live`.
-        public var serverURL: String { "\(scheme)://\(SinkURL.authority(host, port))/\(app)" }
+        public var serverURL: String { "\(scheme)://\(URLText.authority(host, port))/\(app)" }
 
         public var description: String {
-            "\(serverURL)/\(SinkURL.mask)"
-                + SinkURL.query([retries ? nil : "retry=off", trustedCertificates.map { "ca=\($0)" }])
+            "\(serverURL)/\(URLText.mask)"
+                + URLText.query([retries ? nil : "retry=off", trustedCertificates.map { "ca=\($0)" }])
         }
     }
 
@@ -126,49 +127,11 @@ extension SinkURL {
         }
     }
 
-    /// What stands for a secret wherever Podium shows an output.
-    public static let mask = "••••"
-
-    /// `text`, an output as the user typed it (it need not be valid, nor its scheme known), with
-    /// its secrets masked: a password before `@`; the values of `?passphrase=`, `?streamid=`,
-    /// `?token=` and `?key=`; and, for RTMP and for a scheme Podium does not know (a typo such as
-    /// `rmtp://`), the last level of the path, where a stream key goes, and all after it. For
-    /// messages that quote what was typed.
-    public static func redacted(_ text: String) -> String {
-        // A TURN server as RFC 7065 writes it (`turn:user:pass@host`), with no `//`.
-        if let colon = text.firstIndex(of: ":"), ["turn", "turns"].contains(text[..<colon].lowercased()),
-           !text[colon...].hasPrefix("://") {
-            return redacted("\(text[..<colon])://\(text[text.index(after: colon)...])")
-        }
-        guard let schemeEnd = text.range(of: "://") else { return text }
-        let (typed, query) = splitQuery(text[schemeEnd.upperBound...])
-        var location = String(typed)
-        // user:password@host
-        let authority = location.prefix { $0 != "/" }
-        if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-            location = "\(location[...colon])\(mask)\(location[at...])"
-        }
-        let scheme = text[..<schemeEnd.lowerBound]
-        let shown = "\(scheme)://\(location)"
-        let keyed = ["udp", "tcp", "srt", "rtsp", "rtsps", "http", "https"].contains(scheme.lowercased())
-        if !keyed, let slash = location.firstIndex(of: "/"),
-           let last = location[location.index(after: slash)...].lastIndex(of: "/") {
-            return "\(scheme)://\(location[...last])\(mask)"
-        }
-        guard let query else { return shown }
-        let secretKeys: Set = ["passphrase", "streamid", "token", "key", "password"]
-        let fields = query.split(separator: "&", omittingEmptySubsequences: false).map { field in
-            let key = field.split(separator: "=", maxSplits: 1).first.map { $0.lowercased() } ?? ""
-            return secretKeys.contains(key) ? "\(key)=\(mask)" : String(field)
-        }
-        return shown + "?" + fields.joined(separator: "&")
-    }
-
-    static func srt(_ text: Substring) throws(OptionParseError) -> SinkURL {
-        let (host, port, query) = try hostPort(text)
+    static func srt(_ text: Substring) throws(OptionParseError) -> MuxerTarget {
+        let (host, port, query) = try URLText.hostPort(text)
         var options = SRTOptions()
         let keys = "?mode=, ?passphrase=, ?pbkeylen=, ?latency=, ?streamid= and ?retry=off"
-        for (key, value) in try fields(query, scheme: "srt", keys: keys) {
+        for (key, value) in try URLText.fields(query, scheme: "srt", keys: keys) {
             switch key {
             case "mode":
                 guard let mode = SRTOptions.Mode(rawValue: value) else {
@@ -176,7 +139,7 @@ extension SinkURL {
                 }
                 options.mode = mode
             case "passphrase":
-                let passphrase = try decoded(value, key: key)
+                let passphrase = try URLText.decoded(value, key: key)
                 // The count only: the passphrase itself is never shown.
                 guard (10...79).contains(passphrase.count) else {
                     throw OptionParseError("?passphrase= has \(passphrase.count) characters; SRT takes 10 to 79")
@@ -188,15 +151,15 @@ extension SinkURL {
                 }
                 options.keyLength = length
             case "latency":
-                options.latencyMilliseconds = try number(value, key: key, in: 0...60_000, meaning: "milliseconds")
+                options.latencyMilliseconds = try URLText.number(value, key: key, in: 0...60_000, meaning: "milliseconds")
             case "streamid":
-                let streamID = try decoded(value, key: key)
+                let streamID = try URLText.decoded(value, key: key)
                 guard (1...512).contains(streamID.utf8.count) else {
                     throw OptionParseError("?streamid= takes 1 to 512 bytes")
                 }
                 options.streamID = streamID
             case "retry":
-                options.retries = try retries(value)
+                options.retries = try URLText.retries(value)
             default:
                 throw OptionParseError("unknown option ?\(key) for srt://; it takes \(keys)")
             }
@@ -207,17 +170,17 @@ extension SinkURL {
         return .srt(host: host, port: port, options: options)
     }
 
-    static func rtsp(_ text: Substring) throws(OptionParseError) -> SinkURL {
-        let (location, query) = splitQuery(text)
+    static func rtsp(_ text: Substring) throws(OptionParseError) -> MuxerTarget {
+        let (location, query) = URLText.splitQuery(text)
         let missingPath = OptionParseError("rtsp:// needs a path after the host: rtsp://HOST[:PORT]/PATH")
         guard let slash = location.firstIndex(of: "/") else { throw missingPath }
-        let (host, port) = try hostAndPort(location[..<slash])
+        let (host, port) = try URLText.hostAndPort(location[..<slash])
         let path = location[location.index(after: slash)...]
         guard !path.isEmpty, !path.split(separator: "/", omittingEmptySubsequences: false).contains("") else {
             throw missingPath
         }
         var options = RTSPOptions()
-        for (key, value) in try fields(query, scheme: "rtsp", keys: "?transport=tcp|udp and ?retry=off") {
+        for (key, value) in try URLText.fields(query, scheme: "rtsp", keys: "?transport=tcp|udp and ?retry=off") {
             switch key {
             case "transport":
                 guard let transport = RTSPOptions.Transport(rawValue: value) else {
@@ -225,27 +188,11 @@ extension SinkURL {
                 }
                 options.transport = transport
             case "retry":
-                options.retries = try retries(value)
+                options.retries = try URLText.retries(value)
             default:
                 throw OptionParseError("unknown option ?\(key) for rtsp://; it takes ?transport=tcp|udp and ?retry=off")
             }
         }
         return .rtsp(host: host, port: port, path: String(path), options: options)
-    }
-
-    /// `?retry=off` (or `on`, the default) of an output that connects.
-    static func retries(_ value: String) throws(OptionParseError) -> Bool {
-        guard value == "off" || value == "on" else {
-            throw OptionParseError("?retry=\(value): say ?retry=off to give up when the peer is not there")
-        }
-        return value == "on"
-    }
-
-    /// A field's value with `%XX` escapes decoded, so `#`, `&` and `=` can be given.
-    static func decoded(_ value: String, key: String) throws(OptionParseError) -> String {
-        guard let decoded = value.removingPercentEncoding else {
-            throw OptionParseError("?\(key)=: a % must start an escape such as %23 or %26")
-        }
-        return decoded
     }
 }

@@ -1,3 +1,4 @@
+public import PodiumCore
 /// What a WebRTC receiver said about the pictures in its last report (RTCP receiver report).
 public struct ReceiverReport: Sendable, Equatable {
     /// The highest sequence number it received: a new value is a new report.

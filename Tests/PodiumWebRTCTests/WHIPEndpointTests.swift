@@ -1,5 +1,6 @@
 import Foundation
 import PodiumCore
+import PodiumWebRTC
 import Testing
 
 /// WHIP's endpoint as typed (the token apart and never shown), the summary of an answer, and the

@@ -1,5 +1,9 @@
-/// Where `--to` sends the stream, read from the text the user gave.
-public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
+public import PodiumCore
+
+/// An output that libavformat's muxers write: a file, a push over a network protocol (UDP, TCP,
+/// SRT, RTMP, RTSP), a listener's clients, or an HLS folder. Each kind's route (`OutputRoute`)
+/// says how it is reached; `MuxerOutput` (or `ClientListener`) writes it on its own thread.
+public enum MuxerTarget: Hashable, Sendable, CustomStringConvertible {
     /// A file; the container follows from its extension.
     case file(path: String, container: Container)
     /// MPEG-TS datagrams to `host:port`, a unicast address or a multicast group.
@@ -18,8 +22,6 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     /// HTTP Live Streaming written to a folder: a master playlist at `path`, and a media playlist
     /// with its segments for each variant of the ladder beside it.
     case hls(path: String, options: HLSOptions)
-    /// WebRTC published to a media server over WHIP (RFC 9725): H.264 and Opus on one peer connection.
-    case whip(WHIPEndpoint)
 
     /// What `udp://` takes after `?`.
     public struct DatagramOptions: Hashable, Sendable {
@@ -43,8 +45,6 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     /// The formats Podium writes, each named after libavformat's muxer.
     public enum Container: String, Hashable, Sendable, CaseIterable {
         case matroska, mp4, mpegts, flv
-        /// RTP packets on a WebRTC peer connection (GStreamer's payloaders make them, not a muxer).
-        case webRTC = "rtp"
         /// RTP sessions that libavformat's RTSP muxer sets up with the server itself.
         case rtsp
         /// An HLS variant: a media playlist and its segments.
@@ -59,7 +59,8 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
     /// Reads `out.mkv`, `out.mp4`, `out.ts`, `out.flv`, `udp://host:port[?ttl=N&pkt_size=N]`,
     /// `tcp://host:port[?retry=off]`, `tcp://host:port?listen[&max=N]`, `srt://host:port[?…]`,
     /// `rtmp[s]://host[:port]/app/key` or `rtsp://host[:port]/path[?…]`.
-    public init(parsing text: String) throws(OptionParseError) {
+    /// - Returns: `nil` for a scheme of another kind of output.
+    public init?(parsing text: String) throws(OptionParseError) {
         guard !text.isEmpty else { throw OptionParseError("expected a file or a URL") }
         let schemeAndRest = text.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
         guard schemeAndRest.count == 2 else {
@@ -69,21 +70,19 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         let scheme = schemeAndRest[0].lowercased()
         let rest = schemeAndRest[1]
         switch scheme {
-        case "whip+http", "whip+https":
-            self = .whip(try WHIPEndpoint(parsing: text))
         case "udp":
-            let (host, port, query) = try Self.hostPort(rest)
+            let (host, port, query) = try URLText.hostPort(rest)
             var options = DatagramOptions()
-            for (key, value) in try Self.fields(query, scheme: "udp", keys: "?ttl=N, ?pkt_size=N") {
+            for (key, value) in try URLText.fields(query, scheme: "udp", keys: "?ttl=N, ?pkt_size=N") {
                 switch key {
                 case "ttl":
-                    guard Self.isMulticast(host) else {
+                    guard URLText.isMulticast(host) else {
                         throw OptionParseError(
                             "?ttl= sets the hops of multicast datagrams; \(host) is not a multicast group")
                     }
-                    options.ttl = try Self.number(value, key: key, in: 1...255, meaning: "hops")
+                    options.ttl = try URLText.number(value, key: key, in: 1...255, meaning: "hops")
                 case "pkt_size":
-                    let size = try Self.number(value, key: key, in: 188...65424, meaning: "bytes a datagram")
+                    let size = try URLText.number(value, key: key, in: 188...65424, meaning: "bytes a datagram")
                     guard size % 188 == 0 else {
                         throw OptionParseError(
                             "?pkt_size=\(size): a datagram carries whole 188-byte TS packets (1316 = 7 × 188)")
@@ -95,18 +94,18 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
             }
             self = .udp(host: host, port: port, options: options)
         case "tcp":
-            let (host, port, query) = try Self.hostPort(rest)
+            let (host, port, query) = try URLText.hostPort(rest)
             var listen = false
             var maxClients: Int?
             var retries = true
-            for (key, value) in try Self.fields(query, scheme: "tcp", keys: "?listen, ?max=N, ?retry=off") {
+            for (key, value) in try URLText.fields(query, scheme: "tcp", keys: "?listen, ?max=N, ?retry=off") {
                 switch (key, value) {
                 case ("listen", ""):
                     listen = true
                 case ("max", _):
-                    maxClients = try Self.number(value, key: key, in: 1...1000, meaning: "clients at once")
+                    maxClients = try URLText.number(value, key: key, in: 1...1000, meaning: "clients at once")
                 case ("retry", _):
-                    retries = try Self.retries(value)
+                    retries = try URLText.retries(value)
                 default:
                     throw OptionParseError(
                         "unknown option ?\(key) for tcp://; it takes ?listen, ?listen&max=N or ?retry=off")
@@ -129,41 +128,32 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
             self = .rtmp(try RTMPTarget(parsing: rest, secure: scheme == "rtmps"))
         case "rtsp":
             self = try Self.rtsp(rest)
-        case "whip":
-            throw OptionParseError("WHIP goes over HTTP: write whip+https://host/path (or whip+http://)")
-        case "rtp":
-            throw OptionParseError("\(scheme):// is not supported yet; \(Self.supported)")
         default:
-            throw OptionParseError("unknown scheme \(scheme)://; \(Self.supported)")
+            return nil
         }
     }
-
-    private static let supported = "use a file, udp://, tcp://, srt://, rtmp://, rtmps://, rtsp://, "
-        + "whip+https://, or http(s):// for the browser viewer"
 
     /// The output as Podium names it in messages and statistics, its secrets masked (`••••`).
     public var description: String {
         switch self {
         case .file(let path, _): path
-        case .hls(let path, let options): path + Self.query(options.describedFields)
+        case .hls(let path, let options): path + URLText.query(options.describedFields)
         case .udp(let host, let port, let options):
-            "udp://\(Self.bracketed(host)):\(port)" + Self.query([
+            "udp://\(URLText.bracketed(host)):\(port)" + URLText.query([
                 options.ttl.map { "ttl=\($0)" },
                 options.packetSize == DatagramOptions.defaultPacketSize ? nil : "pkt_size=\(options.packetSize)",
             ])
         case .tcp(let host, let port, let retries):
-            "tcp://\(Self.bracketed(host)):\(port)" + (retries ? "" : "?retry=off")
+            "tcp://\(URLText.bracketed(host)):\(port)" + (retries ? "" : "?retry=off")
         case .tcpListen(let host, let port, let maxClients):
-            "tcp://\(Self.bracketed(host)):\(port)?listen"
+            "tcp://\(URLText.bracketed(host)):\(port)?listen"
                 + (maxClients == Self.defaultMaxClients ? "" : "&max=\(maxClients)")
         case .srt(let host, let port, let options):
-            "srt://\(Self.bracketed(host)):\(port)" + Self.query(options.describedFields)
+            "srt://\(URLText.bracketed(host)):\(port)" + URLText.query(options.describedFields)
         case .rtmp(let target):
             target.description
-        case .whip(let endpoint):
-            endpoint.description
         case .rtsp(let host, let port, let path, let options):
-            "rtsp://\(Self.authority(host, port))/\(path)" + Self.query([
+            "rtsp://\(URLText.authority(host, port))/\(path)" + URLText.query([
                 options.transport == .tcp ? nil : "transport=\(options.transport)",
                 options.retries ? nil : "retry=off",
             ])
@@ -176,7 +166,6 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         case .file, .hls, .udp, .tcp, .tcpListen, .rtsp: []
         case .srt(_, _, let options): [options.passphrase, options.streamID].compactMap { $0 }
         case .rtmp(let target): [target.key]
-        case .whip(let endpoint): endpoint.secrets
         }
     }
 
@@ -188,7 +177,6 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         case .srt(_, _, let options): options.retries
         case .rtmp(let target): target.retries
         case .rtsp(_, _, _, let options): options.retries
-        case .whip: true
         }
     }
 
@@ -199,7 +187,6 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         case .udp(let host, _, _), .tcp(let host, _, _), .tcpListen(let host, _, _), .srt(let host, _, _),
              .rtsp(let host, _, _, _): host
         case .rtmp(let target): target.host
-        case .whip(let endpoint): endpoint.host
         }
     }
 
@@ -209,8 +196,14 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
-    private static func file(_ text: String) throws(OptionParseError) -> SinkURL {
-        let (pathText, query) = splitQuery(Substring(text))
+    /// A recording at `path` (`.mkv`, `.mp4`, `.ts` or `.flv`); `nil` for any other name.
+    public init?(recording path: String) {
+        guard let target = try? Self.file(path), case .file = target else { return nil }
+        self = target
+    }
+
+    private static func file(_ text: String) throws(OptionParseError) -> MuxerTarget {
+        let (pathText, query) = URLText.splitQuery(Substring(text))
         let path = String(pathText)
         let name = path.split(separator: "/").last.map(String.init) ?? ""
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else {
@@ -231,95 +224,5 @@ public enum SinkURL: Hashable, Sendable, CustomStringConvertible {
                                    + RenditionRequest.keys.sorted().map { "?\($0)=" }.joined(separator: ", "))
         }
         return .file(path: path, container: container)
-    }
-
-    /// `HOST:PORT[?query]`: the host, the port and what follows `?`.
-    static func hostPort(_ text: Substring) throws(OptionParseError) -> (String, Int, String?) {
-        let (authority, query) = splitQuery(text)
-        let (host, port) = try hostAndPort(authority)
-        guard let port else { throw OptionParseError("expected HOST:PORT") }
-        return (host, port, query)
-    }
-
-    /// The text before `?`, and the text after it if there is a `?`.
-    static func splitQuery(_ text: Substring) -> (Substring, String?) {
-        guard let mark = text.firstIndex(of: "?") else { return (text, nil) }
-        return (text[..<mark], String(text[text.index(after: mark)...]))
-    }
-
-    /// `HOST`, `HOST:PORT`, `[IPv6]` or `[IPv6]:PORT`.
-    static func hostAndPort(_ authority: Substring) throws(OptionParseError) -> (String, Int?) {
-        let host: Substring
-        var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw OptionParseError("expected [IPv6]:PORT") }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw OptionParseError("expected [IPv6]:PORT") }
-                portText = after.dropFirst()
-            }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
-        } else {
-            host = authority
-        }
-        guard !host.isEmpty, !host.contains("/"), !host.contains("@"), !host.contains(":") || authority.hasPrefix("[")
-        else { throw OptionParseError("expected HOST:PORT") }
-        guard let portText else { return (String(host), nil) }
-        guard let port = Int(portText), (1...65535).contains(port) else {
-            throw OptionParseError("the port must be a number from 1 to 65535")
-        }
-        return (String(host), port)
-    }
-
-    /// The `key=value` fields after `?`, in order; a key without `=` has the value "".
-    /// - Throws: when a key comes twice or a field has no key.
-    static func fields(_ query: String?, scheme: String, keys: String) throws(OptionParseError)
-        -> [(key: String, value: String)] {
-        guard let query else { return [] }
-        var seen: Set<String> = []
-        var result: [(key: String, value: String)] = []
-        for field in query.split(separator: "&", omittingEmptySubsequences: false) {
-            let pair = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = String(pair[0])
-            guard !key.isEmpty else {
-                throw OptionParseError("an empty option after ? or &; \(scheme):// takes \(keys)")
-            }
-            guard seen.insert(key).inserted else { throw OptionParseError("?\(key) is given twice") }
-            result.append((key, pair.count == 2 ? String(pair[1]) : ""))
-        }
-        return result
-    }
-
-    static func number(_ value: String, key: String, in range: ClosedRange<Int>, meaning: String)
-        throws(OptionParseError) -> Int {
-        guard let number = Int(value), range.contains(number) else {
-            throw OptionParseError("?\(key)=\(value): expected \(range.lowerBound) to \(range.upperBound) \(meaning)")
-        }
-        return number
-    }
-
-    /// `224.0.0.0/4` or `ff00::/8`: an address that names a group of receivers.
-    public static func isMulticast(_ host: String) -> Bool {
-        if host.lowercased().hasPrefix("ff") && host.contains(":") { return true }
-        let parts = host.split(separator: ".")
-        guard parts.count == 4, let first = UInt8(parts[0]), parts.allSatisfy({ UInt8($0) != nil }) else {
-            return false
-        }
-        return (224...239).contains(first)
-    }
-
-    static func query(_ fields: [String?]) -> String {
-        let present = fields.compactMap { $0 }
-        return present.isEmpty ? "" : "?" + present.joined(separator: "&")
-    }
-
-    public static func bracketed(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
-
-    /// `host`, or `host:port` when a port is given; IPv6 addresses in brackets.
-    public static func authority(_ host: String, _ port: Int?) -> String {
-        bracketed(host) + (port.map { ":\($0)" } ?? "")
     }
 }

@@ -1,4 +1,5 @@
 import PodiumCore
+import PodiumWebRTC
 import Testing
 
 /// A WebRTC output's bit rate, which follows its receiver within a ceiling (pure logic): down at
@@ -77,21 +78,6 @@ struct WebRTCRateTests {
         #expect(tuning.bitrate(planned: planned).bitsPerSecond == 500_000, "a key's lower rate still counts")
     }
 
-    @Test func aWHIPOutputGetsAnEncoderOfItsOwn() throws {
-        let whip = try SinkURL(parsing: "whip+https://sfu.example.com/whip/talk?token=T")
-        let file = try SinkURL(parsing: "talk.mkv")
-        let plan = try EncodingPlan(outputs: [OutputRequest(url: file), OutputRequest(url: whip)], source:
-                                        PixelSize(width: 1280, height: 720), fps: FrameRate(30),
-                                    encode: EncodingDefaults())
-        #expect(plan.encodings.count == 2, "the file keeps its own encoding")
-        let webRTC = try #require(plan.encodings.first { $0.settings.webRTC })
-        #expect(webRTC.settings.bitrate?.bitsPerSecond == 2_700_000 && webRTC.settings.quality == nil)
-        #expect(plan.notices.contains { $0.contains("follows the network, up to 2.7Mbit/s") })
-        #expect(!plan.notices.joined().contains("token=T") && !"\(whip)".contains("T?"))
-        #expect(whip.secrets == ["T"] && whip.retries)
-        #expect(throws: OptionParseError.self) { try SinkURL(parsing: "whip://sfu.example.com/whip/talk") }
-    }
-
     @Test func iceServersAreReadAsTypedAndTheirPasswordsKept() throws {
         let cases = [("stun:stun.example.com", "stun://stun.example.com:3478"),
                      ("stun:10.0.0.1:19302", "stun://10.0.0.1:19302"),
@@ -109,6 +95,6 @@ struct WebRTCRateTests {
         var endpoint = try WHIPEndpoint(parsing: "whip+https://sfu.example.com/whip/talk")
         endpoint.iceServers = [try WHIPEndpoint.iceServer(parsing: "turn:ann:pa55@turn.example.com")]
         #expect(endpoint.secrets == ["pa55"])
-        #expect(!SinkURL.redacted("turn:ann:pa55@turn.example.com").contains("pa55"))
+        #expect(!URLText.redacted("turn:ann:pa55@turn.example.com").contains("pa55"))
     }
 }

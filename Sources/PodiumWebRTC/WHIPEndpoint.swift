@@ -1,3 +1,4 @@
+public import PodiumCore
 public import Foundation
 
 /// A WHIP endpoint (RFC 9725) as `--to` or `podium whip-check` names it:
@@ -85,6 +86,6 @@ public struct WHIPEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// The endpoint with its secrets masked (the last level of the path, where some servers put a
     /// stream key, and the token).
     public var description: String {
-        SinkURL.redacted("whip+" + url.absoluteString + (token == nil ? "" : "?token=x"))
+        URLText.redacted("whip+" + url.absoluteString + (token == nil ? "" : "?token=x"))
     }
 }
