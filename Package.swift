@@ -143,12 +143,15 @@ let package = Package(
         // WebRTC out: WHIP's exchange over HTTP, and the peer connection (webrtcbin).
         .target(name: "PodiumWebRTC", dependencies: ["PodiumCore", "CWebRTC",
                                                      .product(name: "Logging", package: "swift-log")]),
+        // The room's TV: UPnP AV media renderers found by SSDP, sent the stream over HTTP.
+        .target(name: "PodiumCast", dependencies: ["PodiumCore", "PodiumMedia",
+                                                   .product(name: "Logging", package: "swift-log")]),
         // The builder: a run plan made into a run of real parts (X11, libavcodec, the viewers' server).
         .target(
             name: "PodiumRun",
             dependencies: [
                 "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "PodiumSound", "PodiumWayland", "PodiumWebRTC",
-                "CMalloc",
+                "PodiumCast", "CMalloc",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -156,7 +159,7 @@ let package = Package(
             name: "podium",
             dependencies: [
                 "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "PodiumSound", "PodiumWayland", "PodiumRun",
-                "PodiumWebRTC", "CQRencode", "CBuildInfo",
+                "PodiumWebRTC", "PodiumCast", "CQRencode", "CBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -197,6 +200,8 @@ let package = Package(
         // The graph of real parts, built from a plan and run in-process.
         // WHIP's endpoint, answers and rate control: pure logic, in-process.
         .testTarget(name: "PodiumWebRTCTests", dependencies: ["PodiumWebRTC"]),
+        // What renderers say and the refusals of what a hostile one sends: in-process.
+        .testTarget(name: "PodiumCastTests", dependencies: ["PodiumCast"]),
         .testTarget(name: "PodiumRunTests", dependencies: ["PodiumRun", "PodiumX11", "PodiumTestSupport"]),
         .testTarget(name: "podiumTests", dependencies: ["podium", "PodiumTestSupport"], exclude: ["Golden"]),
     ]

@@ -1,4 +1,5 @@
 public import PodiumCore
+import PodiumCast
 import PodiumMedia
 import PodiumWebRTC
 
@@ -7,6 +8,7 @@ public enum OutputCatalog {
     /// The kinds, each asked in turn: the first whose kind the text names answers.
     public static let resolvers: [any OutputResolver] = [
         WHIPEndpoint.Resolver(),
+        CastTarget.Resolver(),
         MuxerTarget.Resolver(),
     ]
 

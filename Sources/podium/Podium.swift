@@ -29,7 +29,7 @@ struct Podium: AsyncParsableCommand {
         // Each names itself (commandName:): a name derived from the type's costs every start a
         // search of all the binary's protocol conformances per command, ~2 ms in all.
         subcommands: [Stream.self, Mirror.self, Extend.self, Displays.self, Windows.self, Sources.self, Encoders.self,
-                      Latency.self, Scene.self, AVSync.self, Bench.self, Control.self, WHIPCheck.self]
+                      Cast.self, Latency.self, Scene.self, AVSync.self, Bench.self, Control.self, WHIPCheck.self]
     )
 }
 

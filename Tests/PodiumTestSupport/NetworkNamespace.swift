@@ -11,6 +11,8 @@ public final class NetworkNamespace: Sendable {
     public let address: String
     public let serverAddress: String
     private let link: String
+    /// The namespace's end of the pair, as programs inside it name their interface.
+    public var insideLink: String { link.replacingOccurrences(of: "h", with: "n") }
 
     public init() throws {
         let tag = Int.random(in: 1...250)
@@ -77,6 +79,13 @@ public final class NetworkNamespace: Sendable {
         let done = try Tools.run("tc", ["qdisc", "replace", "dev", link, "root", "tbf", "rate",
                                         "\(kilobitsPerSecond)kbit", "burst", "20kb", "latency", "300ms"])
         guard done.status == 0 else { throw TestFailure("tc tbf on \(link): \(done.stderr)") }
+    }
+
+    /// Routes multicast out of the namespace's end of the pair, as a LAN's devices announce
+    /// themselves (SSDP's `NOTIFY`): the namespace has no default route.
+    public func routeMulticast() throws {
+        let done = try Tools.run("ip", ["netns", "exec", name, "ip", "route", "add", "224.0.0.0/4", "dev", insideLink])
+        guard done.status == 0 else { throw TestFailure("ip route add 224.0.0.0/4: \(done.stderr)") }
     }
 
     private func remove() {

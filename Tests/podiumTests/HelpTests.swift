@@ -9,7 +9,7 @@ import Testing
                            ["displays", "--help"],
                            ["windows", "--help"],
                            ["encoders", "--help"], ["latency", "--help"], ["scene", "--help"], ["bench", "--help"],
-                           ["control", "--help"], ["whip-check", "--help"]]
+                           ["control", "--help"], ["whip-check", "--help"], ["cast", "--help"]]
 
     @Test(arguments: commands)
     func helpMatchesGolden(_ arguments: [String]) throws {

@@ -10,6 +10,10 @@ import Synchronization
 ///
 /// Thread-safe: `run` is the listener's own thread, the rest is called from anywhere.
 public final class ClientListener: RunOutput {
+    /// Reads a client's request and answers it before its stream starts, on the client's own
+    /// thread (an HTTP server's head); `false` sends it no stream (a `HEAD`, a wrong path).
+    public typealias Greeting = @Sendable (_ socket: Int32, _ peer: String) -> Bool
+
     public let url: MuxerTarget
     public let program: Program
     /// Shared by every client: packets and bytes sent to all of them, drops of any of them.
@@ -21,6 +25,10 @@ public final class ClientListener: RunOutput {
     /// Raised when the run stops: no more clients are admitted.
     private let stopAccepting = StopFlag()
     private let guestThreads = ThreadGroup()
+    private let greeting: Greeting?
+    private let shown: String
+    /// The port it listens on, once it does (the one asked for, or the system's choice for 0).
+    private let boundPort = Atomic<Int>(0)
 
     private struct State {
         var guests: [MuxerOutput] = []
@@ -28,9 +36,15 @@ public final class ClientListener: RunOutput {
         var closed = false
     }
 
-    /// - Parameter capacity: packets that may wait for each client.
-    public init(target url: MuxerTarget, program: Program, counters: SinkCounters, capacity: Int, logger: Logger) {
+    /// - Parameters:
+    ///   - capacity: packets that may wait for each client.
+    ///   - greeting: answers each client's request before its stream; `nil`: the stream at once.
+    ///   - shownAs: how messages name it; `url` by default.
+    public init(target url: MuxerTarget, program: Program, counters: SinkCounters, capacity: Int, logger: Logger,
+                greeting: Greeting? = nil, shownAs: String? = nil) {
         self.url = url
+        shown = shownAs ?? url.description
+        self.greeting = greeting
         self.program = program
         self.counters = counters
         counters.clients.store(0, ordering: .relaxed)
@@ -41,7 +55,7 @@ public final class ClientListener: RunOutput {
         self.logger = logger
     }
 
-    public var name: String { url.description }
+    public var name: String { shown }
     /// Capture never waits for a viewer.
     public var opensAtOnce: Bool { false }
     public var isLocal: Bool { false }
@@ -61,8 +75,10 @@ public final class ClientListener: RunOutput {
         }
         defer { Glibc.close(socket) }
         opened(nil)
-        acceptClients(on: socket) { guest, peer in
-            guestThreads.spawn("podium-guest") { [self] in serve(guest, from: peer, hub: hub, clock: clock) }
+        acceptClients(on: socket) { guest, client, peer in
+            guestThreads.spawn("podium-guest") { [self] in
+                serve(guest, socket: client, from: peer, hub: hub, clock: clock)
+            }
         }
         guestThreads.waitBlocking()
     }
@@ -91,12 +107,24 @@ public final class ClientListener: RunOutput {
             Glibc.close(socket)
             throw .io("cannot listen on \(url): \(reason)")
         }
+        var bound = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        // Both families keep the port at the same place, in network order.
+        if named == 0 {
+            let port = withUnsafePointer(to: &bound) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+            }
+            boundPort.store(Int(port), ordering: .releasing)
+        }
         return socket
     }
 
     /// Admits clients until the run stops (looking every 0.1 s) or `close` is called.
-    /// - Parameter admit: called with each client's output, not yet open, and its address.
-    private func acceptClients(on socket: Int32, admit: (MuxerOutput, String) -> Void) {
+    /// - Parameter admit: called with each client's output, not yet open, its socket and its address.
+    private func acceptClients(on socket: Int32, admit: (MuxerOutput, Int32, String) -> Void) {
         while !stopAccepting.isRaised && !state.withLock({ $0.closed }) {
             var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             guard poll(&ready, 1, 100) > 0 else { continue }
@@ -123,15 +151,20 @@ public final class ClientListener: RunOutput {
                 logger.notice("viewer \(peer) refused: \(maxClients) watching already (?max=\(maxClients))")
                 continue
             }
-            admit(guest, peer)
+            admit(guest, client, peer)
         }
     }
 
     /// A client, on a thread of its own: it joins on a keyframe, gets every packet until it leaves
     /// or the run ends, and its leaving ends nothing else.
-    private func serve(_ guest: MuxerOutput, from peer: String, hub: StreamHub, clock: any PacingClock) {
+    private func serve(_ guest: MuxerOutput, socket: Int32, from peer: String, hub: StreamHub,
+                       clock: any PacingClock) {
+        if let greeting, !greeting(socket, peer) {
+            left(guest)
+            return
+        }
         let joined = clock.now()
-        logger.notice("viewer \(peer) joined \(url) (\(clientCount) watching)")
+        logger.notice("viewer \(peer) joined \(name) (\(clientCount) watching)")
         defer {
             left(guest)
             let seconds = Double(clock.now() - joined) / 1e9
@@ -142,6 +175,12 @@ public final class ClientListener: RunOutput {
         } catch {
             logger.info("viewer \(peer): \(error.message)")
         }
+    }
+
+    /// The port it listens on, once it does; `nil` before.
+    public var port: Int? {
+        let port = boundPort.load(ordering: .acquiring)
+        return port == 0 ? nil : port
     }
 
     /// How many clients are connected.

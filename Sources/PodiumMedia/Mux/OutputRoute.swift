@@ -100,8 +100,9 @@ extension MuxerTarget {
                                options: [("timeout", "5000000")], opensLate: retries,
                                retry: retries ? Backoff() : nil, pacesDatagrams: false, datagramSize: 0)
         case .tcpListen:
-            return OutputRoute(container: .mpegts, destination: .clients, options: [], opensLate: true, retry: nil,
-                               pacesDatagrams: false, datagramSize: 0)
+            // Each packet reaches the client as it is written: a player (a TV) waits for no buffer to fill.
+            return OutputRoute(container: .mpegts, destination: .clients, options: [("flush_packets", "1")],
+                               opensLate: true, retry: nil, pacesDatagrams: false, datagramSize: 0)
         case .srt(let host, let port, let srt):
             // Options go beside the URL, not in it: a stream id may hold `#`, `&` or `=`, and
             // libavformat would print a URL with the passphrase in it.

@@ -11,7 +11,8 @@ extension Podium {
             abstract: "Measure a running mirror's delay: from a change on the captured screen to its appearance in the window.",
             usage: "podium latency [options]",
             discussion: """
-                With 'podium mirror' (or 'podium stream --to window') running, this puts a small marker \
+                With 'podium mirror' (or 'podium stream --to window', or a cast to a TV whose screen is \
+                an X display) running, this puts a small marker \
                 in the top-left corner of the captured monitor, finds it in the mirror, and flips its \
                 colour again and again at random moments. Each delay runs from the moment the X server \
                 has drawn the change on the captured screen to the moment the same colour can be read \
@@ -66,7 +67,7 @@ extension Podium {
                 let color = change % 2 == 0 ? Self.colors.0 : Self.colors.1
                 patch.paint(color)
                 let drawn = ContinuousClock.now
-                if try waitFor(color, at: probe, on: target, timeout: .seconds(2)) {
+                if try waitFor(color, at: probe, on: target, timeout: .seconds(5)) {
                     let elapsed = ContinuousClock.now - drawn
                     delays.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
                 } else {
@@ -82,21 +83,34 @@ extension Podium {
         /// second when the marker does (moving content elsewhere does not follow it).
         private func find(_ patch: ColorPatch, on target: XConnection, excluding captured: PixelRect?) throws -> PixelRect {
             let screen = PixelRect(x: 0, y: 0, size: target.screenSize)
-            Thread.sleep(forTimeInterval: 1)
-            let before = try target.colors(in: screen)
+            // The first colour must be on show before the second is painted (a TV buffers).
+            var before = try target.colors(in: screen)
+            let shown = ContinuousClock.now + .seconds(6)
+            while before.count(where: { $0.isNear(Self.colors.0, tolerance: Self.tolerance) }) < 16
+                    && ContinuousClock.now < shown {
+                Thread.sleep(forTimeInterval: 0.25)
+                before = try target.colors(in: screen)
+            }
             patch.paint(Self.colors.1)
-            Thread.sleep(forTimeInterval: 1)
-            let after = try target.colors(in: screen)
+            // A mirror shows it within a frame or two; a TV, which buffers, within a second or two.
             var xs: [Int] = []
             var ys: [Int] = []
-            for index in before.indices where before[index].isNear(Self.colors.0, tolerance: Self.tolerance) && after[index].isNear(Self.colors.1, tolerance: Self.tolerance) {
-                let (x, y) = (index % screen.width, index / screen.width)
-                if let captured, captured.contains(PixelRect(x: x, y: y, width: 1, height: 1)) { continue }
-                xs.append(x)
-                ys.append(y)
+            let deadline = ContinuousClock.now + .seconds(6)
+            while xs.count < 4 && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.25)
+                let after = try target.colors(in: screen)
+                (xs, ys) = ([], [])
+                for index in before.indices where before[index].isNear(Self.colors.0, tolerance: Self.tolerance)
+                    && after[index].isNear(Self.colors.1, tolerance: Self.tolerance) {
+                    let (x, y) = (index % screen.width, index / screen.width)
+                    if let captured, captured.contains(PixelRect(x: x, y: y, width: 1, height: 1)) { continue }
+                    xs.append(x)
+                    ys.append(y)
+                }
             }
             guard xs.count >= 4 else {
-                throw PodiumError.unavailable("the marker in the captured monitor's top-left corner never showed on \(target.displayName): is 'podium mirror' running there?")
+                throw PodiumError.unavailable("the marker in the captured monitor's top-left corner never showed on "
+                                              + "\(target.displayName): is 'podium mirror' (or a cast to a TV there) running?")
             }
             // The middle of the marker's image, robust to a stray pixel that happened to match.
             return PixelRect(x: xs.sorted()[xs.count / 2], y: ys.sorted()[ys.count / 2], width: 1, height: 1)

@@ -43,6 +43,10 @@ extension Podium {
                       MediaMTX, LiveKit…); an encoder of its own whose bit rate
                       follows the receiver's reports up to ?bitrate= or --bitrate
                       ?token=T                        sent as a Bearer token, never shown
+                  cast:NAME
+                      a TV on the network (DLNA), by a part of its name: Podium
+                      serves it MPEG-TS (H.264, AAC) and tells it to play; see
+                      'podium cast' for the TVs there are
                   window[:MONITOR]
                       a fullscreen window, as 'podium mirror' shows
                   http://[HOST]:PORT  https://[HOST]:PORT
@@ -112,6 +116,7 @@ extension Podium {
                   podium stream -b 4M --to rtmp://live.example.com/app/KEY --to talk.mkv
                   podium stream --audio --to 'whip+https://sfu.example.com/whip/talk?token=T'
                   podium stream --to 'srt://server:8890?streamid=publish:live/talk'
+                  podium stream --audio --to cast:tv --to talk.mkv
                 """
         )
 

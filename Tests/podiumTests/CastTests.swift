@@ -1,0 +1,149 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// The room's TV: `gmediarender` (a UPnP AV renderer) in a network namespace of the test's, its
+/// window on a display of its own. `podium cast` finds it; `--to cast:NAME` serves it the screen
+/// and it shows it (pixels read back from its window); a TV switched off and on mid-run is cast
+/// to again; a name no TV has, and a renderer that points elsewhere, are refused in one line.
+@Suite(.serialized) struct CastTests {
+    /// The source: a solid colour the TV's window must show (BGR).
+    static let colour: (UInt8, UInt8, UInt8) = (40, 190, 230)
+
+    /// A TV in a namespace of its own, showing on a display of its own, and a source display
+    /// painted `colour`.
+    private struct Room {
+        let namespace: NetworkNamespace
+        let screen: XvfbServer
+        let tv: MediaRenderer
+        let source: XvfbServer
+
+        init() throws {
+            namespace = try NetworkNamespace()
+            try namespace.routeMulticast()
+            screen = try XvfbServer(width: 640, height: 480)
+            tv = try MediaRenderer(name: "Podium Test TV \(Int.random(in: 100...999))", display: screen.display,
+                                   namespace: namespace)
+            source = try XvfbServer(width: 320, height: 240)
+            try Painter(display: source.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: CastTests.colour)
+        }
+
+        /// `podium ARGUMENTS` on the source display.
+        func podium(_ arguments: [String]) throws -> RunningCommand {
+            try Tools.start(Tools.podium.path, arguments, environment: ["COLUMNS": "80", "DISPLAY": source.display])
+        }
+
+        /// How many of the TV screen's pixels are the source's colour, give or take a lossy step.
+        func pixelsShowingTheSource() throws -> Int {
+            let screen = try Tools.grabScreen(self.screen.display, width: 640, height: 480)
+            var count = 0
+            for offset in stride(from: 0, to: screen.count, by: 4)
+            where abs(Int(screen[offset]) - Int(colour.0)) < 24 && abs(Int(screen[offset + 1]) - Int(colour.1)) < 24
+                && abs(Int(screen[offset + 2]) - Int(colour.2)) < 24 {
+                count += 1
+            }
+            return count
+        }
+
+        var colour: (UInt8, UInt8, UInt8) { CastTests.colour }
+
+        /// Waits until the TV's window shows the source over at least `pixels` pixels.
+        func waitForPicture(pixels: Int = 20_000, timeout: TimeInterval = 15) throws {
+            let deadline = Date().addingTimeInterval(timeout)
+            var shown = 0
+            while Date() < deadline {
+                shown = try pixelsShowingTheSource()
+                if shown >= pixels { return }
+                Thread.sleep(forTimeInterval: 0.25)
+            }
+            throw TestFailure("the TV showed the source on \(shown) pixels; its log: \(tv.log.suffix(1_500))")
+        }
+    }
+
+    @Test func theTVIsListedWithWhatItPlays() throws {
+        let room = try Room()
+        let listed = try room.podium(["cast", "--json"]).wait(timeout: 30)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
+        let tv = try #require(json?.first { $0["name"] as? String == room.tv.name }, "\(listed.stdout)")
+        #expect(tv["address"] as? String == room.namespace.address)
+        #expect(tv["localAddress"] as? String == room.namespace.hostAddress)
+        #expect(tv["streamType"] as? String == "video/mpeg", "gmediarender names video/mpeg, not video/mp2t")
+        #expect((tv["accepts"] as? [String])?.contains("video/mpeg") == true)
+        let text = try room.podium(["cast"]).wait(timeout: 30)
+        #expect(text.stdout.contains("\(room.tv.name)  (") && text.stdout.contains("(\(room.namespace.address))")
+                || text.stdout.contains(", \(room.namespace.address))"), "\(text.stdout)")
+        #expect(text.stdout.contains("plays Podium's stream as video/mpeg"), "\(text.stdout)")
+    }
+
+    @Test func theTVShowsTheScreenAndStopsAtTheEnd() throws {
+        let room = try Room()
+        #expect(try room.pixelsShowingTheSource() < 100, "the TV shows nothing before the cast")
+        let run = try room.podium(["cast", "test tv", "--fps", "15", "--duration", "8s"])
+        try run.waitForStderr(containing: "plays http://\(room.namespace.hostAddress):", timeout: 20)
+        try room.waitForPicture()
+        let result = try run.wait(timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("'\(room.tv.name)' (\(room.namespace.address)) plays"), "\(result.stderr)")
+        try room.tv.waitForLog("TransportState: PLAYING")
+        // Told to stop at the end, the TV plays nothing more.
+        try room.tv.waitForLog("TransportState: STOPPED", timeout: 10)
+    }
+
+    @Test func aTVSwitchedOffAndOnIsCastToAgain() throws {
+        let room = try Room()
+        let run = try room.podium(["stream", "--fps", "15", "--duration", "40s", "--to", "cast:Podium Test"])
+        try run.waitForStderr(containing: "plays http://", timeout: 20)
+        try room.waitForPicture()
+        room.tv.stop()
+        try run.waitForStderr(containing: "went away", timeout: 15)
+        try room.tv.start()
+        try run.waitForStderr(containing: "plays http://", times: 2, timeout: 15)
+        try room.waitForPicture()
+        let result = try run.interrupt()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.components(separatedBy: "went away").count == 2, "said once: \(result.stderr)")
+    }
+
+    @Test func noTVOfThatNameIsRefusedNamingThoseFound() throws {
+        let room = try Room()
+        let folder = try Tools.temporaryFolder()
+        let recording = folder.appendingPathComponent("kept.mkv").path
+        let result = try room.podium(["stream", "--to", "cast:no such set", "--to", recording]).wait(timeout: 30)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("--to 'cast:no such set': no TV named 'no such set' answers; found '\(room.tv.name)'"),
+                "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: recording), "nothing is created")
+    }
+
+    /// A device that answers the search with a description on another host is not followed: a
+    /// renderer is never made to send Podium (or anyone) to a third machine.
+    @Test func anAnswerPointingElsewhereIsRefused() throws {
+        let namespace = try NetworkNamespace()
+        try namespace.routeMulticast()
+        let liar = try namespace.start("/usr/bin/python3", ["-c", Self.liar, namespace.address])
+        defer { liar.signal(SIGKILL) }
+        Thread.sleep(forTimeInterval: 0.5)
+        let listed = try Tools.podium(["cast"], timeout: 30)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stderr.contains("refused: \(namespace.address) answered with a description elsewhere "
+                                       + "(http://192.0.2.1:80/evil.xml); not followed"), "\(listed.stderr)")
+        #expect(!listed.stdout.contains("Evil"), "\(listed.stdout)")
+    }
+
+    /// Answers every SSDP search with a `LOCATION` on a host that did not answer.
+    static let liar = """
+        import socket, struct, sys
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("", 1900))
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+                     struct.pack("4s4s", socket.inet_aton("239.255.255.250"), socket.inet_aton(sys.argv[1])))
+        while True:
+            data, peer = s.recvfrom(2048)
+            if data.startswith(b"M-SEARCH"):
+                s.sendto(b"HTTP/1.1 200 OK\\r\\nLOCATION: http://192.0.2.1:80/evil.xml\\r\\n"
+                         b"ST: urn:schemas-upnp-org:device:MediaRenderer:1\\r\\nUSN: uuid:evil\\r\\n\\r\\n", peer)
+        """
+}
