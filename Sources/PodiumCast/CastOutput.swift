@@ -91,8 +91,18 @@ public final class CastOutput: RunOutput {
                 opened(nil)
                 told = true
             }
+            var refusal: CastFailure?
             do throws(CastFailure) {
                 try play(url, format: format, on: current)
+            } catch {
+                refusal = error
+            }
+            // The TV answered, and said no (714: a type it does not take): asking again changes nothing.
+            if let refusal, refusal.code != nil {
+                throw failed(.unavailable("\(name): '\(current.name)' refused the stream: \(refusal)"))
+            }
+            do throws(CastFailure) {
+                if let refusal { throw refusal }
                 isPlaying.store(true, ordering: .releasing)
                 logger.notice("\(name): '\(current.name)' (\(current.address)) plays \(url)")
                 saidGone = false

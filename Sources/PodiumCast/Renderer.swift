@@ -143,6 +143,11 @@ extension Renderer {
 /// Why a renderer could not be found, read or played to, in one line.
 public struct CastFailure: Error, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The renderer's own UPnP error code, when it answered with one (a refusal, not an absence).
+    public var code: Int?
+    public init(_ message: String, code: Int? = nil) {
+        self.message = message
+        self.code = code
+    }
     public var description: String { message }
 }

@@ -2,8 +2,8 @@ import Foundation
 import PodiumTestSupport
 import Testing
 
-/// The room's TV: `gmediarender` (a UPnP AV renderer) in a network namespace of the test's, its
-/// window on a display of its own. `podium cast` finds it; `--to cast:NAME` serves it the screen
+/// The room's TV: `gmediarender` and rygel's playbin (UPnP AV renderers of two stacks, libupnp
+/// and GUPnP) in a network namespace of the test's, each window on a display of its own. `podium cast` finds it; `--to cast:NAME` serves it the screen
 /// and it shows it (pixels read back from its window); a TV switched off and on mid-run is cast
 /// to again; a name no TV has, and a renderer that points elsewhere, are refused in one line.
 @Suite(.serialized) struct CastTests {
@@ -18,11 +18,11 @@ import Testing
         let tv: MediaRenderer
         let source: XvfbServer
 
-        init() throws {
+        init(_ kind: MediaRenderer.Kind = .gmediarender) throws {
             namespace = try NetworkNamespace()
             try namespace.routeMulticast()
             screen = try XvfbServer(width: 640, height: 480)
-            tv = try MediaRenderer(name: "Podium Test TV \(Int.random(in: 100...999))", display: screen.display,
+            tv = try MediaRenderer(kind, name: "Podium Test TV \(Int.random(in: 100...999))", display: screen.display,
                                    namespace: namespace)
             source = try XvfbServer(width: 320, height: 240)
             try Painter(display: source.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: CastTests.colour)
@@ -60,15 +60,17 @@ import Testing
         }
     }
 
-    @Test func theTVIsListedWithWhatItPlays() throws {
-        let room = try Room()
+    @Test(arguments: [MediaRenderer.Kind.gmediarender, .rygel])
+    func theTVIsListedWithWhatItPlays(_ kind: MediaRenderer.Kind) throws {
+        let room = try Room(kind)
         let listed = try room.podium(["cast", "--json"]).wait(timeout: 30)
         #expect(listed.status == 0, "\(listed.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
         let tv = try #require(json?.first { $0["name"] as? String == room.tv.name }, "\(listed.stdout)")
         #expect(tv["address"] as? String == room.namespace.address)
-        #expect(tv["localAddress"] as? String == room.namespace.hostAddress)
-        #expect(tv["streamType"] as? String == "video/mpeg", "gmediarender names video/mpeg, not video/mp2t")
+        // Served from this side's address on the link that reaches it (it has two there).
+        #expect([room.namespace.hostAddress, room.namespace.serverAddress].contains(tv["localAddress"] as? String ?? ""))
+        #expect(tv["streamType"] as? String == "video/mpeg", "\(kind) names video/mpeg, not video/mp2t")
         #expect((tv["accepts"] as? [String])?.contains("video/mpeg") == true)
         let text = try room.podium(["cast"]).wait(timeout: 30)
         #expect(text.stdout.contains("\(room.tv.name)  (") && text.stdout.contains("(\(room.namespace.address))")
@@ -76,18 +78,21 @@ import Testing
         #expect(text.stdout.contains("plays Podium's stream as video/mpeg"), "\(text.stdout)")
     }
 
-    @Test func theTVShowsTheScreenAndStopsAtTheEnd() throws {
-        let room = try Room()
+    @Test(arguments: [MediaRenderer.Kind.gmediarender, .rygel])
+    func theTVShowsTheScreenAndStopsAtTheEnd(_ kind: MediaRenderer.Kind) throws {
+        let room = try Room(kind)
         #expect(try room.pixelsShowingTheSource() < 100, "the TV shows nothing before the cast")
         let run = try room.podium(["cast", "test tv", "--fps", "15", "--duration", "8s"])
-        try run.waitForStderr(containing: "plays http://\(room.namespace.hostAddress):", timeout: 20)
+        try run.waitForStderr(containing: "plays http://10.213.", timeout: 20)
         try room.waitForPicture()
         let result = try run.wait(timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("'\(room.tv.name)' (\(room.namespace.address)) plays"), "\(result.stderr)")
-        try room.tv.waitForLog("TransportState: PLAYING")
-        // Told to stop at the end, the TV plays nothing more.
-        try room.tv.waitForLog("TransportState: STOPPED", timeout: 10)
+        if kind == .gmediarender {
+            try room.tv.waitForLog("TransportState: PLAYING")
+            // Told to stop at the end, the TV plays nothing more.
+            try room.tv.waitForLog("TransportState: STOPPED", timeout: 10)
+        }
     }
 
     @Test func aTVSwitchedOffAndOnIsCastToAgain() throws {
@@ -117,33 +122,75 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: recording), "nothing is created")
     }
 
-    /// A device that answers the search with a description on another host is not followed: a
-    /// renderer is never made to send Podium (or anyone) to a third machine.
-    @Test func anAnswerPointingElsewhereIsRefused() throws {
+    /// A device on the LAN that answers hostile: a description on another host than the one that
+    /// answered (a renderer is never made to send anyone to a third machine), a redirect, a
+    /// description over 1 MiB, entities to expand. Each is refused in one line, nothing followed.
+    @Test(arguments: [
+        ("elsewhere", "answered with a description elsewhere (http://192.0.2.1:80/evil.xml); not followed"),
+        ("redirect", "it redirects (HTTP 302); not followed"),
+        ("huge", "its answer is over 1024 KiB"),
+        ("entities", "it declares a DTD (entities), which UPnP never needs; not read"),
+    ])
+    func aHostileAnswerIsRefused(mode: String, reason: String) throws {
         let namespace = try NetworkNamespace()
         try namespace.routeMulticast()
-        let liar = try namespace.start("/usr/bin/python3", ["-c", Self.liar, namespace.address])
+        let liar = try namespace.start("/usr/bin/python3", ["-c", Self.liar, namespace.address, mode])
         defer { liar.signal(SIGKILL) }
         Thread.sleep(forTimeInterval: 0.5)
         let listed = try Tools.podium(["cast"], timeout: 30)
         #expect(listed.status == 0, "\(listed.stderr)")
-        #expect(listed.stderr.contains("refused: \(namespace.address) answered with a description elsewhere "
-                                       + "(http://192.0.2.1:80/evil.xml); not followed"), "\(listed.stderr)")
+        #expect(listed.stderr.contains("refused: ") && listed.stderr.contains(reason), "\(listed.stderr)")
         #expect(!listed.stdout.contains("Evil"), "\(listed.stdout)")
+        #expect(listed.stdout.contains("no TV answered"), "\(listed.stdout)")
     }
 
-    /// Answers every SSDP search with a `LOCATION` on a host that did not answer.
+    /// A renderer that plays no MPEG-TS (gmediarender told to play sound alone) is refused before
+    /// anything is opened, naming what it plays.
+    @Test func aTVThatPlaysNoneOfPodiumsFormatsIsRefused() throws {
+        let namespace = try NetworkNamespace()
+        try namespace.routeMulticast()
+        let screen = try XvfbServer(width: 320, height: 240)
+        let radio = try MediaRenderer(name: "Podium Test Radio", display: screen.display, namespace: namespace,
+                                      arguments: ["--mime-filter", "audio"])
+        let result = try Tools.podium(["stream", "--to", "cast:test radio"], display: screen.display, timeout: 30)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("'\(radio.name)' plays none of Podium's formats (MPEG-TS); it takes audio/"),
+                "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    }
+
+    /// Answers every SSDP search as a renderer would, and then, by its mode: a `LOCATION` on a
+    /// host that did not answer, or its own, whose description redirects, is 2 MiB, or declares
+    /// entities.
     static let liar = """
-        import socket, struct, sys
+        import http.server, socket, struct, sys, threading
+        address, mode = sys.argv[1], sys.argv[2]
+        class Description(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                if mode == "redirect":
+                    self.send_response(302); self.send_header("Location", "http://192.0.2.1/d.xml"); self.end_headers()
+                    return
+                body = (b"<root><device><friendlyName>Evil</friendlyName>" + b"x" * (2 << 20) + b"</device></root>"
+                        if mode == "huge" else
+                        b'<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;&a;">]>'
+                        b"<root><device><friendlyName>Evil &b;</friendlyName></device></root>")
+                self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
+                self.wfile.write(body)
+            def log_message(self, *arguments): pass
+        server = http.server.ThreadingHTTPServer((address, 0), Description)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        location = ("http://192.0.2.1:80/evil.xml" if mode == "elsewhere"
+                    else "http://%s:%d/description.xml" % (address, server.server_address[1]))
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("", 1900))
         s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
-                     struct.pack("4s4s", socket.inet_aton("239.255.255.250"), socket.inet_aton(sys.argv[1])))
+                     struct.pack("4s4s", socket.inet_aton("239.255.255.250"), socket.inet_aton(address)))
         while True:
             data, peer = s.recvfrom(2048)
             if data.startswith(b"M-SEARCH"):
-                s.sendto(b"HTTP/1.1 200 OK\\r\\nLOCATION: http://192.0.2.1:80/evil.xml\\r\\n"
-                         b"ST: urn:schemas-upnp-org:device:MediaRenderer:1\\r\\nUSN: uuid:evil\\r\\n\\r\\n", peer)
+                s.sendto(("HTTP/1.1 200 OK\\r\\nLOCATION: %s\\r\\n"
+                          "ST: urn:schemas-upnp-org:device:MediaRenderer:1\\r\\nUSN: uuid:evil\\r\\n\\r\\n"
+                          % location).encode(), peer)
         """
 }
