@@ -78,8 +78,9 @@ public final class MediaRenderer: Sendable {
     /// Kills it, as a TV switched off at the wall.
     public func stop() {
         process.withLock { running in
-            // rygel runs under dbus-run-session, which does not pass a kill on.
-            if kind == .rygel { _ = try? Tools.run("pkill", ["-KILL", "-f", folder.path]) }
+            // rygel runs under dbus-run-session, which does not pass a kill on: everything in the
+            // namespace goes (the TV is all there is in it).
+            if kind == .rygel { namespace.killAll() }
             running?.signal(SIGKILL)
             _ = try? running?.wait(timeout: 5)
             running = nil

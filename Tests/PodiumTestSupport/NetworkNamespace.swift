@@ -88,7 +88,16 @@ public final class NetworkNamespace: Sendable {
         guard done.status == 0 else { throw TestFailure("ip route add 224.0.0.0/4: \(done.stderr)") }
     }
 
+    /// Kills every process inside the namespace (a renderer's helpers that its own kill does not reach).
+    public func killAll() {
+        guard let listed = try? Tools.run("ip", ["netns", "pids", name]) else { return }
+        for pid in listed.stdout.split(separator: "\n").compactMap({ Int32($0.trimmingCharacters(in: .whitespaces)) }) {
+            kill(pid, SIGKILL)
+        }
+    }
+
     private func remove() {
+        killAll()
         _ = try? Tools.run("ip", ["link", "del", link])
         _ = try? Tools.run("ip", ["netns", "del", name])
     }

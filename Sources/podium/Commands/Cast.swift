@@ -40,8 +40,17 @@ extension Podium {
         var json = false
 
         @Option(help: ArgumentHelp("How long to wait for TVs to answer (listing).", valueName: "duration"),
-                transform: parsed(Duration.init(parsing:)))
+                transform: parsed(Self.searchTime))
         var wait: Duration = .milliseconds(1500)
+
+        /// `--wait`: 200 ms to 30 s.
+        @Sendable static func searchTime(_ text: String) throws(OptionParseError) -> Duration {
+            let wait = try Duration(parsing: text)
+            guard (Duration.milliseconds(200)...Duration.seconds(30)).contains(wait) else {
+                throw OptionParseError("expected 200ms to 30s")
+            }
+            return wait
+        }
 
         @OptionGroup(title: "Output") var output: OutputOptions
         @OptionGroup(title: "Capture") var capture: CaptureOptions
@@ -51,14 +60,14 @@ extension Podium {
         @OptionGroup(title: "Run") var runOptions: RunOptions
 
         func validate() throws {
+            if let name, name.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw ValidationError("<name> '\(name)': give a part of a TV's name, as podium cast lists them")
+            }
             if name == nil && !output.outputs.isEmpty {
                 throw ValidationError("--to goes with a TV's name: podium cast NAME --to …")
             }
             if name != nil && json {
                 throw ValidationError("--json lists the TVs; it does not go with a name")
-            }
-            if !(Duration.milliseconds(200)...Duration.seconds(30)).contains(wait) {
-                throw ValidationError("--wait '\(wait)' must be from 200ms to 30s")
             }
         }
 
