@@ -9,6 +9,8 @@ import Testing
         let folder = try Tools.temporaryFolder()
         let plot = folder.appendingPathComponent("bench.svg").path
         func bench() throws -> (result: CommandResult, json: [String: Any]?) {
+            // A second try writes the plot afresh: podium never replaces a file unasked.
+            try? FileManager.default.removeItem(atPath: plot)
             let result = try Tools.podium(["bench", "--scene", "video", "--scene-size", "640x480", "--fps", "10,30",
                                            "--seconds", "1", "--format", "json", "--plot", plot], timeout: 120)
             return (result, try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
