@@ -37,16 +37,16 @@ import Testing
         let (run, samples) = try await heard(.desktop)
         #expect(run.soundDescriptions.first == "sound from what the default output plays on PipeWire",
                 "\(run.soundDescriptions)")
-        #expect(SoundRecording.dominantFrequency(samples) == 440, "\(SoundRecording.dominantFrequency(samples)) Hz")
-        #expect((0.15...0.25).contains(SoundRecording.rms(samples)), "RMS \(SoundRecording.rms(samples))")
+        #expect(Tools.dominantFrequency(samples) == 440, "\(Tools.dominantFrequency(samples)) Hz")
+        #expect((0.15...0.25).contains(Tools.rms(samples)), "RMS \(Tools.rms(samples))")
     }
 
     @Test func aMonitorByNameAndAnApplicationAreEachHeardAtTheirTone() async throws {
         let (_, second) = try await heard(.named("second.monitor"))
-        #expect(SoundRecording.dominantFrequency(second) == 1_000, "\(SoundRecording.dominantFrequency(second)) Hz")
+        #expect(Tools.dominantFrequency(second) == 1_000, "\(Tools.dominantFrequency(second)) Hz")
         let (run, player) = try await heard(.application("tone-1000"))
         #expect(run.soundDescriptions.first?.contains("the sound of tone-1000") == true, "\(run.soundDescriptions)")
-        #expect(SoundRecording.dominantFrequency(player) == 1_000, "\(SoundRecording.dominantFrequency(player)) Hz")
+        #expect(Tools.dominantFrequency(player) == 1_000, "\(Tools.dominantFrequency(player)) Hz")
         #expect(Tools.tonePower(near: 440, in: player) < Tools.tonePower(near: 1_000, in: player) / 1_000,
                 "the desktop's tone is not in the application's sound")
     }

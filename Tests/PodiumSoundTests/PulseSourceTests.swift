@@ -35,9 +35,9 @@ import Testing
         // Past the first half second (the stream's start may come after the run's), 1 s of sound.
         let heard = try #require(samples.count >= 72_000 ? samples[24_000..<72_000] : nil, "\(samples.count) samples")
         // The tone plays at 0.3 of full scale: its RMS is 0.21.
-        let rms = SoundRecording.rms(heard)
+        let rms = Tools.rms(heard)
         #expect((0.15...0.25).contains(rms), "RMS \(rms), \(server.state())")
-        #expect(SoundRecording.dominantFrequency(heard) == 440, "\(SoundRecording.dominantFrequency(heard)) Hz")
+        #expect(Tools.dominantFrequency(heard) == 440, "\(Tools.dominantFrequency(heard)) Hz")
         #expect(Tools.tonePower(near: 1_000, in: heard) < Tools.tonePower(near: 440, in: heard) / 1_000,
                 "the other output's tone is not in the desktop's sound")
         let peak = try #require(run.counters.sound?.sources.first?.peak)
@@ -51,8 +51,8 @@ import Testing
                                                                server: server.address), seconds: 1.5)
         #expect(error == nil, "\(String(describing: error))")
         let heard = try #require(samples.count >= 72_000 ? samples[24_000..<72_000] : nil, "\(samples.count) samples")
-        #expect(SoundRecording.rms(heard) > 0.15, "RMS \(SoundRecording.rms(heard)), \(server.state())")
-        #expect(SoundRecording.dominantFrequency(heard) == 1_000, "\(SoundRecording.dominantFrequency(heard)) Hz")
+        #expect(Tools.rms(heard) > 0.15, "RMS \(Tools.rms(heard)), \(server.state())")
+        #expect(Tools.dominantFrequency(heard) == 1_000, "\(Tools.dominantFrequency(heard)) Hz")
     }
 
     @Test func aSourceOrAServerThatIsNotThereIsRefused() async throws {

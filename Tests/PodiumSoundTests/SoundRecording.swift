@@ -29,15 +29,4 @@ enum SoundRecording {
         let samples = log.track.flatMap { [Float](repeating: $0.value, count: $0.range.count) }
         return (run, error, samples)
     }
-
-    /// The frequency (100 Hz to 2 kHz, in steps of 10 Hz) with the most power in `samples` (48 kHz).
-    static func dominantFrequency(_ samples: ArraySlice<Float>) -> Double {
-        let candidates = stride(from: 100.0, through: 2_000, by: 10).map { ($0, Tools.power(of: $0, in: samples)) }
-        return candidates.max { $0.1 < $1.1 }?.0 ?? 0
-    }
-
-    /// The root mean square of `samples`: 0.71 of a sine's amplitude.
-    static func rms(_ samples: ArraySlice<Float>) -> Double {
-        (samples.reduce(0) { $0 + Double($1) * Double($1) } / Double(max(1, samples.count))).squareRoot()
-    }
 }

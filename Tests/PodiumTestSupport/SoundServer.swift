@@ -87,6 +87,29 @@ extension Tools {
         return powers.isEmpty ? 0 : powers[powers.count / 2]
     }
 
+    /// The frequency (100 Hz to 2 kHz, in steps of 10 Hz) with the most power in `samples` (48 kHz).
+    public static func dominantFrequency(_ samples: ArraySlice<Float>) -> Double {
+        let candidates = stride(from: 100.0, through: 2_000, by: 10).map { ($0, power(of: $0, in: samples)) }
+        return candidates.max { $0.1 < $1.1 }?.0 ?? 0
+    }
+
+    /// The root mean square of `samples`: 0.71 of a sine's amplitude.
+    public static func rms(_ samples: ArraySlice<Float>) -> Double {
+        (samples.reduce(0) { $0 + Double($1) * Double($1) } / Double(max(1, samples.count))).squareRoot()
+    }
+
+    /// What a tone test that failed needs to say: the typical power near `hertz`, the strongest
+    /// frequency and the level of `samples`, and how many of its 100 ms have the tone.
+    public static func describeTone(near hertz: Double, in samples: ArraySlice<Float>) -> String {
+        let windows = stride(from: samples.startIndex, to: samples.endIndex - 4_800 + 1, by: 4_800).map {
+            tonePower(near: hertz, in: samples[$0..<$0 + 4_800])
+        }
+        let strong = windows.filter { $0 > 1e-3 }.count
+        return "typical power \(typicalTonePower(near: hertz, in: samples)) near \(Int(hertz)) Hz, "
+            + "\(strong) of \(windows.count) tenths of a second above 0.001, strongest at "
+            + "\(dominantFrequency(samples)) Hz, rms \(rms(samples))"
+    }
+
     /// The power of the `hertz` component of `samples` (48 kHz), by Goertzel's algorithm.
     public static func power(of hertz: Double, in samples: ArraySlice<Float>) -> Double {
         let coefficient = 2 * cos(2 * Double.pi * hertz / 48_000)
