@@ -37,6 +37,11 @@ struct cwebrtc {
     // Candidates gathered after the offer was made ("a=candidate:…" lines), under `lock`.
     gboolean offered;
     GPtrArray *late_candidates;
+    // With no STUN or TURN server, only the host's own candidates: how many came, and when the
+    // last did (monotonic ms), under `lock`.
+    gboolean hosts_only;
+    guint candidates;
+    long last_candidate_ms;
     // When the answer was taken, and how long after it ICE connected (-1: not yet), in ms.
     long answered_at;
     int ice_ms;
@@ -281,6 +286,8 @@ static void candidate_gathered(GstElement *webrtc, guint mline, gchar *candidate
     cwebrtc *peer = data;
     if (!candidate || !*candidate) return;
     g_mutex_lock(&peer->lock);
+    peer->candidates++;
+    peer->last_candidate_ms = now_ms();
     if (peer->offered && peer->late_candidates->len < 256) {
         g_ptr_array_add(peer->late_candidates, g_strdup_printf("a=%s\r\n", candidate));
     }
@@ -307,8 +314,27 @@ int cwebrtc_late_candidates(cwebrtc *peer, char *buffer, size_t size, int *compl
     return (int)taken;
 }
 
+// The process's DTLS certificate is an RSA key that the first DTLS element makes and GStreamer
+// keeps for every later one: about 0.25 s of a core, which the first offer waited for.
+static gpointer make_certificate(gpointer unused) {
+    (void)unused;
+    GstElement *dtls = gst_element_factory_make("dtlsdec", NULL);
+    if (dtls) gst_object_unref(dtls);
+    return NULL;
+}
+
+int cwebrtc_prepare(void) {
+    static gsize prepared = 0;
+    if (g_once_init_enter(&prepared)) {
+        gsize started = gst_init_check(NULL, NULL, NULL) ? 2 : 1;
+        if (started == 2) g_thread_unref(g_thread_new("podium-dtls-key", make_certificate, NULL));
+        g_once_init_leave(&prepared, started);
+    }
+    return prepared == 2 ? 0 : -1;
+}
+
 cwebrtc *cwebrtc_open(const char *const *ice_servers, int count, int media, char *error, size_t error_size) {
-    if (!gst_init_check(NULL, NULL, NULL)) {
+    if (cwebrtc_prepare() != 0) {
         say(error, error_size, "GStreamer did not start");
         return NULL;
     }
@@ -327,6 +353,7 @@ cwebrtc *cwebrtc_open(const char *const *ice_servers, int count, int media, char
     g_signal_connect(peer->pipeline, "deep-element-added", G_CALLBACK(element_added), peer);
     g_signal_connect(peer->webrtc, "on-ice-candidate", G_CALLBACK(candidate_gathered), peer);
     g_object_set(peer->webrtc, "bundle-policy", GST_WEBRTC_BUNDLE_POLICY_MAX_BUNDLE, NULL);
+    peer->hosts_only = count == 0;
     for (int index = 0; index < count; index++) {
         const char *server = ice_servers[index];
         if (g_str_has_prefix(server, "stun://")) {
@@ -404,12 +431,17 @@ char *cwebrtc_offer(cwebrtc *peer, int gather_ms, char *error, size_t error_size
     if (!set) return NULL;
     gst_structure_free(set);
     // The offer goes with the candidates gathered within `gather_ms`, every one when gathering is
-    // quick: a WHIP server need not take trickled ones.
+    // quick: a WHIP server need not take trickled ones. The host's own come together at once, and
+    // libnice says it is done 200 ms later: with no server to ask, 20 ms without a new one is enough.
     long deadline = now_ms() + gather_ms;
     GstWebRTCICEGatheringState gathering = GST_WEBRTC_ICE_GATHERING_STATE_NEW;
     while (now_ms() < deadline) {
         g_object_get(peer->webrtc, "ice-gathering-state", &gathering, NULL);
         if (gathering == GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE) break;
+        g_mutex_lock(&peer->lock);
+        gboolean settled = peer->hosts_only && peer->candidates > 0 && now_ms() - peer->last_candidate_ms >= 20;
+        g_mutex_unlock(&peer->lock);
+        if (settled) break;
         g_usleep(5000);
     }
     // From here candidates are late (one gathered meanwhile may be in the offer too: no harm).
@@ -595,7 +627,7 @@ int cwebrtc_send(cwebrtc *peer, int audio, const void *bytes, size_t size, uint6
     // Running time on the pipeline's clock, which is CLOCK_MONOTONIC as the caller's times are: RTP
     // times and sender reports then say when each picture and each sound was taken.
     GstClockTime base = gst_element_get_base_time(peer->pipeline);
-    if (time_ns < base) return 0;
+    if (time_ns < base) return 1;
     // One copy, which costs little beside encoding it.
     GstBuffer *buffer = gst_buffer_new_memdup(bytes, size);
     GST_BUFFER_PTS(buffer) = GST_BUFFER_DTS(buffer) = time_ns - base;

@@ -1,4 +1,3 @@
-public import PodiumCore
 /// What an SDP answer settled, in a line a person reads: each medium's codec (the first payload
 /// type the answer keeps), its parameters, and its direction.
 public struct SDPSummary: Sendable, Equatable {

@@ -1,4 +1,3 @@
-public import PodiumCore
 /// Candidates gathered after an offer went, as WHIP trickles them (RFC 9725 section 4.3): a PATCH
 /// of `application/trickle-ice-sdpfrag` (RFC 8840) naming the ICE credentials and the bundled
 /// m-line they belong to, then the candidate lines, and `a=end-of-candidates` after the last.

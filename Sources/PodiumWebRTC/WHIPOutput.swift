@@ -1,4 +1,4 @@
-public import Logging
+import Logging
 public import PodiumCore
 import Synchronization
 
@@ -25,6 +25,8 @@ public final class WHIPOutput: RunOutput, PacketSink {
     static let keyframeSpacing: UInt64 = 500_000_000
     /// How often the receiver's feedback is read.
     static let feedbackInterval: UInt64 = 100_000_000
+    /// How soon after the first keyframe a second follows (see `sending`).
+    static let secondKeyframeDelay: UInt64 = 200_000_000
 
     /// - Parameter context: its program, counters and queue's capacity.
     public init(endpoint: WHIPEndpoint, context: OutputContext) {
@@ -34,6 +36,7 @@ public final class WHIPOutput: RunOutput, PacketSink {
         var logger = context.logger
         logger[metadataKey: "sink.url"] = "\(endpoint)"
         self.logger = logger
+        WebRTCPeer.prepare()
     }
 
     public var name: String { url }
@@ -67,9 +70,6 @@ public final class WHIPOutput: RunOutput, PacketSink {
         var firstAttempt = true
         var wasUp = false
         while !ended.isRaised && !interrupt.isRaised {
-            // Subscribed while it connects: the offer describes the first keyframe's stream.
-            queue.isTaking = true
-            hub.subscribe(self, to: program)
             let connection: Connection
             do {
                 connection = try connect(hub.streams(of: program), hub: hub, clock: clock)
@@ -124,6 +124,11 @@ public final class WHIPOutput: RunOutput, PacketSink {
         }
         let sound = streams.contains { $0.audio != nil }
         let peer = try WebRTCPeer(iceServers: endpoint.iceServers, sending: .pictures(sound: sound))
+        // Subscribed once the peer's pipeline runs, which cannot send what was taken before it
+        // started (a first keyframe waiting meanwhile was lost, and the offer waited for the next,
+        // 2 s on); subscribing asks for the keyframe the offer describes.
+        queue.isTaking = true
+        hub.subscribe(self, to: program)
         var sender = PacketTimes(streams)
         let deadline = clock.now() + 10_000_000_000
         var offer: String?
@@ -134,7 +139,10 @@ public final class WHIPOutput: RunOutput, PacketSink {
             guard clock.now() < deadline else { throw .io("\(url): no picture came to offer in 10 s") }
             if case .element(let packet) = queue.pop(timeout: 0.1), let placed = sender.place(packet),
                peer.awaits(audio: placed.audio) {
-                _ = peer.send(packet, audio: placed.audio, time: placed.time, duration: placed.duration)
+                let sent = peer.send(packet, audio: placed.audio, time: placed.time, duration: placed.duration)
+                // A keyframe grabbed before the peer started (in the encoder as it subscribed) cannot
+                // be sent: another is asked for, or the offer would wait for the next, seconds on.
+                if sent == .tooEarly && packet.isKeyframe && !placed.audio { hub.requestKeyframe(stream: video.id) }
             }
             offer = try peer.makeOffer()
         }
@@ -183,6 +191,15 @@ public final class WHIPOutput: RunOutput, PacketSink {
         var lastKeyframe: UInt64 = 0
         // A keyframe asked for too soon after the last is made once the spacing has passed.
         var keyframeWanted = false
+        // A receiver asks again (NACK) only for packets it knows were sent, those before the last
+        // it got: the first keyframe's first packets (its parameter sets) lost, it has nothing to
+        // decode until the next keyframe, seconds on, and does not say so (aiortc sends no PLI).
+        // A second keyframe soon after the first comes behind packets it has seen.
+        var secondKeyframe: UInt64? = clock.now() + Self.secondKeyframeDelay
+        // And one when the receiver is first heard from (a report or a request: it has the keys):
+        // its end of DTLS may finish seconds after this one under loss (its flights timed out),
+        // and what was sent meanwhile, keyframes with it, could not be deciphered.
+        var heard = false
         while true {
             switch queue.pop(timeout: 0.05) {
             case .closed:
@@ -192,9 +209,8 @@ public final class WHIPOutput: RunOutput, PacketSink {
             case .element(let packet):
                 guard let placed = times.place(packet) else { continue }
                 let start = clock.now()
-                guard peer.send(packet, audio: placed.audio, time: placed.time, duration: placed.duration) else {
-                    return .io("\(url): the peer connection stopped taking packets")
-                }
+                let sent = peer.send(packet, audio: placed.audio, time: placed.time, duration: placed.duration)
+                if sent == .refused { return .io("\(url): the peer connection stopped taking packets") }
                 queue.wrote(packet, nanoseconds: clock.now() - start)
                 if !placed.audio { pictures += 1 }
             }
@@ -208,8 +224,12 @@ public final class WHIPOutput: RunOutput, PacketSink {
             if let silent = feedback.sinceReceiverSpoke, silent > Self.silence {
                 return .io("\(url): the receiver has said nothing for \(Int(silent.seconds)) s")
             }
-            keyframeWanted = keyframeWanted || feedback.keyframeRequests > 0
-            if keyframeWanted && now >= lastKeyframe + Self.keyframeSpacing {
+            let firstWord = !heard && feedback.sinceReceiverSpoke != nil
+            heard = heard || firstWord
+            keyframeWanted = keyframeWanted || feedback.keyframeRequests > 0 || firstWord
+            let secondIsDue = secondKeyframe.map { now >= $0 } ?? false
+            if secondIsDue || (keyframeWanted && now >= lastKeyframe + Self.keyframeSpacing) {
+                secondKeyframe = nil
                 (lastKeyframe, keyframeWanted) = (now, false)
                 hub.requestKeyframe(stream: video.id)
             }

@@ -43,6 +43,13 @@ public final class WebRTCPeer: Sendable {
         handle = Mutex(try Self.open(iceServers: iceServers, media: media))
     }
 
+    /// Starts GStreamer and the process's DTLS certificate (a quarter of a second of a core) on a
+    /// thread of their own, for a peer to be made soon: an output calls it as the run is built, so
+    /// that its first offer does not wait for them.
+    public static func prepare() {
+        _ = cwebrtc_prepare()
+    }
+
     private static func open(iceServers: [String], media: Media) throws(PodiumError) -> sending Handle {
         var error = [CChar](repeating: 0, count: 512)
         let flags: Int32 = switch media {
@@ -136,14 +143,27 @@ public final class WebRTCPeer: Sendable {
         handle.withLock { cwebrtc_awaits($0.pointer, audio ? 1 : 0) != 0 }
     }
 
+    /// What became of a packet handed to `send`.
+    public enum Sending: Sendable {
+        case sent
+        /// Taken before the peer started, which cannot place it on its clock: not sent.
+        case tooEarly
+        /// The connection no longer takes packets.
+        case refused
+    }
+
     /// Sends a picture's packet (H.264, Annex B) or a sound's (Opus), taken at `time` (on
     /// `MonotonicClock`, nanoseconds) and lasting `duration` nanoseconds.
-    /// - Returns: `false` when the connection no longer takes packets.
-    public func send(_ packet: EncodedPacket, audio: Bool, time: UInt64, duration: UInt64) -> Bool {
-        handle.withLock { handle in
+    public func send(_ packet: EncodedPacket, audio: Bool, time: UInt64, duration: UInt64) -> Sending {
+        let sent = handle.withLock { handle in
             packet.payload.withUnsafeBytes { bytes in
-                cwebrtc_send(handle.pointer, audio ? 1 : 0, bytes.baseAddress, bytes.count, time, duration) == 0
+                cwebrtc_send(handle.pointer, audio ? 1 : 0, bytes.baseAddress, bytes.count, time, duration)
             }
+        }
+        return switch sent {
+        case 0: .sent
+        case 1: .tooEarly
+        default: .refused
         }
     }
 

@@ -43,13 +43,24 @@ public final class NetworkNamespace: Sendable {
     }
 
     /// Drops `percent` of the UDP datagrams that reach the namespace (media; HTTP is TCP), at
-    /// random; 0 drops none again.
-    public func dropIncoming(percent: Int) throws {
+    /// random, and with `outgoingToo` of those that leave it (the receiver's reports and
+    /// requests); 0 drops none again. With `firstMediaBytes`, the first that many bytes of RTP
+    /// and RTCP that reach it are dropped too (not ICE's or DTLS's): the beginning of a stream,
+    /// which a receiver cannot know was sent.
+    public func drop(percent: Int = 0, outgoingToo: Bool = false, firstMediaBytes: Int = 0) throws {
         _ = try Tools.run("ip", ["netns", "exec", name, "nft", "delete", "table", "inet", "podium"])
-        guard percent > 0 else { return }
-        for rule in ["add table inet podium",
-                     "add chain inet podium in { type filter hook input priority 0 ; }",
-                     "add rule inet podium in meta l4proto udp numgen random mod 100 < \(percent) drop"] {
+        guard percent > 0 || firstMediaBytes > 0 else { return }
+        // RTP's first byte has version 2 in its top bits; STUN's and DTLS's first bytes are below 64.
+        let rtp = "meta l4proto udp @th,64,8 & 0xc0 == 0x80"
+        var rules = ["add table inet podium", "add chain inet podium in { type filter hook input priority 0 ; }",
+                     "add chain inet podium out { type filter hook output priority 0 ; }"]
+        if firstMediaBytes > 0 {
+            rules.append("add rule inet podium in \(rtp) quota until \(firstMediaBytes) bytes drop")
+        }
+        let random = "meta l4proto udp numgen random mod 100 < \(percent) drop"
+        if percent > 0 { rules.append("add rule inet podium in \(random)") }
+        if percent > 0 && outgoingToo { rules.append("add rule inet podium out \(random)") }
+        for rule in rules {
             let done = try Tools.run("ip", ["netns", "exec", name, "nft"] + rule.split(separator: " ").map(String.init))
             guard done.status == 0 else { throw TestFailure("nft \(rule): \(done.stderr)") }
         }

@@ -13,6 +13,11 @@ typedef struct cwebrtc cwebrtc;
 // transceiver), or packets given to cwebrtc_send.
 enum { CWEBRTC_VIDEO = 1, CWEBRTC_AUDIO = 2 };
 
+// Starts GStreamer and, on a thread of its own, the process's DTLS certificate, so that a peer
+// made soon after finds them ready; once a process, and again by cwebrtc_open. 0, or -1 when
+// GStreamer does not start.
+int cwebrtc_prepare(void);
+
 // Makes a peer connection whose send-only transceivers are bundled on one transport, with the ICE
 // servers given (`stun://host:port`, `turn://user:pass@host:port`): H.264 (constrained baseline,
 // packetization mode 1, NACK and retransmission) and Opus; with `media` (CWEBRTC_VIDEO, and
@@ -45,8 +50,9 @@ int cwebrtc_wait_connected(cwebrtc *peer, int timeout_ms, int *dtls_ms, char *er
 void cwebrtc_selected(cwebrtc *peer, char *local, size_t local_size, char *remote, size_t remote_size);
 
 // Sends an H.264 access unit (Annex B, with its parameter sets at a keyframe) or, with `audio`, an
-// Opus packet, taken at `time_ns` (CLOCK_MONOTONIC) and lasting `duration_ns` (0: not known). 0, or
-// -1 when the peer connection no longer takes packets. Never blocks: what cannot be sent is dropped.
+// Opus packet, taken at `time_ns` (CLOCK_MONOTONIC) and lasting `duration_ns` (0: not known). 0; 1
+// when it was taken before the peer's pipeline started, which cannot send it; -1 when the peer
+// connection no longer takes packets. Never blocks: what cannot be sent is dropped.
 int cwebrtc_send(cwebrtc *peer, int audio, const void *bytes, size_t size, uint64_t time_ns, uint64_t duration_ns);
 
 // What the receiver said, and how the connection is.
