@@ -7,7 +7,7 @@ import PodiumX11
 
 /// Turns a `RunPlan` into a run of real parts: the X11 screen as the source, a window stage for
 /// each window, the encode stage (libyuv and libavcodec) with an encoder per encoding, a muxer
-/// output or a listener per output, and the browser viewers' servers and feeds. Opens nothing:
+/// output or a listener per output, and the served outputs' servers and guests. Opens nothing:
 /// every part opens on its own thread as the run starts.
 public enum RunBuilder {
     /// The encode stage of real parts.
@@ -39,17 +39,16 @@ public enum RunBuilder {
                     flushInterval: flushInterval, logger: logger)))
             }
         }
-        // Each viewers' server gets each of its renditions from a feed subscribed to that stream
-        // and the sound.
-        let feeds = encoding.viewers.map { viewers in
-            viewers.renditions.map {
-                ViewerFeed(name: $0.name, stream: streams[$0.encoding], sound: sound?.stage.stream, hub: hub)
-            }
-        }
-        var servers: [ViewerServer] = []
+        // Each served output's server (the browser viewer's) gets each of its renditions from a
+        // guest subscribed to that stream and the sound.
+        var servers: [any OutputServer] = []
+        var guests: [any GuestSink] = []
         for viewers in encoding.viewers {
-            servers.append(try ViewerServer(options: viewers.options, board: counters.viewers ?? ViewerBoard(),
-                                            clock: MonotonicClock(), logger: logger))
+            let server = try viewers.options.makeServer(ServerContext(
+                board: counters.viewers ?? ViewerBoard(), clock: MonotonicClock(), logger: logger))
+            let renditions = viewers.renditions.map { (name: $0.name, stream: streams[$0.encoding]) }
+            guests += server.guests(for: renditions, sound: sound?.stage.stream, hub: hub)
+            servers.append(server)
         }
 
         var stages: [any FrameStage] = plan.windows.enumerated().map { index, window in
@@ -79,7 +78,7 @@ public enum RunBuilder {
         }
         let run = Run(source: source, stages: stages,
                       sound: sound.map { Run.SoundBranch(sources: $0.sources, stage: $0.stage) },
-                      outputs: OutputGroup(outputs: outputs, guests: feeds.flatMap { $0 }),
+                      outputs: OutputGroup(outputs: outputs, guests: guests),
                       hub: hub, counters: counters, limits: plan.limits, logger: logger, layout: layouts,
                       tuning: LiveTuning(frameRate: plan.fps, bounds: plan.frameRates, plannedRate: plan.plannedRate),
                       recordings: streams.first.map { video in
@@ -88,7 +87,7 @@ public enum RunBuilder {
                       },
                       presenter: presenter, pen: pen)
         return RunSession(run: run, plan: plan, streams: streams, encodeStage: encodeStage,
-                          soundStage: sound?.stage, servers: servers, feeds: feeds, logger: logger)
+                          soundStage: sound?.stage, servers: servers, logger: logger)
     }
 
     /// Opens what grabs the run's pictures, on the capture thread: its source's grabber, or two
@@ -120,7 +119,8 @@ public enum RunBuilder {
         -> (sources: [any SoundSource], stage: SoundStage)? {
         guard let soundCounters = counters.sound, !plan.encoding.encodings.isEmpty else { return nil }
         // Browsers' decoders take the codec's configuration apart from the packets, as MP4 does.
-        let globalHeader = plan.encoding.sinks.contains(where: \.needs.globalHeader) || !plan.encoding.viewers.isEmpty
+        let globalHeader = plan.encoding.sinks.contains(where: \.needs.globalHeader)
+            || plan.encoding.viewers.contains(where: \.options.needs.globalHeader)
         let stage = SoundStage(stream: hub.addStream(), counters: soundCounters, gains: sound.inputs.map(\.factor),
                                frameInterval: plan.fps.intervalNanoseconds, placer: SoundPlacer.init) {
             stream throws(PodiumError) in

@@ -2,7 +2,6 @@ import Foundation
 import PodiumMedia
 import Logging
 public import PodiumCore
-public import PodiumWeb
 import Synchronization
 
 /// A run built from a plan, with what comes around it: the browser viewers' servers (services for
@@ -11,10 +10,8 @@ import Synchronization
 public final class RunSession: Sendable {
     public let run: Run
     public let plan: RunPlan
-    /// The viewers' servers: run them in the caller's `ServiceGroup`.
-    public let servers: [ViewerServer]
-    /// For each server, its renditions, largest first.
-    let feeds: [[ViewerFeed]]
+    /// The served outputs' servers (the browser viewer's): run them in the caller's `ServiceGroup`.
+    public let servers: [any OutputServer]
     /// Each encoding's stream id, in the plan's order.
     let streams: [Int]
     let encodeStage: RunBuilder.VideoEncodeStage?
@@ -22,14 +19,13 @@ public final class RunSession: Sendable {
     let logger: Logger
 
     init(run: Run, plan: RunPlan, streams: [Int], encodeStage: RunBuilder.VideoEncodeStage?,
-         soundStage: SoundStage?, servers: [ViewerServer], feeds: [[ViewerFeed]], logger: Logger) {
+         soundStage: SoundStage?, servers: [any OutputServer], logger: Logger) {
         self.run = run
         self.plan = plan
         self.streams = streams
         self.encodeStage = encodeStage
         self.soundStage = soundStage
         self.servers = servers
-        self.feeds = feeds
         self.logger = logger
     }
 
@@ -60,8 +56,8 @@ public final class RunSession: Sendable {
         } catch {
             return error
         }
-        for (server, feeds) in zip(servers, feeds) {
-            server.offer(feeds) { [run] in run.control.paused.load(ordering: .relaxed) }
+        for server in servers {
+            server.open { [run] in run.control.paused.load(ordering: .relaxed) }
         }
         let keeper = Task.detached(priority: .background) { [run] in await HeapKeeper.keep(run) }
         defer { keeper.cancel() }

@@ -2,7 +2,9 @@ import Foundation
 import PodiumCore
 import PodiumMedia
 import PodiumRun
+import PodiumWeb
 import PodiumWebRTC
+import PodiumX11
 import Testing
 
 /// The output catalog, in-process: each kind reads its own text (and refuses what it cannot
@@ -158,6 +160,35 @@ struct OutputCatalogTests {
         #expect(throws: Never.self) { try target("udp://h:1").validate(codec: .h264) }
         #expect(throws: PodiumError.self) { try target("rtmp://h/live/KEY").validate(codec: .hevc) }
         #expect(throws: PodiumError.self) { try target("x.flv").validate(sound: .opus) }
+    }
+
+    /// The browser viewer and the projector window are catalog entries like the rest, known by
+    /// their roles: the viewer's server offers renditions the run plans (H.264, parameters out of
+    /// band, its token a secret); the window takes the pictures themselves and no encoding.
+    @Test func theViewerAndTheWindowAreKindsToo() throws {
+        let page = try OutputCatalog.destination(parsing: "https://0.0.0.0:8443?token=s3cret-word&ladder=720p,360p")
+        let viewer = try #require(page.output as? any ServedOutputPlan)
+        #expect(viewer.ladder?.count == 2 && viewer.needs.globalHeader && !viewer.isLocal && viewer.host == "0.0.0.0")
+        #expect(viewer.secrets == ["s3cret-word"] && !"\(page)".contains("s3cret"))
+        #expect(throws: PodiumError.self) { try viewer.validate(codec: .hevc) }
+        #expect(OutputRequest.streams(of: [page]).isEmpty && ViewerRequest.viewers(of: [page]).count == 1)
+        let sized = try OutputCatalog.destination(parsing: "http://:8080?size=640x360")
+        #expect(sized.rendition.fields == ["size=640x360"] && "\(sized)" == "http://127.0.0.1:8080?size=640x360")
+        let plan = try EncodingPlan(outputs: [], viewers: ViewerRequest.viewers(of: [page]),
+                                    source: PixelSize(width: 1280, height: 720), fps: FrameRate(30),
+                                    encode: EncodingDefaults())
+        #expect(plan.viewers.first?.renditions.map(\.name) == ["720p", "360p"] && plan.encodings.count == 2)
+
+        let window = try OutputCatalog.destination(parsing: "window")
+        #expect(window.window?.monitor == nil && window.output is ProjectorWindow && "\(window)" == "window")
+        #expect(try OutputCatalog.destination(parsing: "window:HDMI-1").window?.monitor == .name("HDMI-1"))
+        #expect(OutputRequest.streams(of: [window]).isEmpty && ViewerRequest.viewers(of: [window]).isEmpty)
+        for bad in ["window?size=640x360", "window?fit=cover", "http://:8080/live", "https://:8443?key=k.pem"] {
+            let error = #expect(throws: OptionParseError.self, "\(bad)") { try OutputCatalog.destination(parsing: bad) }
+            #expect(error?.reason.isEmpty == false)
+        }
+        let unknown = #expect(throws: OptionParseError.self) { try OutputCatalog.destination(parsing: "ftp://h:1") }
+        #expect(unknown?.reason.contains("window[:MONITOR]") == true && unknown?.reason.contains("http(s)://") == true)
     }
 
     /// What `podium stream --to` used to learn only from a process: every text a kind refuses is

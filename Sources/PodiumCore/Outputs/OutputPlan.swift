@@ -1,11 +1,13 @@
 public import Logging
 
 /// One kind of output as a run plans it: read from the text `--to` gives, and checked before
-/// anything is opened. Most are fed by one encoding (`StreamOutputPlan`); an HLS folder by a
-/// ladder of them (`LadderOutputPlan`). Each kind lives
-/// in the module of the library that writes it (libavformat's muxers in PodiumMedia, WHIP in
-/// PodiumWebRTC), with an `OutputResolver` that reads it; PodiumRun's output catalog lists the
-/// resolvers. Nothing in the plan, the graph or the builder switches over kinds.
+/// anything is opened. Its role says how the run feeds it: most by one encoding
+/// (`StreamOutputPlan`); an HLS folder by a ladder of them (`LadderOutputPlan`); the browser
+/// viewer by the renditions its server offers (`ServedOutputPlan`); the projector window by the
+/// pictures themselves (`PictureOutputPlan`). Each kind lives in the module of the library that
+/// writes it (libavformat's muxers in PodiumMedia, WHIP in PodiumWebRTC, the viewer in PodiumWeb,
+/// the window in PodiumX11), with an `OutputResolver` that reads it; PodiumRun's output catalog
+/// lists the resolvers. Nothing in the plan, the graph or the builder switches over kinds.
 public protocol OutputPlan: Sendable, CustomStringConvertible {
     /// How messages and statistics name it, its secrets masked (`rtmp://host/app/••••`).
     var description: String { get }
@@ -119,4 +121,47 @@ public protocol LadderOutputPlan: OutputPlan {
     var options: HLSOptions { get }
     /// The output that writes `variant`, and the path of its own playlist.
     func variant(_ variant: HLSOptions.Variant) -> (output: any StreamOutputPlan, playlist: String)
+}
+
+/// An output whose guests come to a server of its own (the browser viewer): the run plans the
+/// renditions it offers with its encoders, and hands each one's stream to its server.
+public protocol ServedOutputPlan: OutputPlan {
+    /// `?ladder=`: the renditions it offers; `nil` offers the one its rendition request makes.
+    var ladder: [LadderRung]? { get }
+    /// Its server, not listening yet.
+    /// - Throws: 64 for a certificate or key that cannot be read, 73 when one cannot be kept.
+    func makeServer(_ context: ServerContext) throws(PodiumError) -> any OutputServer
+}
+
+/// What a served output's server is made with.
+public struct ServerContext: Sendable {
+    public var board: ViewerBoard
+    public var clock: any PacingClock
+    public var logger: Logger
+
+    public init(board: ViewerBoard, clock: any PacingClock, logger: Logger) {
+        self.board = board
+        self.clock = clock
+        self.logger = logger
+    }
+}
+
+/// A served output's server: it listens before capture starts, and its guests carry the renditions
+/// it offers to its clients.
+public protocol OutputServer: AnyObject, Sendable {
+    /// The guests (one a rendition, largest first) that carry each rendition's stream, and the
+    /// sound's, to its clients: made as the run is built, subscribed as it starts.
+    func guests(for renditions: [(name: String, stream: Int)], sound: Int?, hub: StreamHub) -> [any GuestSink]
+    /// Returns once it listens.
+    /// - Throws: 69 when the port is in use or the address is not this machine's.
+    func listening() async throws(PodiumError)
+    /// Serves its guests from now on; `isPaused` says whether the run holds its picture.
+    func open(isPaused: @escaping @Sendable () -> Bool)
+    func close()
+}
+
+/// The picture itself, scaled, with no encoder involved (the projector window).
+public protocol PictureOutputPlan: OutputPlan {
+    /// The monitor it shows on; `nil` for the default.
+    var monitor: MonitorSelector? { get }
 }

@@ -11,28 +11,33 @@ public struct OutputRequest: Sendable {
     /// The codec it is encoded with.
     public func codec(_ encode: EncodingDefaults) -> VideoCodec { rendition.codec ?? encode.codec }
 
-    /// The outputs among `destinations` that get an encoded stream (all but a window).
+    /// The outputs among `destinations` that get an encoded stream or a ladder of them (not a
+    /// window, not a viewer).
     public static func streams(of destinations: [Destination]) -> [OutputRequest] {
         destinations.compactMap { destination in
-            destination.output.map { OutputRequest($0, rendition: destination.rendition) }
+            let output = destination.output
+            guard output is any StreamOutputPlan || output is any LadderOutputPlan else { return nil }
+            return OutputRequest(output, rendition: destination.rendition)
         }
     }
 }
 
-/// A browser viewer as the user named it: its server's options and the encoding it asks for.
+/// A served output (the browser viewer) as the user named it, and the encoding it asks for.
 public struct ViewerRequest: Sendable {
-    public var options: ViewerOptions
+    public var options: any ServedOutputPlan
     public var rendition: RenditionRequest
 
-    public init(options: ViewerOptions, rendition: RenditionRequest = RenditionRequest()) {
+    public init(options: any ServedOutputPlan, rendition: RenditionRequest = RenditionRequest()) {
         self.options = options
         self.rendition = rendition
     }
 
-    /// The viewers among `destinations`.
+    /// The served outputs among `destinations`.
     public static func viewers(of destinations: [Destination]) -> [ViewerRequest] {
         destinations.compactMap { destination in
-            destination.viewer.map { ViewerRequest(options: $0, rendition: destination.rendition) }
+            (destination.output as? any ServedOutputPlan).map {
+                ViewerRequest(options: $0, rendition: destination.rendition)
+            }
         }
     }
 }
@@ -100,7 +105,7 @@ public struct EncodingPlan: Sendable {
 
     /// A browser viewer's server and the renditions it offers, largest first.
     public struct Viewers: Sendable {
-        public var options: ViewerOptions
+        public var options: any ServedOutputPlan
         public var renditions: [(name: String, encoding: Int)]
     }
 

@@ -1,4 +1,4 @@
-public import PodiumCore
+import PodiumCore
 import Foundation
 
 // The outputs that push to a media server: SRT, RTMP(S) and RTSP. Their secrets (a stream key, a

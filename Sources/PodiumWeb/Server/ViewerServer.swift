@@ -20,7 +20,7 @@ import Synchronization
 ///
 /// A `Service`: run it in the run's `ServiceGroup`. Capture starts once `listening()` returns,
 /// so a port in use ends the run before anything was captured or written.
-public final class ViewerServer: Service, Sendable {
+public final class ViewerServer: Service, OutputServer {
     public let options: ViewerOptions
     /// The token every request must carry (random unless `?token=` chose one); `nil` when open.
     public let token: String?
@@ -44,7 +44,9 @@ public final class ViewerServer: Service, Sendable {
     private let started = Latch()
     private let connections = Connections()
     struct State {
-        /// Each rendition, largest first; empty until the encoders are open.
+        /// Each rendition, largest first, made as the run is built.
+        var made: [ViewerFeed] = []
+        /// The renditions viewers are served; empty until the encoders are open.
         var feeds: [ViewerFeed] = []
         /// Whether the presenter froze the picture, so the page can say so.
         var isPaused: @Sendable () -> Bool = { false }
@@ -98,11 +100,19 @@ public final class ViewerServer: Service, Sendable {
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
-    /// The renditions viewers may watch, largest first, and whether the presenter froze the
-    /// picture. Viewers who come before are told to wait.
-    public func offer(_ feeds: [ViewerFeed], isPaused: @escaping @Sendable () -> Bool) {
+    /// A feed for each rendition (largest first) and the sound, each a guest of the run.
+    public func guests(for renditions: [(name: String, stream: Int)], sound: Int?,
+                       hub: StreamHub) -> [any GuestSink] {
+        let feeds = renditions.map { ViewerFeed(name: $0.name, stream: $0.stream, sound: sound, hub: hub) }
+        state.withLock { $0.made = feeds }
+        return feeds
+    }
+
+    /// Offers the renditions from now on, and says whether the presenter froze the picture.
+    /// Viewers who come before are told to wait.
+    public func open(isPaused: @escaping @Sendable () -> Bool) {
         state.withLock { state in
-            state.feeds = feeds
+            state.feeds = state.made
             state.isPaused = isPaused
         }
     }
@@ -139,8 +149,8 @@ public final class ViewerServer: Service, Sendable {
 
     private func links(path: String, token: String?) -> [String] {
         let scheme = options.secure ? "https" : "http"
-        let hosts = ["0.0.0.0", "::"].contains(options.host) ? MachineAddresses.current(ipv6: options.host == "::")
-                                                             : [options.host]
+        let anywhere = ["0.0.0.0", "::"].contains(options.address)
+        let hosts = anywhere ? MachineAddresses.current(ipv6: options.address == "::") : [options.address]
         let query = token.map { "?token=\($0)" } ?? ""
         return hosts.map { "\(scheme)://\(URLText.authority($0, options.port))/\(path)\(query)" }
     }
@@ -152,7 +162,7 @@ public final class ViewerServer: Service, Sendable {
         serverLogger.logLevel = logger.logLevel <= .debug ? .warning : .critical
         let application = Application(
             router: router(), server: try serverBuilder(),
-            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
+            configuration: .init(address: .hostname(options.address, port: options.port), serverName: nil),
             onServerRunning: { [started] _ in started.open(nil) }, logger: serverLogger)
         let watching = Task { await watchViewers() }
         defer { watching.cancel() }

@@ -110,7 +110,7 @@ extension Podium {
             let streams = OutputRequest.streams(of: outputs)
             let viewers = ViewerRequest.viewers(of: outputs)
             try hotkeys.checkRemote(viewers: viewers)
-            if let window = outputs.first(where: { $0.windowMonitor != nil }) {
+            if let window = outputs.first(where: { $0.window != nil }) {
                 throw PodiumError.usage("--to '\(window)': mirror shows its window already; place it with --on or --on-display")
             }
             try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan(for: outputs),

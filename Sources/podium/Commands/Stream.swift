@@ -180,8 +180,8 @@ struct StreamJob {
                                         fps: capture.fps.start, encode: defaults)
         var windows: [WindowPlan] = []
         var parts = more
-        if let windowMonitor = outputs.lazy.compactMap(\.windowMonitor).first {
-            let request = WindowRequest(monitor: windowMonitor, naming: { "--to 'window:\($0)'" })
+        if let asked = outputs.lazy.compactMap(\.window).first {
+            let request = WindowRequest(monitor: asked.monitor, naming: { "--to 'window:\($0)'" })
             let (window, targetDisplay) = try await request.plan(capturing: capturePlan, filter: scale.scaleFilter)
             windows.append(window)
             parts.append("showing in a window on \(targetDisplay)")

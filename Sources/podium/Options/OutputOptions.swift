@@ -20,11 +20,9 @@ struct OutputOptions: ParsableArguments {
     /// The outputs, each WHIP endpoint with the ICE servers.
     var outputs: [Destination] {
         named.map { destination in
-            guard case .stream(let output, let rendition) = destination, var endpoint = output as? WHIPEndpoint else {
-                return destination
-            }
+            guard var endpoint = destination.output as? WHIPEndpoint else { return destination }
             endpoint.iceServers = iceServers
-            return .stream(endpoint, rendition: rendition)
+            return Destination(endpoint, rendition: destination.rendition)
         }
     }
 
@@ -32,7 +30,7 @@ struct OutputOptions: ParsableArguments {
         if !iceServers.isEmpty && !named.contains(where: { $0.output is WHIPEndpoint }) {
             throw ValidationError("--ice-server is for whip+https:// outputs; there is none")
         }
-        if outputs.count(where: { $0.windowMonitor != nil }) > 1 {
+        if outputs.count(where: { $0.window != nil }) > 1 {
             throw ValidationError("--to window can be given once")
         }
     }

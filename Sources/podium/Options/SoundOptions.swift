@@ -36,7 +36,7 @@ struct SoundOptions: ParsableArguments {
     /// The run's sound for `destinations`, or `nil` without `--audio`. WebRTC carries Opus alone,
     /// so a run with an output that carries Opus alone (WHIP) and no `--audio-codec` encodes Opus.
     func plan(for destinations: [Destination] = []) -> SoundPlan? {
-        let opusOnly = destinations.contains { $0.output?.needs.soundCodec == .opus }
+        let opusOnly = destinations.contains { $0.output.needs.soundCodec == .opus }
         let codec = audioCodec ?? (opusOnly ? .opus : .aac)
         return audio.isEmpty ? nil : SoundPlan(inputs: audio, codec: codec, bitrate: audioBitrate)
     }

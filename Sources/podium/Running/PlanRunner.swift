@@ -57,7 +57,7 @@ enum PlanRunner {
         }
         // Signals are SignalTrap's: it stops the run, whose end then stops the servers.
         var configuration = ServiceGroupConfiguration(
-            services: session.servers.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [
+            services: session.viewerServers.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [
                 .init(service: job, successTerminationBehavior: .gracefullyShutdownGroup,
                       failureTerminationBehavior: .gracefullyShutdownGroup),
             ],
@@ -89,10 +89,10 @@ enum PlanRunner {
         if let hotkeys { holdGlobalKeys(hotkeys, plan: session.plan, run: run, logger: logger) }
         holdPen(plan: session.plan, run: run, logger: logger)
         // The remote's buttons send the control socket's requests.
-        let remoteLinks = remote ? session.servers.first?.openRemote { line in
+        let remoteLinks = remote ? session.viewerServers.first?.openRemote { line in
             run.control.answer(line, by: .remote, status: reporter.status)
         } ?? [] : []
-        let inputLinks = input.flatMap { player in session.servers.first?.openInput(player: player) } ?? []
+        let inputLinks = input.flatMap { player in session.viewerServers.first?.openInput(player: player) } ?? []
         let reporting = Task { await reporter.run() }
         // With a budget, the rate is the budget's to lower (and raise again up to it).
         let bounds = session.plan.frameRates
@@ -104,7 +104,7 @@ enum PlanRunner {
         let failure = await session.execute(beforeOutputs: reporter.open) { start in
             let sources = start.sources.map { "capturing \($0) at \(fps)\(cursor)" } + soundParts(start.sounds)
             let lines = startLines(sources + parts, encoders: start.encoders)
-                + session.servers.flatMap { ViewerLines.describe($0, quiet: !options.showsProgress) }
+                + session.viewerServers.flatMap { ViewerLines.describe($0, quiet: !options.showsProgress) }
                 + ViewerLines.describeRemote(remoteLinks, quiet: !options.showsProgress)
                 + ViewerLines.describeInput(inputLinks, quiet: !options.showsProgress)
             lines.forEach { logger.notice("\($0)") }
@@ -227,4 +227,10 @@ enum PlanRunner {
         let body: @Sendable () async throws -> Void
         func run() async throws { try await body() }
     }
+}
+
+extension RunSession {
+    /// The browser viewers' servers: services of the run's group, and where the remote and the
+    /// extra screen's input are served.
+    fileprivate var viewerServers: [ViewerServer] { servers.compactMap { $0 as? ViewerServer } }
 }

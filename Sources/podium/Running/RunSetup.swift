@@ -21,7 +21,7 @@ enum RunSetup {
     private static func validateOutputs(_ outputs: [OutputRequest], viewers: [ViewerRequest] = [],
                                         encode: EncodingDefaults, sound: SoundPlan?, run: RunOptions)
         throws(PodiumError) {
-        let plans = outputs.map(\.output)
+        let plans = outputs.map(\.output) + viewers.map(\.options)
         let written = plans.flatMap(\.files).map { (flag: "--to", path: $0) }
             + (run.statsJSON.map { [(flag: "--stats-json", path: $0)] } ?? [])
         // Told apart by their secrets too: two stream keys on one server are two outputs.
@@ -47,26 +47,19 @@ enum RunSetup {
         }
     }
 
-    /// The browser viewers: H.264, one server a port, files that can be read.
+    /// The served outputs (the browser viewer), which check their codec, files and host as the
+    /// others do: one server a port, and a preset the encoder takes.
     private static func validateViewers(_ viewers: [ViewerRequest], encode: EncodingDefaults) throws(PodiumError) {
         var ports: Set<Int> = []
         for viewer in viewers {
-            let named = "--to '\(viewer.options)'"
-            guard (viewer.rendition.codec ?? encode.codec) == .h264 else {
-                throw .usage("\(named): the browser viewer plays H.264; add ?codec=h264 or pass --codec h264")
-            }
-            guard ports.insert(viewer.options.port).inserted else {
-                throw .usage("\(named): another viewer listens on port \(viewer.options.port) already")
+            let codec = viewer.rendition.codec ?? encode.codec
+            try viewer.options.validate(codec: codec)
+            if let port = (viewer.options as? ViewerOptions)?.port, !ports.insert(port).inserted {
+                throw .usage("another viewer listens on port \(port) already", about: .output("\(viewer.options)"))
             }
             if let preset = viewer.rendition.preset ?? encode.preset {
-                try EncoderCatalog.validate(preset: preset, encoderName: encode.encoder, codec: .h264)
+                try EncoderCatalog.validate(preset: preset, encoderName: encode.encoderName(for: codec), codec: codec)
             }
-            for (key, path) in [("cert", viewer.options.certificate), ("key", viewer.options.privateKey)] {
-                if let path, !FileManager.default.isReadableFile(atPath: path) {
-                    throw .usage("\(named): cannot read ?\(key)=\(path)")
-                }
-            }
-            try NetworkAddress.resolve(host: viewer.options.host, of: viewer.options.description)
         }
     }
 

@@ -1,3 +1,5 @@
+public import PodiumCore
+
 /// The browser viewer, `--to http://[HOST]:PORT[?…]` or `https://…`: where its server listens,
 /// who may watch, and the renditions it offers.
 public struct ViewerOptions: Hashable, Sendable, CustomStringConvertible {
@@ -14,7 +16,7 @@ public struct ViewerOptions: Hashable, Sendable, CustomStringConvertible {
     /// `https://`: TLS, with `certificate` and `privateKey` or a self-signed certificate.
     public var secure: Bool
     /// The address it listens on; loopback when the URL leaves it out (`http://:8080`).
-    public var host: String
+    public var address: String
     public var port: Int
     public var access = Access.randomToken
     /// `?max-viewers=`: viewers at once; more are turned away.
@@ -43,7 +45,7 @@ public struct ViewerOptions: Hashable, Sendable, CustomStringConvertible {
         }
         let expected = "expected \(scheme)://HOST:PORT or \(scheme)://:PORT (loopback)"
         if authority.hasPrefix(":") {
-            host = "127.0.0.1"
+            address = "127.0.0.1"
             guard let port = Int(authority.dropFirst()), (1...65535).contains(port) else {
                 throw OptionParseError("\(expected), the port a number from 1 to 65535")
             }
@@ -56,7 +58,7 @@ public struct ViewerOptions: Hashable, Sendable, CustomStringConvertible {
                 throw OptionParseError("\(expected): \(error.reason)")
             }
             guard let port = parsed.1 else { throw OptionParseError(expected) }
-            host = parsed.0
+            address = parsed.0
             self.port = port
         }
         for (key, value) in try URLText.fields(query, scheme: scheme, keys: Self.keys) {
@@ -76,7 +78,7 @@ public struct ViewerOptions: Hashable, Sendable, CustomStringConvertible {
             }
         }
         if access == .open && !isLoopback {
-            throw OptionParseError("?token=off lets anyone who reaches \(host) watch; it is allowed only on "
+            throw OptionParseError("?token=off lets anyone who reaches \(address) watch; it is allowed only on "
                                    + "loopback (\(scheme)://:\(port))")
         }
         if (certificate == nil) != (privateKey == nil) {
@@ -99,12 +101,12 @@ public struct ViewerOptions: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether only this machine can reach it.
     public var isLoopback: Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        address == "localhost" || address == "::1" || address.hasPrefix("127.")
     }
 
     /// The output as shown: never its token.
     public var description: String {
-        "\(secure ? "https" : "http")://\(URLText.authority(host, port))" + URLText.query([
+        "\(secure ? "https" : "http")://\(URLText.authority(address, port))" + URLText.query([
             access == .open ? "token=off" : nil,
             maxViewers == Self.defaultMaxViewers ? nil : "max-viewers=\(maxViewers)",
             ladder.map { "ladder=" + $0.map(\.description).joined(separator: ",") },
