@@ -323,18 +323,18 @@ static gpointer make_certificate(gpointer unused) {
     return NULL;
 }
 
-int cwebrtc_prepare(void) {
-    static gsize prepared = 0;
-    if (g_once_init_enter(&prepared)) {
-        gsize started = gst_init_check(NULL, NULL, NULL) ? 2 : 1;
-        if (started == 2) g_thread_unref(g_thread_new("podium-dtls-key", make_certificate, NULL));
-        g_once_init_leave(&prepared, started);
-    }
-    return prepared == 2 ? 0 : -1;
+void *cwebrtc_prepare(void) {
+    static gint started = 0;
+    if (!gst_init_check(NULL, NULL, NULL) || !g_atomic_int_compare_and_exchange(&started, 0, 1)) return NULL;
+    return g_thread_new("podium-dtls-key", make_certificate, NULL);
+}
+
+void cwebrtc_prepared(void *preparing) {
+    if (preparing) g_thread_join(preparing);
 }
 
 cwebrtc *cwebrtc_open(const char *const *ice_servers, int count, int media, char *error, size_t error_size) {
-    if (cwebrtc_prepare() != 0) {
+    if (!gst_init_check(NULL, NULL, NULL)) {
         say(error, error_size, "GStreamer did not start");
         return NULL;
     }

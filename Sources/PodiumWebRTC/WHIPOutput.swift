@@ -36,7 +36,6 @@ public final class WHIPOutput: RunOutput, PacketSink {
         var logger = context.logger
         logger[metadataKey: "sink.url"] = "\(endpoint)"
         self.logger = logger
-        WebRTCPeer.prepare()
     }
 
     public var name: String { url }
@@ -67,6 +66,13 @@ public final class WHIPOutput: RunOutput, PacketSink {
     /// The output's thread: connects, sends until the end, and connects again after a fault. A
     /// refusal of the first offer (a 4xx: a bad token, no such room) ends it (69).
     public func run(hub: StreamHub, clock: any PacingClock, opened: (PodiumError?) -> Void) throws(PodiumError) {
+        try WebRTCPeer.preparing { () throws(PodiumError) in
+            try connectAndSend(hub: hub, clock: clock, opened: opened)
+        }
+    }
+
+    private func connectAndSend(hub: StreamHub, clock: any PacingClock, opened: (PodiumError?) -> Void)
+        throws(PodiumError) {
         var firstAttempt = true
         var wasUp = false
         while !ended.isRaised && !interrupt.isRaised {

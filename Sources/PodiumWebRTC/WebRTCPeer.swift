@@ -43,11 +43,14 @@ public final class WebRTCPeer: Sendable {
         handle = Mutex(try Self.open(iceServers: iceServers, media: media))
     }
 
-    /// Starts GStreamer and the process's DTLS certificate (a quarter of a second of a core) on a
-    /// thread of their own, for a peer to be made soon: an output calls it as the run is built, so
-    /// that its first offer does not wait for them.
-    public static func prepare() {
-        _ = cwebrtc_prepare()
+    /// Runs `body` while the process's DTLS certificate (a quarter of a second of a core) is made
+    /// beside it, the first time in a process, for the peers `body` makes, whose first offer
+    /// would otherwise wait for it; returns once it is made.
+    public static func preparing<Result, Failure: Error>(_ body: () throws(Failure) -> Result)
+        throws(Failure) -> Result {
+        let thread = cwebrtc_prepare()
+        defer { cwebrtc_prepared(thread) }
+        return try body()
     }
 
     private static func open(iceServers: [String], media: Media) throws(PodiumError) -> sending Handle {

@@ -295,6 +295,17 @@ import Testing
         #expect(frozen < 1, "frozen \(frozen) s in all: \(counts)")
     }
 
+    /// A run that ends before its outputs start (no sound server answers) ends with its own code,
+    /// 69: nothing a WHIP output starts (GStreamer, its DTLS key) outlives it into the process's exit,
+    /// where OpenSSL's cleanup crashed a key still being made.
+    @Test func aRunThatEndsBeforeItStartsEndsWithItsCode() throws {
+        let display = try XvfbServer(width: 320, height: 240)
+        let result = try Tools.podium(["stream", "--audio", "-t", "2s", "--to", "whip+http://127.0.0.1:9/whip/x"],
+                                      display: display.display, environment: ["PULSE_SERVER": "unix:/nonexistent"])
+        #expect(result.status == 69 && result.stderr.contains("no sound server"), "\(result.status) \(result.stderr)")
+        #expect(!result.stderr.contains("crashed"), "\(result.stderr)")
+    }
+
     /// The stream's first 20 kB lost (its parameter sets and most of its first keyframe, about
     /// 25 kB here), which a receiver cannot ask for again: it never knew they were sent. The
     /// second keyframe that follows the first repairs it: at least 90 % of the pictures sent are

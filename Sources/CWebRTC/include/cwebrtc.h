@@ -14,9 +14,11 @@ typedef struct cwebrtc cwebrtc;
 enum { CWEBRTC_VIDEO = 1, CWEBRTC_AUDIO = 2 };
 
 // Starts GStreamer and, on a thread of its own, the process's DTLS certificate, so that a peer
-// made soon after finds them ready; once a process, and again by cwebrtc_open. 0, or -1 when
-// GStreamer does not start.
-int cwebrtc_prepare(void);
+// made meanwhile finds it ready sooner: the thread, which cwebrtc_prepared must wait for before
+// the process may end (OpenSSL's cleanup at exit would pull the key's locks from under it), or
+// NULL when another call made it already or GStreamer does not start.
+void *cwebrtc_prepare(void);
+void cwebrtc_prepared(void *preparing);
 
 // Makes a peer connection whose send-only transceivers are bundled on one transport, with the ICE
 // servers given (`stun://host:port`, `turn://user:pass@host:port`): H.264 (constrained baseline,
