@@ -280,12 +280,12 @@ import Testing
         let port = Tools.freePort()
         let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display",
                                                      screen.display, "--duration", "30s",
-                                                     "--to", "http://127.0.0.1:\(port)?token=freeze-and-tell"])
+                                                     "--to", "http://127.0.0.1:\(port)?token=freeze-and-tell-them"])
         try run.waitForStderr(containing: "viewers open ")
         let status = "document.getElementById('status')"
         let told = Atomic<Bool>(false)
         let watching = Thread {
-            let page = try? watch("http://127.0.0.1:\(port)/?token=freeze-and-tell", frames: 1,
+            let page = try? watch("http://127.0.0.1:\(port)/?token=freeze-and-tell-them", frames: 1,
                                   until: "!\(status).hidden && \(status).textContent === 'Paused by the presenter'")
             told.store(page?["held"] as? Bool == true, ordering: .relaxed)
         }
@@ -323,7 +323,7 @@ import Testing
         ("https://:8443?cert=/no/such.pem&key=/no/such.key", "cannot read ?cert=/no/such.pem"),
         ("http://:8080?cert=a&key=b", "?cert= is for https://"),
         ("http://:8080/page", "without a path"),
-        ("http://:8080?token=short", "?token= must be 8 to 128"),
+        ("http://:8080?token=short", "?token= must be 16 to 128"),
         ("http://:8080?codec=vp9", "the browser viewer plays H.264"),
         ("http://no-such-host.invalid:8080", "does not resolve"),
         ("http://:99999", "a number from 1 to 65535"),

@@ -2,13 +2,20 @@ import PodiumCore
 import Synchronization
 
 /// Who may watch: the token, compared in constant time, and a growing wait for an address that
-/// keeps offering a wrong one, so guessing it is slow.
+/// keeps offering a wrong one, so guessing it is slow. An address's requests are answered one at a
+/// time, each after the wait the ones before it earned, so guesses sent at once wait in turn.
 final class AccessGuard: Sendable {
     /// The token every request must carry; `nil` when access is open (`?token=off`, loopback).
     let token: String?
     private struct Failures {
-        var count: Int
-        var last: UInt64
+        /// Wrong tokens so far, and when the last was answered.
+        var count = 0
+        var last: UInt64 = 0
+        /// Requests waiting for their turn or being checked, each counted as a wrong one until it
+        /// is answered.
+        var pending = 0
+        /// When the address's latest request is answered: the next waits for it.
+        var turn: UInt64 = 0
     }
     private let failures = Mutex<[String: Failures]>([:])
     private let clock = MonotonicClock()
@@ -21,10 +28,11 @@ final class AccessGuard: Sendable {
         self.token = token
     }
 
-    /// Whether `offered` is the token, after the wait this address has earned.
+    /// Whether `offered` is the token, answered in this address's turn.
     func admits(_ offered: String?, from address: String) async -> Bool {
-        let wait = penalty(for: address)
-        if wait > .zero { try? await Task.sleep(for: wait) }
+        let turn = take(turnOf: address)
+        let now = clock.now()
+        if turn > now { try? await Task.sleep(for: .nanoseconds(turn - now)) }
         let admitted = matches(offered)
         record(admitted, from: address)
         return admitted
@@ -37,29 +45,36 @@ final class AccessGuard: Sendable {
     }
 
     /// Nothing for the first three wrong tokens, then half a second, doubling up to 10 s.
-    private func penalty(for address: String) -> Duration {
+    static func penalty(after wrong: Int) -> UInt64 {
+        guard wrong >= 3 else { return 0 }
+        return UInt64(min(10_000, 500 << min(wrong - 3, 5))) * 1_000_000
+    }
+
+    /// When a request from `address` is answered: after the one before it, and the wait its
+    /// wrong tokens (and those still waiting) have earned.
+    private func take(turnOf address: String) -> UInt64 {
         let now = clock.now()
-        let count = failures.withLock { table -> Int in
-            guard let entry = table[address], now - entry.last < Self.forgiven else { return 0 }
-            return entry.count
+        return failures.withLock { table in
+            if table[address] == nil && table.count >= Self.remembered {
+                table = table.filter { $0.value.pending > 0 || now - $0.value.last < Self.forgiven }
+                if table.count >= Self.remembered { table.removeAll() }
+            }
+            var entry = table[address] ?? Failures()
+            if entry.pending == 0 && now - entry.last >= Self.forgiven { entry.count = 0 }
+            entry.turn = max(now, entry.turn) + Self.penalty(after: entry.count + entry.pending)
+            entry.pending += 1
+            table[address] = entry
+            return entry.turn
         }
-        guard count >= 3 else { return .zero }
-        return .milliseconds(min(10_000, 500 << min(count - 3, 5)))
     }
 
     private func record(_ admitted: Bool, from address: String) {
         let now = clock.now()
         failures.withLock { table in
-            guard !admitted else {
-                table[address] = nil
-                return
-            }
-            if table[address] == nil && table.count >= Self.remembered {
-                table = table.filter { now - $0.value.last < Self.forgiven }
-                if table.count >= Self.remembered { table.removeAll() }
-            }
-            let count = table[address].map { now - $0.last < Self.forgiven ? $0.count : 0 } ?? 0
-            table[address] = Failures(count: count + 1, last: now)
+            var entry = table[address] ?? Failures(pending: 1)
+            entry.pending = max(0, entry.pending - 1)
+            if admitted { entry.count = 0 } else { (entry.count, entry.last) = (entry.count + 1, now) }
+            table[address] = entry.count == 0 && entry.pending == 0 ? nil : entry
         }
     }
 

@@ -93,8 +93,8 @@ public struct ViewerOptions: Hashable, Sendable, CustomStringConvertible {
         let allowed = value.unicodeScalars.allSatisfy {
             $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.~".unicodeScalars.contains($0))
         }
-        guard value.count >= 8, value.count <= 128, allowed else {
-            throw OptionParseError("?token= must be 8 to 128 letters, digits, '-', '_', '.' or '~' (or off)")
+        guard value.count >= 16, value.count <= 128, allowed else {
+            throw OptionParseError("?token= must be 16 to 128 letters, digits, '-', '_', '.' or '~' (or off)")
         }
         return .token(value)
     }
