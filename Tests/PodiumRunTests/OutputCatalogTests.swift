@@ -93,8 +93,8 @@ struct OutputCatalogTests {
     @Test func playlistOptions() throws {
         let mpegts = try #require(OutputCatalog.destination(parsing: "hls/live.m3u8").output)
         #expect(mpegts.needs.idleFPS == 2 && mpegts.needs.keyframeInterval == .seconds(1))
-        let output = try #require(OutputCatalog.destination(parsing: "out/live.m3u8?segment=2s&window=0&segment-type=fmp4")
-            .output as? HLSLadder)
+        let text = "out/live.m3u8?segment=2s&window=0&segment-type=fmp4"
+        let output = try #require(OutputCatalog.destination(parsing: text).output as? HLSLadder)
         let options = output.options
         #expect(output.master == "out/live.m3u8" && output.files == ["out/live.m3u8"] && output.isLocal)
         #expect(options.segment == .seconds(2) && options.window == 0 && options.segmentType == .fmp4)
