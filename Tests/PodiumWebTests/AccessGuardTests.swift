@@ -5,7 +5,7 @@ import Testing
 
 /// The viewer's token guard: wrong tokens from one address are answered one at a time, each after
 /// the wait the ones before it earned, so guesses sent at once cost what guesses sent in turn do;
-/// another address, and the right token, are not held up by them.
+/// another address is not held up by them, nor an address's many requests with the right token.
 @Suite struct AccessGuardTests {
     @Test func guessesSentAtOnceWaitInTurn() async {
         let guarding = AccessGuard(token: "the-right-token-for-the-room")
@@ -25,6 +25,21 @@ import Testing
         #expect(await guarding.admits("the-right-token-for-the-room", from: "10.0.0.10"))
         #expect(await !guarding.admits("another-wrong-guess", from: "10.0.0.11"))
         #expect(Double(clock.now() - other) / 1e9 < 1, "other addresses wait for nothing")
+    }
+
+    @Test func theRightTokenIsNeverKeptWaiting() async {
+        let guarding = AccessGuard(token: "the-right-token-for-the-room")
+        let clock = MonotonicClock()
+        let start = clock.now()
+        // A page, its stream and a remote's presses, all in flight at once.
+        let admitted = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<12 {
+                group.addTask { await guarding.admits("the-right-token-for-the-room", from: "10.0.0.9") }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(admitted == Array(repeating: true, count: 12))
+        #expect(Double(clock.now() - start) / 1e9 < 0.4)
     }
 
     @Test func theWaitGrowsAndTheRightTokenEndsIt() async {

@@ -2,8 +2,10 @@ import PodiumCore
 import Synchronization
 
 /// Who may watch: the token, compared in constant time, and a growing wait for an address that
-/// keeps offering a wrong one, so guessing it is slow. An address's requests are answered one at a
-/// time, each after the wait the ones before it earned, so guesses sent at once wait in turn.
+/// keeps offering a wrong one, so guessing it is slow. Once an address has offered a wrong one, its
+/// requests are answered one at a time, each after the wait the wrong ones before it earned, so
+/// guesses sent at once wait in turn; an address that offered none is answered at once, however
+/// many requests it has in flight (a page, its stream, a remote's presses).
 final class AccessGuard: Sendable {
     /// The token every request must carry; `nil` when access is open (`?token=off`, loopback).
     let token: String?
@@ -11,8 +13,7 @@ final class AccessGuard: Sendable {
         /// Wrong tokens so far, and when the last was answered.
         var count = 0
         var last: UInt64 = 0
-        /// Requests waiting for their turn or being checked, each counted as a wrong one until it
-        /// is answered.
+        /// Wrong tokens waiting for their turn: each counts toward the wait of those after it.
         var pending = 0
         /// When the address's latest request is answered: the next waits for it.
         var turn: UInt64 = 0
@@ -30,10 +31,11 @@ final class AccessGuard: Sendable {
 
     /// Whether `offered` is the token, answered in this address's turn.
     func admits(_ offered: String?, from address: String) async -> Bool {
-        let turn = take(turnOf: address)
-        let now = clock.now()
-        if turn > now { try? await Task.sleep(for: .nanoseconds(turn - now)) }
         let admitted = matches(offered)
+        if let turn = take(turnOf: address, wrong: !admitted) {
+            let now = clock.now()
+            if turn > now { try? await Task.sleep(for: .nanoseconds(turn - now)) }
+        }
         record(admitted, from: address)
         return admitted
     }
@@ -50,19 +52,21 @@ final class AccessGuard: Sendable {
         return UInt64(min(10_000, 500 << min(wrong - 3, 5))) * 1_000_000
     }
 
-    /// When a request from `address` is answered: after the one before it, and the wait its
-    /// wrong tokens (and those still waiting) have earned.
-    private func take(turnOf address: String) -> UInt64 {
+    /// When a request from `address` is answered: `nil` (at once) while the address has offered
+    /// no wrong token; else after the one before it and the wait the wrong ones so far (those
+    /// still waiting included) have earned.
+    private func take(turnOf address: String, wrong: Bool) -> UInt64? {
         let now = clock.now()
         return failures.withLock { table in
+            var entry = table[address] ?? Failures()
+            if entry.pending == 0 && now - entry.last >= Self.forgiven { entry.count = 0 }
+            guard wrong || entry.count + entry.pending > 0 else { return nil }
             if table[address] == nil && table.count >= Self.remembered {
                 table = table.filter { $0.value.pending > 0 || now - $0.value.last < Self.forgiven }
                 if table.count >= Self.remembered { table.removeAll() }
             }
-            var entry = table[address] ?? Failures()
-            if entry.pending == 0 && now - entry.last >= Self.forgiven { entry.count = 0 }
             entry.turn = max(now, entry.turn) + Self.penalty(after: entry.count + entry.pending)
-            entry.pending += 1
+            if wrong { entry.pending += 1 }
             table[address] = entry
             return entry.turn
         }
@@ -71,9 +75,12 @@ final class AccessGuard: Sendable {
     private func record(_ admitted: Bool, from address: String) {
         let now = clock.now()
         failures.withLock { table in
-            var entry = table[address] ?? Failures(pending: 1)
-            entry.pending = max(0, entry.pending - 1)
-            if admitted { entry.count = 0 } else { (entry.count, entry.last) = (entry.count + 1, now) }
+            guard var entry = table[address] else { return }
+            if admitted {
+                entry.count = 0
+            } else {
+                (entry.pending, entry.count, entry.last) = (max(0, entry.pending - 1), entry.count + 1, now)
+            }
             table[address] = entry.count == 0 && entry.pending == 0 ? nil : entry
         }
     }
