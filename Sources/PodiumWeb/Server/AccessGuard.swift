@@ -52,10 +52,10 @@ final class AccessGuard: Sendable {
         return UInt64(min(10_000, 500 << min(wrong - 3, 5))) * 1_000_000
     }
 
-    /// When a request from `address` is answered: `nil` (at once) while the address has offered
-    /// no wrong token; else after the one before it and the wait the wrong ones so far (those
-    /// still waiting included) have earned.
-    private func take(turnOf address: String, wrong: Bool) -> UInt64? {
+    /// When a request from `address` is answered (on `MonotonicClock`): `nil` (at once) while the
+    /// address has offered no wrong token; else after the one before it and the wait the wrong
+    /// ones so far (those still waiting included) have earned. A wrong one waits until `record`.
+    func take(turnOf address: String, wrong: Bool) -> UInt64? {
         let now = clock.now()
         return failures.withLock { table in
             var entry = table[address] ?? Failures()
@@ -72,7 +72,8 @@ final class AccessGuard: Sendable {
         }
     }
 
-    private func record(_ admitted: Bool, from address: String) {
+    /// Counts an answered request: a wrong token toward the address's wait, the right one ends it.
+    func record(_ admitted: Bool, from address: String) {
         let now = clock.now()
         failures.withLock { table in
             guard var entry = table[address] else { return }
