@@ -35,7 +35,8 @@ extension WebViewerTests {
     func serveWithSound(codec: String, seconds: Int) throws -> SoundRun {
         let desk = try PrivateDesk()
         let sound = try SoundServer(tone: 1_000)
-        let served = try serve("http://127.0.0.1:\(Tools.freePort())", display: desk.display.display, seconds: seconds,
+        let served = try serve("http://127.0.0.1:\(Tools.freePort())?name=podium.test", display: desk.display.display,
+                               seconds: seconds,
                                more: ["--audio", "--audio-codec", codec, "--constant-fps"],
                                environment: sound.environment)
         return SoundRun(served: served, sound: sound, desk: desk)

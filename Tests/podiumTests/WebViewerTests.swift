@@ -14,15 +14,19 @@ import Testing
         let stats: String
     }
 
-    /// Starts `podium stream` of `display` to `viewer` (and `more`), and reads the link it prints.
+    /// Starts `podium stream` of `display` to `viewer` (and `more`), and reads the link it prints;
+    /// `limit` is a shell's `ulimit` to run it under.
     func serve(_ viewer: String, display: String, seconds: Int, more: [String] = [],
-               environment: [String: String] = [:]) throws -> Served {
+               environment: [String: String] = [:], limit: String? = nil) throws -> Served {
         let folder = try Tools.temporaryFolder()
         let stats = folder.appendingPathComponent("stats.json").path
         var environment = environment
         environment["DISPLAY"] = display
-        let run = try Tools.start(Tools.podium.path, ["stream", "--duration", "\(seconds)s", "--to", viewer,
-                                                     "--stats-json", stats] + more, environment: environment)
+        let arguments = ["stream", "--duration", "\(seconds)s", "--to", viewer, "--stats-json", stats] + more
+        let run = try limit.map {
+            try Tools.start("/bin/sh", ["-c", "\($0) && exec \"$0\" \"$@\"", Tools.podium.path] + arguments,
+                            environment: environment)
+        } ?? Tools.start(Tools.podium.path, arguments, environment: environment)
         try run.waitForStderr(containing: "viewers open ")
         let line = run.stderrSoFar.split(separator: "\n").first { $0.contains("viewers open ") } ?? ""
         let link = line.split(separator: " ").last.map(String.init) ?? ""
@@ -100,7 +104,7 @@ import Testing
         let pattern = TestPattern(width: 640, height: 480, seed: 5)
         try Painter(display: server.display).draw(pattern)
         let port = Tools.freePort()
-        let served = try serve("http://127.0.0.1:\(port)", display: server.display, seconds: 12,
+        let served = try serve("http://127.0.0.1:\(port)?name=podium.test", display: server.display, seconds: 12,
                                more: ["--constant-fps", "--no-cursor"])
         let link = served.link.replacingOccurrences(of: "127.0.0.1", with: "podium.test")
         let shot = try Tools.temporaryFolder().appendingPathComponent("shot.png").path
@@ -324,6 +328,7 @@ import Testing
         ("http://:8080?cert=a&key=b", "?cert= is for https://"),
         ("http://:8080/page", "without a path"),
         ("http://:8080?token=short", "?token= must be 16 to 128"),
+        ("http://:8080?name=room_1.lan", "?name=room_1.lan is not a host name"),
         ("http://:8080?codec=vp9", "the browser viewer plays H.264"),
         ("http://no-such-host.invalid:8080", "does not resolve"),
         ("http://:99999", "a number from 1 to 65535"),

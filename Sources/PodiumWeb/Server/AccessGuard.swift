@@ -5,7 +5,9 @@ import Synchronization
 /// keeps offering a wrong one, so guessing it is slow. Once an address has offered a wrong one, its
 /// requests are answered one at a time, each after the wait the wrong ones before it earned, so
 /// guesses sent at once wait in turn; an address that offered none is answered at once, however
-/// many requests it has in flight (a page, its stream, a remote's presses).
+/// many requests it has in flight (a page, its stream, a remote's presses). A request whose turn
+/// is more than half a minute away is refused at once, its token unread: waiting, it would hold
+/// its connection.
 final class AccessGuard: Sendable {
     /// The token every request must carry; `nil` when access is open (`?token=off`, loopback).
     let token: String?
@@ -24,6 +26,17 @@ final class AccessGuard: Sendable {
     private static let remembered = 4_096
     /// A minute without a wrong token and the address starts afresh.
     private static let forgiven: UInt64 = 60_000_000_000
+    /// The longest a request is held for its turn.
+    static let longestWait: UInt64 = 30_000_000_000
+
+    /// When a request is answered.
+    enum Turn: Equatable {
+        case now
+        /// On `MonotonicClock`.
+        case at(UInt64)
+        /// Not at all: too many wrong ones wait before it.
+        case refused
+    }
 
     init(token: String?) {
         self.token = token
@@ -32,7 +45,10 @@ final class AccessGuard: Sendable {
     /// Whether `offered` is the token, answered in this address's turn.
     func admits(_ offered: String?, from address: String) async -> Bool {
         let admitted = matches(offered)
-        if let turn = take(turnOf: address, wrong: !admitted) {
+        switch take(turnOf: address, wrong: !admitted) {
+        case .now: break
+        case .refused: return false
+        case .at(let turn):
             let now = clock.now()
             if turn > now { try? await Task.sleep(for: .nanoseconds(turn - now)) }
         }
@@ -52,23 +68,25 @@ final class AccessGuard: Sendable {
         return UInt64(min(10_000, 500 << min(wrong - 3, 5))) * 1_000_000
     }
 
-    /// When a request from `address` is answered (on `MonotonicClock`): `nil` (at once) while the
-    /// address has offered no wrong token; else after the one before it and the wait the wrong
-    /// ones so far (those still waiting included) have earned. A wrong one waits until `record`.
-    func take(turnOf address: String, wrong: Bool) -> UInt64? {
+    /// When a request from `address` is answered: at once while the address has offered no wrong
+    /// token; else after the one before it and the wait the wrong ones so far (those still waiting
+    /// included) have earned, unless that is past `longestWait`. A wrong one waits until `record`.
+    func take(turnOf address: String, wrong: Bool) -> Turn {
         let now = clock.now()
         return failures.withLock { table in
             var entry = table[address] ?? Failures()
             if entry.pending == 0 && now - entry.last >= Self.forgiven { entry.count = 0 }
-            guard wrong || entry.count + entry.pending > 0 else { return nil }
+            guard wrong || entry.count + entry.pending > 0 else { return .now }
+            let turn = max(now, entry.turn) + Self.penalty(after: entry.count + entry.pending)
+            guard turn - now <= Self.longestWait else { return .refused }
             if table[address] == nil && table.count >= Self.remembered {
                 table = table.filter { $0.value.pending > 0 || now - $0.value.last < Self.forgiven }
                 if table.count >= Self.remembered { table.removeAll() }
             }
-            entry.turn = max(now, entry.turn) + Self.penalty(after: entry.count + entry.pending)
+            entry.turn = turn
             if wrong { entry.pending += 1 }
             table[address] = entry
-            return entry.turn
+            return .at(turn)
         }
     }
 

@@ -26,10 +26,14 @@ public struct ViewerOptions: Hashable, Sendable, CustomStringConvertible {
     public var privateKey: String?
     /// `?ladder=`: the renditions offered; `nil` offers the output's one encoding.
     public var ladder: [LadderRung]?
+    /// `?name=`: names the room reaches this machine by (a LAN's DNS name), besides its addresses
+    /// and host name; a request that names any other host is refused.
+    public var names: [String] = []
 
     public static let defaultMaxViewers = 32
 
-    static let keys = "?token=WORD|off, ?max-viewers=N, ?ladder=1080p,720p,360p, ?cert=FILE&key=FILE (https)"
+    static let keys = "?token=WORD|off, ?max-viewers=N, ?ladder=1080p,720p,360p, ?name=HOST[,HOST], "
+        + "?cert=FILE&key=FILE (https)"
 
     /// Reads what follows `http://` or `https://`.
     public init(parsing rest: Substring, secure: Bool) throws(OptionParseError) {
@@ -73,6 +77,8 @@ public struct ViewerOptions: Hashable, Sendable, CustomStringConvertible {
                 if key == "cert" { certificate = value } else { privateKey = value }
             case "ladder":
                 ladder = try LadderRung.list(parsing: value)
+            case "name":
+                names = try Self.hostNames(value)
             default:
                 throw OptionParseError("unknown option ?\(key) for \(scheme)://; it takes \(Self.keys)")
             }
@@ -99,6 +105,24 @@ public struct ViewerOptions: Hashable, Sendable, CustomStringConvertible {
         return .token(value)
     }
 
+    private static func hostNames(_ value: String) throws(OptionParseError) -> [String] {
+        let names = value.split(separator: ",").map { $0.lowercased() }
+        let isName = { (name: String) in
+            name.count <= 253 && name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
+                (1...63).contains(label.count) && label.first != "-" && label.last != "-"
+                    && label.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic
+                        || ("0"..."9").contains($0) || $0 == "-") }
+            }
+        }
+        guard !names.isEmpty else {
+            throw OptionParseError("?name= needs host names, comma-separated: ?name=podium.lan")
+        }
+        if let wrong = names.first(where: { !isName($0) }) {
+            throw OptionParseError("?name=\(wrong) is not a host name (letters, digits, '-', between dots)")
+        }
+        return names
+    }
+
     /// Whether only this machine can reach it.
     public var isLoopback: Bool {
         address == "localhost" || address == "::1" || address.hasPrefix("127.")
@@ -110,6 +134,7 @@ public struct ViewerOptions: Hashable, Sendable, CustomStringConvertible {
             access == .open ? "token=off" : nil,
             maxViewers == Self.defaultMaxViewers ? nil : "max-viewers=\(maxViewers)",
             ladder.map { "ladder=" + $0.map(\.description).joined(separator: ",") },
+            names.isEmpty ? nil : "name=" + names.joined(separator: ","),
         ])
     }
 

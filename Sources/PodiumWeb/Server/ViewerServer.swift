@@ -43,6 +43,8 @@ public final class ViewerServer: Service, OutputServer {
     private let inputRequests = Atomic(0)
     private let started = Latch()
     private let connections = Connections()
+    /// The names requests may give as their `Host`.
+    private let names: ServerNames
     struct State {
         /// Each rendition, largest first, made as the run is built.
         var made: [ViewerFeed] = []
@@ -75,6 +77,7 @@ public final class ViewerServer: Service, OutputServer {
         case .open: token = nil
         }
         access = AccessGuard(token: token)
+        names = ServerNames(address: options.address, more: options.names)
         if options.secure {
             let certificate = if let path = options.certificate {
                 try ViewerCertificate(certificate: path, key: options.privateKey ?? path)
@@ -230,6 +233,7 @@ public final class ViewerServer: Service, OutputServer {
     private func router() -> Router<ViewerRequestContext> {
         let router = Router(context: ViewerRequestContext.self)
         router.middlewares.add(SecurityHeaders())
+        router.middlewares.add(OwnNames(names: names))
         router.get("/") { [self] request, context in
             guard await access.admits(request.uri.queryParameters["token"].map(String.init),
                                       from: context.peer) else {
@@ -338,6 +342,10 @@ public final class ViewerServer: Service, OutputServer {
         -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         let uri = URI(request.path ?? "/")
         guard uri.path == "/stream" else { return .dontUpgrade }
+        guard names.owns(request.authority) else {
+            logger.info("viewer \(peer): a request for another host, \((request.authority ?? "none").prefix(64)), was refused")
+            return .dontUpgrade
+        }
         let offered = uri.queryParameters["token"].map(String.init)
         // The remote's preview watches with the remote's token; a wrong one is counted as a viewer's.
         let admitted = watches(offered) ? true : await access.admits(offered, from: peer)
@@ -393,6 +401,23 @@ struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
             response.headers[.contentSecurityPolicy] = "default-src 'none'; frame-ancestors 'none'"
         }
         return response
+    }
+}
+
+/// Answers 421 to a request whose `Host` is not one of the server's names (see `ServerNames`).
+struct OwnNames<Context: RequestContext>: RouterMiddleware {
+    let names: ServerNames
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response {
+        guard names.owns(request.head.authority) else {
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; charset=utf-8"
+            headers[.connection] = "close"
+            return Response(status: .misdirectedRequest, headers: headers,
+                            body: .init(byteBuffer: ByteBuffer(string: "This server does not answer to that name.\n")))
+        }
+        return try await next(request, context)
     }
 }
 

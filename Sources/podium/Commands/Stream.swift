@@ -55,6 +55,8 @@ extension Podium {
                       ?token=WORD|off                 the link's token (default: random)
                       ?max-viewers=32                 viewers at once
                       ?ladder=1080p,720p,360p         renditions; each viewer gets its fit
+                      ?name=podium.lan                the room's name for this machine,
+                                                      besides its addresses and host name
                       ?cert=FILE&key=FILE             PEM files (default: a self-signed
                                                       certificate kept in ~/.config/podium)
 

@@ -1,0 +1,74 @@
+import Foundation
+import PodiumTestSupport
+import Testing
+
+/// The viewer's server as an attacker on the room's network tries it, with real clients against
+/// the real binary: connections held open, requests that name another host.
+extension WebViewerTests {
+    /// 300 idle connections and 40 that send a byte a second, from 30 addresses, against a run that
+    /// may open 256 descriptors: each is closed within the few seconds a request head may take,
+    /// one address holds at most 16, and a viewer with the right token is served meanwhile.
+    @Test func heldConnectionsAreClosedAndAViewerIsServedMeanwhile() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let port = Tools.freePort()
+        let served = try serve("http://127.0.0.1:\(port)", display: server.display, seconds: 16,
+                               limit: "ulimit -n 256")
+        let hold = Tools.repository.appendingPathComponent("Scripts/hold-connections").path
+        let addresses = (10..<40).map { "127.0.0.\($0)" }.joined(separator: ",")
+        let many = try Tools.start(hold, ["127.0.0.1", "\(port)", "--idle", "300", "--slow", "40",
+                                          "--seconds", "10", "--from", addresses])
+        let one = try Tools.start(hold, ["127.0.0.1", "\(port)", "--idle", "40", "--slow", "0",
+                                         "--seconds", "4", "--from", "127.0.0.5"])
+        Thread.sleep(forTimeInterval: 3)
+        let viewer = try Tools.run(Tools.repository.appendingPathComponent("Scripts/viewer-client").path,
+                                   [served.link, "--seconds", "2"])
+        #expect(viewer.stdout.hasPrefix("HTTP/1.1 101"), "\(viewer.stdout) \(viewer.stderr)")
+        let frames = try JSONSerialization.jsonObject(with: Data((viewer.stdout.split(separator: "\n").last ?? "").utf8))
+        #expect(((frames as? [String: Any])?["frames"] as? Int ?? 0) > 0, "\(viewer.stdout)")
+
+        let reports = { (result: CommandResult) -> [[String: Double]] in
+            result.stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Double]
+            }
+        }
+        let spread = reports(try many.wait(timeout: 30))
+        let last = try #require(spread.last)
+        // None outlives the deadline (5 s, and a second's report); all 340 were closed at least once.
+        #expect(spread.allSatisfy { ($0["longest"] ?? 99) <= 6.5 }, "\(spread)")
+        #expect((last["closed"] ?? 0) + (last["refused"] ?? 0) >= 340, "\(last)")
+        let single = reports(try one.wait(timeout: 30))
+        #expect((single.first?["refused"] ?? 0) >= 24, "one address holds 16 at most: \(single)")
+        let run = try served.run.wait(timeout: 30)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("viewers 1 (most 1 at once)"), "\(run.stderr)")
+    }
+
+    /// A page of another site whose name it made resolve to us (DNS rebinding) sends its own name
+    /// as `Host` (and `Origin`): it is answered 421 and never upgraded, on a run with no token.
+    @Test func onlyTheServersOwnNamesAreAnswered() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let port = Tools.freePort()
+        let served = try serve("http://:\(port)?token=off", display: server.display, seconds: 6)
+        let script = """
+            import socket, sys
+            port = int(sys.argv[1])
+            for host in sys.argv[2:]:
+                for path in ("/", "/stream"):
+                    upgrade = ("Connection: Upgrade\\r\\nUpgrade: websocket\\r\\nSec-WebSocket-Version: 13\\r\\n"
+                               "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\n") if path == "/stream" else ""
+                    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+                        connection.sendall(f"GET {path} HTTP/1.1\\r\\nHost: {host}\\r\\nOrigin: http://{host}\\r\\n"
+                                           f"{upgrade}\\r\\n".encode())
+                        head = connection.recv(4096).split(b"\\r\\n")[0].decode()
+                    print(host, path, head.split(" ")[1])
+            """
+        let name = try Tools.run("hostname", []).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let hosts = ["rebound.example:\(port)", "127.0.0.1:\(port)", "localhost:\(port)", "\(name):\(port)",
+                     "127.0.0.1.nip.io:\(port)"]
+        let result = try Tools.run("python3", ["-c", script, "\(port)"] + hosts)
+        #expect(result.stdout.split(separator: "\n").map { $0.split(separator: " ").last ?? "" } ==
+                ["421", "400", "200", "101", "200", "101", "200", "101", "421", "400"],
+                "\(result.stdout) \(result.stderr)")
+        #expect(try served.run.wait(timeout: 30).status == 0)
+    }
+}
