@@ -26,6 +26,13 @@ extension WebViewerTests {
         #expect(try Tools.httpStatus("\(viewer)/remote/control?token=\(viewerToken)",
                                      body: #"{"command":"key","value":"b"}"#) == 403)
         #expect(try Tools.httpStatus("\(viewer)/remote/control?token=nonsense", body: "{") == 403)
+        // Its own token reaches its keys and the status only: no file of its choosing, no end to the run.
+        let chosen = try Tools.temporaryFolder().appendingPathComponent("chosen.mkv").path
+        for body in [#"{"command":"record","record":"start","file":"\#(chosen)"}"#, #"{"command":"key","value":"q"}"#] {
+            let answer = try Tools.run("curl", ["-s", "--data", body, "\(viewer)/remote/control?token=\(remoteToken)"])
+            #expect(answer.stdout.contains(#""ok":false"#), "\(body): \(answer.stdout)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: chosen))
 
         let shot = try Tools.temporaryFolder().appendingPathComponent("remote.png").path
         let result = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path, [

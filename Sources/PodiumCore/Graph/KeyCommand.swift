@@ -36,6 +36,15 @@ public enum KeyCommand: Sendable, Equatable {
     case help
 
     /// The command of a key, by its name (`space`, `Escape`, `l`), or `nil` for a key without one.
+    /// Whether the remote's page offers it: the presenter's screen tools, the rate, a recording
+    /// by its own name; not the end of the run, nor what is the window's or the terminal's own.
+    public var isOnTheRemote: Bool {
+        switch self {
+        case .pause, .frameRate, .blank, .highlight, .zoom, .cycleLayout, .record: true
+        case .quit, .encoderRate, .keyframe, .pen, .swapSources, .resize, .fullscreen, .help: false
+        }
+    }
+
     public init?(key: String) {
         switch key {
         case "space", " ": self = .pause

@@ -40,6 +40,16 @@ public struct ControlRequest: Codable, Sendable, Equatable {
 
     /// The settings `set` takes.
     public static let settings = ["fps", "bitrate", "quality"]
+
+    /// The remote's page may ask for the status and press its own keys, and nothing else: no file of
+    /// its choosing, no end to the run, no setting its buttons do not offer.
+    func checkRemote() throws(PodiumError) {
+        switch command {
+        case .status: return
+        case .key where value.flatMap(KeyCommand.init(key:))?.isOnTheRemote == true: return
+        default: throw .usage("the remote sends its page's keys and asks for the status, nothing else")
+        }
+    }
 }
 
 /// The answer to one request, as a JSON line. `podium` marks it as Podium's (a socket that does
@@ -93,6 +103,28 @@ public struct ControlStatus: Codable, Sendable {
     }
 }
 
+extension ControlStatus {
+    /// The status without the outputs' names and addresses (files, servers): what the remote is shown.
+    var withoutFiles: ControlStatus {
+        var status = self
+        guard var sample = sample else { return status }
+        sample.sinks = []
+        for index in sample.renditions.indices { sample.renditions[index].outputs = [] }
+        status.sample = sample
+        return status
+    }
+}
+
+extension RunChange {
+    /// The change as the remote is told it: a recording is on or off, its file unnamed.
+    var withoutFiles: RunChange {
+        guard setting == "recording" else { return self }
+        var change = self
+        (change.from, change.to) = (from == "off" ? "off" : "on", to == "off" ? "off" : "on")
+        return change
+    }
+}
+
 extension RunControl {
     /// Answers one request line of the control socket: does what it asks, or nothing at all when
     /// any part of it cannot be done, and says which.
@@ -106,8 +138,11 @@ extension RunControl {
                 let commands = ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")
                 throw .usage("not a request Podium knows: send one JSON object a line, its command one of \(commands)")
             }
+            if origin == .remote { try request.checkRemote() }
             let changes = try perform(request, by: origin)
-            reply = ControlReply(ok: true, changes: changes.map(\.line), status: status())
+            reply = origin == .remote
+                ? ControlReply(ok: true, changes: changes.map(\.withoutFiles.line), status: status().withoutFiles)
+                : ControlReply(ok: true, changes: changes.map(\.line), status: status())
         } catch {
             // Flag-free with its subject: a client's own words (`record start 'x'`), not the command line's.
             reply = ControlReply(ok: false, error: error.description)

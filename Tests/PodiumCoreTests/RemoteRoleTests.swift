@@ -1,0 +1,70 @@
+import Foundation
+import Logging
+@testable import PodiumCore
+import PodiumCoreTesting
+import Synchronization
+import Testing
+
+/// The remote's token reaches what its page offers: its keys and the status. It names no file,
+/// ends no run, and is told of a recording without its file's name.
+@Suite struct RemoteRoleTests {
+    /// Recordings that only remember what they were asked.
+    final class Recordings: RecordingControl {
+        let asked = Mutex<[String]>([])
+        let path = Mutex<String?>(nil)
+        func start(_ path: String) throws(PodiumError) {
+            asked.withLock { $0.append("start \(path)") }
+            self.path.withLock { $0 = path }
+        }
+        func stop() throws(PodiumError) -> String {
+            asked.withLock { $0.append("stop") }
+            return path.withLock { path in
+                defer { path = nil }
+                return path ?? ""
+            }
+        }
+        var recordingPath: String? { path.withLock { $0 } }
+        func finish() async {}
+    }
+
+    static let status = ControlStatus(pid: 1, fps: 30, fpsRange: [1, 60], auto: false, limitedBy: nil, rate: nil,
+                                      picture: "live", layout: nil, sample: nil)
+
+    func reply(_ line: String, by origin: ChangeOrigin, control: RunControl) -> [String: Any] {
+        let answer = control.answer(line, by: origin) { Self.status }
+        return (try? JSONSerialization.jsonObject(with: Data(answer.utf8))) as? [String: Any] ?? [:]
+    }
+
+    @Test func theRemoteSendsItsKeysAndAsksTheStatusOnly() {
+        let recordings = Recordings()
+        let quits = Atomic(0)
+        let control = RunControl(tuning: LiveTuning(frameRate: FrameRate(30), plannedRate: nil), layout: nil,
+                                 recordings: recordings, presenter: PresenterTools(), hub: StreamHub(),
+                                 clock: FakeClock(), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+                                 quit: { quits.add(1, ordering: .relaxed) })
+        let refused = [
+            #"{"command":"record","record":"start","file":"/tmp/chosen-by-the-phone.mkv"}"#,
+            #"{"command":"key","value":"q"}"#, #"{"command":"key","value":"Escape"}"#,
+            #"{"command":"set","values":{"fps":"60"}}"#, #"{"command":"pause"}"#, #"{"command":"key","value":"d"}"#,
+        ]
+        for line in refused {
+            let answer = reply(line, by: .remote, control: control)
+            #expect(answer["ok"] as? Bool == false, "\(line): \(answer)")
+            #expect((answer["error"] as? String)?.contains("the remote sends its page's keys") == true, "\(answer)")
+        }
+        #expect(recordings.asked.withLock { $0 }.isEmpty && quits.load(ordering: .relaxed) == 0)
+        #expect(control.tuning.frameRate == FrameRate(30))
+
+        #expect(reply(#"{"command":"status"}"#, by: .remote, control: control)["ok"] as? Bool == true)
+        #expect(reply(#"{"command":"key","value":"+"}"#, by: .remote, control: control)["ok"] as? Bool == true)
+        // A recording by its own name: the remote is told it is on, not where.
+        let started = reply(#"{"command":"key","value":"r"}"#, by: .remote, control: control)
+        #expect(started["changes"] as? [String] == ["recording off → on, by remote"], "\(started)")
+        #expect(recordings.recordingPath?.hasSuffix(".mkv") == true)
+        let stopped = reply(#"{"command":"key","value":"r"}"#, by: .remote, control: control)
+        #expect(stopped["changes"] as? [String] == ["recording on → off, by remote"], "\(stopped)")
+        // The control socket, the presenter's own, still may.
+        let chosen = reply(#"{"command":"record","record":"start","file":"/tmp/x.mkv"}"#, by: .control, control: control)
+        #expect(chosen["changes"] as? [String] == ["recording off → /tmp/x.mkv, by control"], "\(chosen)")
+    }
+}
