@@ -196,4 +196,7 @@ private struct MutterInput: InputInjector {
     let monitor: MutterVirtualMonitor
 
     func play(_ events: [RemoteInput]) { monitor.play(events) }
+
+    /// GNOME does not say which monitor has the focus: the keys go to the window it focused.
+    var keysReachTheScreen: Bool { true }
 }

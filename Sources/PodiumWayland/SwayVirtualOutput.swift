@@ -21,7 +21,7 @@ public final class SwayVirtualOutput: VirtualMonitor {
     public var location: (display: String, source: SourceRequest)? { (display, .wlr(.name(name))) }
 
     /// An output as `get_outputs` tells of it.
-    private struct Output: Decodable {
+    fileprivate struct Output: Decodable {
         struct Rect: Decodable {
             var x = 0, y = 0, width = 0, height = 0
         }
@@ -100,7 +100,26 @@ public final class SwayVirtualOutput: VirtualMonitor {
     }
 
     public func openInput() throws(PodiumError) -> any InputInjector {
-        try WaylandVirtualInput(display: display, output: name)
+        SwayInput(devices: try WaylandVirtualInput(display: display, output: name), ipcSocket: ipcSocket,
+                  output: name)
+    }
+
+    /// The virtual pointer and keyboard on the output, whose keys go only while sway's focus is on it.
+    private struct SwayInput: InputInjector {
+        let devices: WaylandVirtualInput
+        let ipcSocket: String
+        let output: String
+
+        func play(_ events: [RemoteInput]) { devices.play(events) }
+
+        /// Asked once sway took the events before (a click there moves its focus).
+        var keysReachTheScreen: Bool {
+            devices.settle()
+            guard let ipc = try? SwayIPC(socket: ipcSocket), let outputs = try? SwayVirtualOutput.outputs(ipc) else {
+                return false
+            }
+            return outputs.contains { $0.name == output && $0.focused == true }
+        }
     }
 
     public func remove() throws(PodiumError) -> String {
@@ -168,7 +187,7 @@ public final class SwayVirtualOutput: VirtualMonitor {
                                       + "other wlroots desktops with its IPC) can make one")
     }
 
-    private static func outputs(_ ipc: SwayIPC) throws(PodiumError) -> [Output] {
+    fileprivate static func outputs(_ ipc: SwayIPC) throws(PodiumError) -> [Output] {
         do {
             return try JSONDecoder().decode([Output].self, from: try ipc.ask(.outputs))
         } catch let error as PodiumError {

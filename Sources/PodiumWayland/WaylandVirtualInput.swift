@@ -1,5 +1,5 @@
 import CWayland
-public import PodiumCore
+import PodiumCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +9,7 @@ import Glibc
 /// bound to that output (its places are the output's alone) and a virtual keyboard, as a mouse
 /// and a keyboard plugged in would be. The keyboard's map is libxkbcommon's default (`us`); a
 /// character on its shifted level gets Shift.
-public final class WaylandVirtualInput: InputInjector {
+final class WaylandVirtualInput: Sendable {
     private let devices: Mutex<Devices>
 
     /// The connection and its devices, used under the lock.
@@ -39,7 +39,7 @@ public final class WaylandVirtualInput: InputInjector {
     }
 
     /// - Throws: 69 when the compositor has no such output, or no virtual pointer and keyboard.
-    public init(display name: String, output outputName: String) throws(PodiumError) {
+    init(display name: String, output outputName: String) throws(PodiumError) {
         devices = Mutex(try Self.open(display: name, output: outputName))
     }
 
@@ -79,7 +79,12 @@ public final class WaylandVirtualInput: InputInjector {
                        shiftMask: 1 << xkb_keymap_mod_get_index(map.keymap, "Shift"))
     }
 
-    public func play(_ events: [RemoteInput]) {
+    /// Returns once the compositor has taken every event played so far.
+    func settle() {
+        devices.withLock { devices in try? devices.display.roundtrip() }
+    }
+
+    func play(_ events: [RemoteInput]) {
         devices.withLock { devices in
             for event in events {
                 switch event {

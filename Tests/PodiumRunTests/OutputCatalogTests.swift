@@ -91,7 +91,7 @@ struct OutputCatalogTests {
     }
 
     @Test func playlistOptions() throws {
-        let mpegts = try #require(OutputCatalog.destination(parsing: "hls/live.m3u8").output)
+        let mpegts = try OutputCatalog.destination(parsing: "hls/live.m3u8").output
         #expect(mpegts.needs.idleFPS == 2 && mpegts.needs.keyframeInterval == .seconds(1))
         let text = "out/live.m3u8?segment=2s&window=0&segment-type=fmp4"
         let output = try #require(OutputCatalog.destination(parsing: text).output as? HLSLadder)
@@ -133,7 +133,7 @@ struct OutputCatalogTests {
     @Test func aWHIPOutputGetsAnEncoderOfItsOwn() throws {
         let whip = try #require(OutputCatalog.destination(parsing: "whip+https://sfu.example.com/whip/talk?token=T")
             .output as? any StreamOutputPlan)
-        let file = try #require(OutputCatalog.destination(parsing: "talk.mkv").output)
+        let file = try OutputCatalog.destination(parsing: "talk.mkv").output
         let plan = try EncodingPlan(outputs: [OutputRequest(file), OutputRequest(whip)], source:
                                         PixelSize(width: 1280, height: 720), fps: FrameRate(30),
                                     encode: EncodingDefaults())

@@ -87,15 +87,17 @@ public final class TestWindow {
         sync()
     }
 
-    /// What the window hears from now on: clicks and key presses (`waitForInput`).
-    public func listenForInput() {
+    /// What the window hears from now on: clicks and key presses (`waitForInput`), and with
+    /// `releases` the keys let go.
+    public func listenForInput(releases: Bool = false) {
         let mask = XCB_EVENT_MASK_BUTTON_PRESS.rawValue | XCB_EVENT_MASK_KEY_PRESS.rawValue
+            | (releases ? XCB_EVENT_MASK_KEY_RELEASE.rawValue : 0)
         xcb_change_window_attributes(connection, id, XCB_CW_EVENT_MASK.rawValue, [mask])
         sync()
     }
 
-    /// The clicks (`click BUTTON at X,Y`, in the window) and key presses (`key KEYCODE state STATE`)
-    /// the window heard, once `count` came or `timeout` passed.
+    /// The clicks (`click BUTTON at X,Y`, in the window), key presses (`key KEYCODE state STATE`)
+    /// and releases (`release KEYCODE`) the window heard, once `count` came or `timeout` passed.
     public func waitForInput(_ count: Int, timeout: TimeInterval = 10) -> [String] {
         var heard: [String] = []
         let deadline = Date().addingTimeInterval(timeout)
@@ -113,6 +115,8 @@ public final class TestWindow {
             case XCB_KEY_PRESS:
                 let press = raw.load(as: xcb_key_press_event_t.self)
                 heard.append("key \(press.detail) state \(press.state)")
+            case XCB_KEY_RELEASE:
+                heard.append("release \(raw.load(as: xcb_key_release_event_t.self).detail)")
             default:
                 break
             }

@@ -144,9 +144,10 @@ import Testing
         let refused = try Tools.httpStatus("http://127.0.0.1:\(port)/input?token=\(viewerToken)", body: #"[["b",1,1]]"#)
         #expect(refused == 403, "a viewer's token sends no input")
         let inputToken = try #require(link.split(separator: "=").last)
-        let tooMany = "[" + Array(repeating: #"["m",0.5,0.5]"#, count: 129).joined(separator: ",") + "]"
-        let bounded = try Tools.httpStatus("http://127.0.0.1:\(port)/input?token=\(inputToken)", body: tooMany)
-        #expect(bounded == 400, "at most 128 events a request")
+        let input = "http://127.0.0.1:\(port)/input?token=\(inputToken)"
+        let tooMany = Array(repeating: #"["m",0.5,0.5]"#, count: 129).joined(separator: ",")
+        #expect(try Tools.httpStatus(input, body: #"{"seq":1,"events":[\#(tooMany)]}"#) == 400,
+                "at most 128 events a request")
         let browsed = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path,
                                     [link, "--size", "640x480", "--timeout", "30",
                                      "--until", "window.podium && window.podium.painted >= 2",
@@ -165,6 +166,30 @@ import Testing
         let (a, b, shift) = (keycodes["a"] ?? "?", keycodes["b"] ?? "?", keycodes["Shift_L"] ?? "?")
         #expect(heard == ["click 1 at 100,100", "key \(a) state 0", "key \(shift) state 0", "key \(b) state 1"],
                 "\(heard)")
+
+        // Batches the page did not send. A captured one sent again is refused (the page numbers
+        // its batches by its clock's microseconds); keys while the focus (here, the pointer) is
+        // off the new monitor go nowhere; a key left down is let go 3 s after the last batch.
+        #expect(try Tools.httpStatus(input, body: #"{"seq":1,"events":[["m",0.5,0.5]]}"#) == 409)
+        let elsewhere = try TestWindow(display: server.display, title: "Elsewhere", x: 0, y: 0, width: 200,
+                                       height: 200, rgb: 0x404040)
+        try elsewhere.waitUntilShown()
+        elsewhere.listenForInput()
+        window.listenForInput(releases: true)
+        _ = try Tools.start("xdotool", ["mousemove", "100", "100"], environment: ["DISPLAY": server.display])
+            .wait(timeout: 10)
+        let next = UInt64(Date().timeIntervalSince1970 * 1e6) + 60_000_000
+        #expect(try Tools.httpStatus(input, body: #"{"seq":\#(next),"events":[["k","c",1],["k","c",0]]}"#) == 204)
+        #expect(elsewhere.waitForInput(1, timeout: 1).isEmpty, "no key reached the presenter's own screen")
+        #expect(try Tools.httpStatus(input, body: #"{"seq":\#(next + 1),"events":[["m",0.5,0.5],["k","c",1]]}"#)
+                == 204)
+        let c = keycodes["c"] ?? "?"
+        #expect(window.waitForInput(1, timeout: 2) == ["key \(c) state 0"])
+        // Held, it repeats (the X server's autorepeat) until the page has been quiet for 3 s.
+        Thread.sleep(forTimeInterval: 4.5)
+        let repeated = window.waitForInput(100_000, timeout: 0.2)
+        #expect(repeated.last == "release \(c)" && repeated.count >= 4, "\(repeated)")
+        #expect(window.waitForInput(1, timeout: 1.5).isEmpty, "the key held was let go: it repeats no more")
     }
 
     /// `--allow-input` on sway: a click on the page focuses the window under it on the new output

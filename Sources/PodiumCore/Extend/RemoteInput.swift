@@ -31,4 +31,7 @@ public enum RemoteInput: Sendable, Equatable {
 public protocol InputInjector: Sendable {
     /// Plays `events` in order.
     func play(_ events: [RemoteInput])
+    /// Whether a key pressed now reaches a window on the extra screen (and not one on the
+    /// presenter's own): `InputSession` presses none while it does not.
+    var keysReachTheScreen: Bool { get }
 }

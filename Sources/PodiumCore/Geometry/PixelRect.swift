@@ -35,6 +35,11 @@ public struct PixelRect: Hashable, Sendable, Codable, CustomStringConvertible {
     public var maxY: Int { y + size.height }
     public var description: String { "\(size)+\(x)+\(y)" }
 
+    /// Whether the pixel at `x`, `y` is within.
+    public func contains(x: Int, y: Int) -> Bool {
+        x >= self.x && x < maxX && y >= self.y && y < maxY
+    }
+
     /// Whether `other` lies wholly inside this rectangle.
     public func contains(_ other: PixelRect) -> Bool {
         other.x >= x && other.y >= y && other.maxX <= maxX && other.maxY <= maxY

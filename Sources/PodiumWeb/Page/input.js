@@ -8,6 +8,13 @@
   const report = (window.podiumInput = { sent: 0 });
   const queue = [];
   let sending = false;
+  // Each batch is numbered higher than the last, across reloads too (the clock's microseconds):
+  // Podium plays no batch twice.
+  let number = Date.now() * 1000;
+  // Keys and buttons down: while any is, an empty batch each second says the page is still here
+  // (Podium lets go of them when it hears nothing for 3 s).
+  const held = new Set();
+  setInterval(() => { if (held.size && queue.length === 0 && !sending) send(true); }, 1000);
 
   // Where a pointer event lies on the picture, 0 to 1 across and down: the picture is fitted into
   // its element, bars beside or above it.
@@ -24,11 +31,13 @@
   }
 
   // One request at a time; what comes meanwhile waits for the next (at most 128 at once).
-  function send() {
-    if (sending || queue.length === 0) return;
+  function send(evenEmpty) {
+    if (sending || (queue.length === 0 && !evenEmpty)) return;
     sending = true;
     const events = queue.splice(0, 128);
-    fetch(`/input?${new URLSearchParams({ token: inputToken })}`, { method: "POST", body: JSON.stringify(events) })
+    number = Math.max(number + 1, Date.now() * 1000);
+    fetch(`/input?${new URLSearchParams({ token: inputToken })}`,
+      { method: "POST", body: JSON.stringify({ seq: number, events }) })
       .then((response) => { if (response.ok) report.sent += events.length; })
       .catch(() => {})
       .finally(() => {
@@ -60,6 +69,7 @@
       event.preventDefault();
       push(["m", at[0], at[1]]);
       push(["b", event.button + 1, down]);
+      if (down) held.add(`b${event.button}`); else held.delete(`b${event.button}`);
     });
   }
   document.addEventListener("contextmenu", (event) => event.preventDefault());
@@ -67,6 +77,7 @@
     document.addEventListener(kind, (event) => {
       event.preventDefault();
       push(["k", event.key, down]);
+      if (down) held.add(`k${event.key}`); else held.delete(`k${event.key}`);
     });
   }
 })();

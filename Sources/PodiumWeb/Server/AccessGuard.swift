@@ -72,8 +72,10 @@ final class AccessGuard: Sendable {
     /// token; else after the one before it and the wait the wrong ones so far (those still waiting
     /// included) have earned, unless that is past `longestWait`. A wrong one waits until `record`.
     func take(turnOf address: String, wrong: Bool) -> Turn {
-        let now = clock.now()
+        // The time is read under the lock: read before it, it could be older than what another
+        // thread wrote meanwhile.
         return failures.withLock { table in
+            let now = clock.now()
             var entry = table[address] ?? Failures()
             if entry.pending == 0 && now - entry.last >= Self.forgiven { entry.count = 0 }
             guard wrong || entry.count + entry.pending > 0 else { return .now }
@@ -92,8 +94,8 @@ final class AccessGuard: Sendable {
 
     /// Counts an answered request: a wrong token toward the address's wait, the right one ends it.
     func record(_ admitted: Bool, from address: String) {
-        let now = clock.now()
         failures.withLock { table in
+            let now = clock.now()
             guard var entry = table[address] else { return }
             if admitted {
                 entry.count = 0

@@ -61,8 +61,8 @@ final class ServerNames: Sendable {
         let name = Self.host(of: authority)
         if fixed.contains(name) { return true }
         guard anywhere else { return false }
-        let now = clock.now()
         return addresses.withLock { addresses in
+            let now = clock.now()
             if !addresses.names.contains(name) && now - addresses.read >= 1_000_000_000 {
                 addresses = (Set(MachineAddresses.current(ipv6: true)), now)
             }

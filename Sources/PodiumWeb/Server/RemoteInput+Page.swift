@@ -5,14 +5,15 @@ extension RemoteInput {
     /// The most events one request carries.
     static let mostInARequest = 128
 
-    /// Reads the page's events: a JSON list of `["m", x, y]` (the pointer to a place of the
-    /// picture, 0 to 1), `["b", button, 1|0]` (a button down or up) and `["k", key, 1|0]` (a key
-    /// as the browser names it). Places are kept within the picture; keys without a keysym are
-    /// left out.
-    /// - Returns: `nil` when it is not such a list, or a longer one.
-    static func events(fromJSON data: Data) -> [RemoteInput]? {
-        guard let list = try? JSONSerialization.jsonObject(with: data) as? [[Any]],
-              list.count <= mostInARequest else { return nil }
+    /// Reads a batch of the page's events: `{"seq": N, "events": [...]}`, the batch's number and a
+    /// list of `["m", x, y]` (the pointer to a place of the picture, 0 to 1), `["b", button, 1|0]`
+    /// (a button down or up) and `["k", key, 1|0]` (a key as the browser names it). Places are kept
+    /// within the picture; keys without a keysym are left out.
+    /// - Returns: `nil` when it is not such a batch, or a longer one.
+    static func batch(fromJSON data: Data) -> (number: UInt64, events: [RemoteInput])? {
+        guard let batch = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let number = (batch["seq"] as? NSNumber)?.doubleValue, number >= 0, number < 0x1p53,
+              let list = batch["events"] as? [[Any]], list.count <= mostInARequest else { return nil }
         var events: [RemoteInput] = []
         for item in list {
             switch (item.first as? String, item.count) {
@@ -31,6 +32,6 @@ extension RemoteInput {
                 return nil
             }
         }
-        return events
+        return (UInt64(number), events)
     }
 }

@@ -251,6 +251,7 @@ extension ViewerServer {
     func watchViewers() async {
         var paused = isPaused
         while (try? await Task.sleep(for: .milliseconds(250))) != nil {
+            input.withLock { $0 }?.session.releaseIfQuiet()
             let viewers = state.withLock { Array($0.viewers.values) }
             for viewer in viewers {
                 let counts = viewer.counts

@@ -38,7 +38,7 @@ public final class ViewerServer: Service, OutputServer {
     /// The remote's requests being answered now.
     private let remoteRequests = Atomic(0)
     /// The extra screen's input, once opened: its token's guard and what plays its events.
-    private let input = Mutex<(access: AccessGuard, player: any InputInjector)?>(nil)
+    let input = Mutex<(access: AccessGuard, session: InputSession)?>(nil)
     /// Input requests being played now.
     private let inputRequests = Atomic(0)
     private let started = Latch()
@@ -146,7 +146,7 @@ public final class ViewerServer: Service, OutputServer {
     /// - Returns: the links of a page that watches and sends.
     public func openInput(player: any InputInjector) -> [String] {
         let inputToken = Self.randomToken()
-        input.withLock { $0 = (AccessGuard(token: inputToken), player) }
+        input.withLock { $0 = (AccessGuard(token: inputToken), InputSession(player: player, clock: clock)) }
         return links(path: "", token: token).map { $0 + ($0.contains("?") ? "&" : "?") + "input=\(inputToken)" }
     }
 
@@ -196,6 +196,7 @@ public final class ViewerServer: Service, OutputServer {
             return Array(state.viewers.values)
         }
         viewers.forEach { $0.finish() }
+        input.withLock { $0 }?.session.releaseAll()
     }
 
     private static func reason(_ error: any Error) -> String {
@@ -284,11 +285,14 @@ public final class ViewerServer: Service, OutputServer {
             }
             defer { inputRequests.subtract(1, ordering: .relaxed) }
             let body = try await request.body.collect(upTo: 16_384)
-            guard let events = RemoteInput.events(fromJSON: Data(body.readableBytesView)) else {
-                return Self.refusal(.badRequest, "Input is a JSON list of at most 128 events.")
+            guard let batch = RemoteInput.batch(fromJSON: Data(body.readableBytesView)) else {
+                return Self.refusal(.badRequest, "Input is {\"seq\": N, \"events\": [at most 128 events]}.")
             }
-            let player = input.player
-            await onOwnThread("podium-input") { player.play(events) }
+            let session = input.session
+            let outcome = await onOwnThread("podium-input") { session.play(batch.number, batch.events) }
+            guard outcome == .played else {
+                return Self.refusal(.conflict, "This batch's number is not above the last one's; it was not played.")
+            }
             return Response(status: .noContent)
         }
         // A request for the stream that was not upgraded: a wrong token or origin, or not a WebSocket.

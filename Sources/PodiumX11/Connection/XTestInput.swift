@@ -4,7 +4,8 @@ import Synchronization
 
 /// Plays a viewer's pointer and keys on an area of an X screen through XTest, as if a mouse and
 /// a keyboard of this machine did: the pointer only within the area (a place outside is taken to
-/// its edge), the keys to whatever has the focus. A character that needs Shift gets it.
+/// its edge), the keys to whatever has the focus, while that is on the area. A character that
+/// needs Shift gets it.
 public final class XTestInput: InputInjector {
     private let area: PixelRect
     private let connection: Mutex<XConnection>
@@ -54,6 +55,33 @@ public final class XTestInput: InputInjector {
                 }
             }
             connection.flush()
+        }
+    }
+
+    /// Whether the window with the focus has its middle on the area; with the focus following the
+    /// pointer (no window manager's focus), whether the pointer is on it.
+    public var keysReachTheScreen: Bool {
+        connection.withLock { connection in
+            let (raw, root) = (connection.raw, connection.root)
+            let focus = try? connection.withReply({ xcb_get_input_focus_reply($0, xcb_get_input_focus(raw), $1) }) {
+                $0.pointee.focus
+            }
+            // None (0) takes no keys; PointerRoot (1) gives them to the window under the pointer.
+            guard let focus, focus != 0 else { return false }
+            if focus == 1 || focus == root {
+                let pointer = try? connection.withReply({ xcb_query_pointer_reply($0, xcb_query_pointer(raw, root), $1) }) {
+                    (x: Int($0.pointee.root_x), y: Int($0.pointee.root_y))
+                }
+                return pointer.map { area.contains(x: $0.x, y: $0.y) } ?? false
+            }
+            let geometry = xcb_get_geometry(raw, focus)
+            let place = xcb_translate_coordinates(raw, focus, root, 0, 0)
+            guard let middle = try? connection.withReply({ xcb_get_geometry_reply($0, geometry, $1) }, {
+                (x: Int($0.pointee.width) / 2, y: Int($0.pointee.height) / 2)
+            }), let corner = try? connection.withReply({ xcb_translate_coordinates_reply($0, place, $1) }, {
+                (x: Int($0.pointee.dst_x), y: Int($0.pointee.dst_y))
+            }) else { return false }
+            return area.contains(x: corner.x + middle.x, y: corner.y + middle.y)
         }
     }
 
