@@ -158,7 +158,14 @@ public final class WHIPOutput: RunOutput, PacketSink {
         }
         let trickle = Trickle(session: session, offer: offer ?? "")
         do {
-            let connected = try peer.connect(answer: session.answer, gaveUp: { [interrupt, ended] in
+            try peer.accept(answer: session.answer)
+        } catch {
+            _ = try? WHIPSession.blocking { () async throws(PodiumError) in await session.end() }
+            // The endpoint's own fault, which trying again would not mend.
+            throw .unavailable("\(url): the endpoint's answer is not one WebRTC takes (\(error.message))")
+        }
+        do {
+            let connected = try peer.connect(gaveUp: { [interrupt, ended] in
                 interrupt.isRaised || ended.isRaised
             }, trickle: trickle.map { trickle in trickle.send })
             logger.notice("""

@@ -8,7 +8,9 @@ import Synchronization
 /// WHIP's HTTP exchange (RFC 9725): the offer POSTed as `application/sdp` with the Bearer token,
 /// the answer in a 201 with the session's resource in `Location`, candidates gathered late PATCHed
 /// to it when the server says it takes them (`Accept-Patch`), and a DELETE of it at the end.
-/// Errors name the endpoint masked, and never its token.
+/// Errors name the endpoint masked, and never its token; the token goes to the endpoint's own
+/// origin only (not to another a redirect or `Location` names, nor from https to http); an
+/// answer is read up to 256 KiB.
 public struct WHIPSession: Sendable {
     public let endpoint: WHIPEndpoint
     /// The session's resource, from `Location` (resolved against the endpoint).
@@ -22,9 +24,13 @@ public struct WHIPSession: Sendable {
     public let trickles: Bool
     let entityTag: String?
 
+    /// The most an answer may hold: an SDP is a few kilobytes.
+    static let largestAnswer = 256 << 10
+
     /// POSTs `offer` to `endpoint`.
     /// - Throws: 69 with the status when the endpoint refuses (a 4xx: a bad token, no such room),
-    ///   or answers with no SDP; 74 when it cannot be reached or fails (a 5xx), which may pass.
+    ///   or answers with no SDP, no `Location`, or more than 256 KiB; 74 when it cannot be reached
+    ///   or fails (a 5xx), which may pass.
     public static func offer(_ offer: String, to endpoint: WHIPEndpoint, timeout: Double = 10)
         async throws(PodiumError) -> WHIPSession {
         var request = URLRequest(url: endpoint.url, timeoutInterval: timeout)
@@ -42,9 +48,13 @@ public struct WHIPSession: Sendable {
         guard let answer = String(data: data, encoding: .utf8), answer.hasPrefix("v=0") else {
             throw .unavailable("the WHIP endpoint \(endpoint) answered \(response.statusCode) with no SDP")
         }
-        let location = response.value(forHTTPHeaderField: "Location")
+        guard let location = response.value(forHTTPHeaderField: "Location"),
+              let resource = URL(string: location, relativeTo: endpoint.url)?.absoluteURL else {
+            throw .unavailable("the WHIP endpoint \(endpoint) answered \(response.statusCode) without the session's "
+                               + "Location")
+        }
         let patches = response.value(forHTTPHeaderField: "Accept-Patch") ?? ""
-        return WHIPSession(endpoint: endpoint, resource: location.flatMap { URL(string: $0, relativeTo: endpoint.url) },
+        return WHIPSession(endpoint: endpoint, resource: resource,
                            answer: answer, milliseconds: Int((clock.now() - start) / 1_000_000),
                            trickles: patches.contains(TrickleFragment.contentType),
                            entityTag: response.value(forHTTPHeaderField: "ETag"))
@@ -67,27 +77,27 @@ public struct WHIPSession: Sendable {
         return try? await Self.exchange(request, endpoint: endpoint).1.statusCode
     }
 
-    /// A request of `method` to the session's resource, with the token; `nil` when it has none.
+    /// A request of `method` to the session's resource, with the token when the resource is of the
+    /// endpoint's origin; `nil` when it has none.
     private func resourceRequest(_ method: String, timeout: Double) -> URLRequest? {
         guard let resource else { return nil }
         var request = URLRequest(url: resource, timeoutInterval: timeout)
         request.httpMethod = method
-        if let token = endpoint.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let token = endpoint.token, WHIPExchange.sameOrigin(resource, endpoint.url) {
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        }
         return request
     }
 
     private static func exchange(_ request: URLRequest, endpoint: WHIPEndpoint)
         async throws(PodiumError) -> (Data, HTTPURLResponse) {
-        do {
-            let (data, response) = try await URLSession.shared.data(for: request)
-            guard let response = response as? HTTPURLResponse else {
-                throw PodiumError.unavailable("the WHIP endpoint \(endpoint) did not answer over HTTP")
-            }
-            return (data, response)
-        } catch let error as PodiumError {
-            throw error
-        } catch {
-            throw PodiumError(.io, "the WHIP endpoint \(endpoint) cannot be reached: \(error.localizedDescription)")
+        let outcome = await WHIPExchange.run(request, largest: largestAnswer)
+        switch outcome {
+        case .answered(let data, let response): return (data, response)
+        case .tooLarge:
+            throw .unavailable("the WHIP endpoint \(endpoint) answered with more than \(largestAnswer >> 10) KiB")
+        case .notHTTP: throw .unavailable("the WHIP endpoint \(endpoint) did not answer over HTTP")
+        case .failed(let reason): throw PodiumError(.io, "the WHIP endpoint \(endpoint) cannot be reached: \(reason)")
         }
     }
 

@@ -95,18 +95,28 @@ public final class WebRTCPeer: Sendable {
         public var complete: Bool
     }
 
-    /// Takes the answer, and waits for ICE and DTLS to connect.
+    /// Takes the answer to the offer.
+    /// - Throws: 69 when WebRTC refuses it (not an SDP, or not an answer to this offer).
+    public func accept(answer: String) throws(PodiumError) {
+        try handle.withLock { handle throws(PodiumError) in
+            var error = [CChar](repeating: 0, count: 512)
+            guard cwebrtc_answer(handle.pointer, answer, &error, error.count) == 0 else {
+                throw .unavailable(Self.text(error))
+            }
+        }
+    }
+
+    /// Waits for ICE and DTLS to connect, once the answer is taken.
     /// - Parameters:
     ///   - gaveUp: asked every 100 ms whether to stop waiting (the run is ending).
     ///   - trickle: handed the candidates gathered since the offer as they come, and once when
     ///     gathering is over; `nil`: they are not wanted (the server takes none).
-    /// - Throws: 69 when the answer cannot be taken, or they do not connect within `timeout` seconds.
-    public func connect(answer: String, timeout: Double = 10, gaveUp: () -> Bool = { false },
+    /// - Throws: 69 when they do not connect within `timeout` seconds.
+    public func connect(timeout: Double = 10, gaveUp: () -> Bool = { false },
                         trickle: ((LateCandidates) -> Void)? = nil) throws(PodiumError) -> Connection {
         try handle.withLock { handle throws(PodiumError) in
             let peer = handle.pointer
             var error = [CChar](repeating: 0, count: 512)
-            guard cwebrtc_answer(peer, answer, &error, error.count) == 0 else { throw .unavailable(Self.text(error)) }
             let clock = MonotonicClock()
             let deadline = clock.now() + UInt64(timeout * 1e9)
             var dtls: Int32 = -1

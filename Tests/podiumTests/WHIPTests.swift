@@ -490,3 +490,34 @@ import Testing
         #expect(heavy.stderr.contains("bitrate 2Mbit/s → "), "\(heavy.stderr)")
     }
 }
+
+/// An endpoint that misbehaves (`Scripts/hostile-whip`): the token goes to its own origin only,
+/// and an answer Podium cannot use ends the output at once, 69, in one line that names no token.
+extension WHIPTests {
+    @Test(arguments: [
+        ("redirect", "answered 404"), ("garbage", "not one WebRTC takes"),
+        ("no-location", "without the session's Location"), ("huge", "more than 256 KiB"),
+    ])
+    func aMisbehavingEndpointEndsTheOutputAndKeepsTheToken(mode: String, said: String) throws {
+        let display = try XvfbServer(width: 320, height: 240)
+        let (port, other) = (Tools.freePort(), Tools.freePort())
+        let endpoint = try Tools.start(Tools.repository.appendingPathComponent("Scripts/hostile-whip").path,
+                                       [mode, "\(port)", "127.0.0.2", "\(other)"])
+        defer { _ = try? endpoint.interrupt() }
+        try endpoint.waitForStderr(containing: "hostile-whip: ready")
+        let token = "secret-\(UUID().uuidString.prefix(8))"
+        let url = "whip+http://127.0.0.1:\(port)/whip/room?token=\(token)"
+        let result = try Tools.podium(["stream", "-t", "20s", "--to", url], display: display.display)
+        #expect(result.status == 69, "\(result.status) \(result.stderr)")
+        #expect(result.stderr.contains(said) && !result.stderr.contains(token), "\(result.stderr)")
+        #expect(!result.stderr.contains("reconnecting") && !result.stderr.contains("retry"), "\(result.stderr)")
+        let requests = endpoint.stdoutSoFar.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(requests.first?["authorization"] as? String == "Bearer \(token)", "\(requests)")
+        // Nowhere else does the token go: not to the origin a redirect names.
+        #expect(requests.filter { $0["host"] as? String != "127.0.0.1" }.allSatisfy { $0["authorization"] is NSNull },
+                "\(requests)")
+        if mode == "redirect" { #expect(requests.contains { $0["host"] as? String == "127.0.0.2" }, "\(requests)") }
+    }
+}

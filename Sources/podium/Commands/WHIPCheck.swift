@@ -79,7 +79,8 @@ extension Podium {
             do {
                 let (connection, trickled) = try await onOwnThread("podium-webrtc") { () throws(PodiumError) in
                     let trickle = Trickle(session: session, offer: offer)
-                    let connection = try peer.connect(answer: answer, trickle: trickle.map { trickle in trickle.send })
+                    try peer.accept(answer: answer)
+                    let connection = try peer.connect(trickle: trickle.map { trickle in trickle.send })
                     return (connection, trickle?.summary)
                 }
                 Console.say("ICE connected \(connection.iceMilliseconds) ms after the answer (\(connection.local) to "
