@@ -72,3 +72,33 @@ extension WebViewerTests {
         #expect(try served.run.wait(timeout: 30).status == 0)
     }
 }
+
+extension WebViewerTests {
+    /// A terminal is often on the screen the room sees: the remote's link and code are not drawn
+    /// there but written to a file of the user's alone, which the run removes as it ends;
+    /// `--show-remote` draws them. Where stderr is not a terminal the link is in the run's lines
+    /// (`theRemoteOnAPhoneActsOnTheRunWithinATenthOfASecond` reads it there).
+    @Test(arguments: [false, true]) func theRemotesLinkStaysOffTheSharedScreen(shown: Bool) throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let command = "\(Tools.podium.path) stream --display \(server.display) -t 6s --remote "
+            + "--to http://0.0.0.0:\(Tools.freePort())" + (shown ? " --show-remote" : "")
+        let terminal = try TerminalSession(command)
+        try terminal.waitFor("viewers open")
+        Thread.sleep(forTimeInterval: 1)
+        let screen = terminal.screen
+        #expect(screen.contains("/remote?token=") == shown, "\(screen)")
+        #expect(screen.contains("▀") || screen.contains("▄"), "the viewers' code is drawn either way")
+        if !shown {
+            let line = try #require(screen.split(separator: "\n").first { $0.contains("its link and QR code are in") })
+            let path = try #require(line.split(separator: " ").first { $0.hasPrefix("/") && $0.hasSuffix(".txt") })
+            let attributes = try FileManager.default.attributesOfItem(atPath: String(path))
+            #expect((attributes[.posixPermissions] as? Int) == 0o600)
+            let text = try String(contentsOfFile: String(path), encoding: .utf8)
+            #expect(text.contains("/remote?token=") && text.contains("▀"), "\(text)")
+            #expect(try terminal.ending().status == 0)
+            #expect(!FileManager.default.fileExists(atPath: String(path)), "removed as the run ended")
+        } else {
+            #expect(try terminal.ending().status == 0)
+        }
+    }
+}

@@ -126,7 +126,7 @@ extension Podium {
                                              encoding: encoding, sound: sound.plan(for: outputs), limits: runOptions.limits))
             try await PlanRunner.run(plan, parts: ["mirroring to \(targetDisplay)"], options: runOptions,
                                      hotkeys: try hotkeys.globalKeys(byDefault: true), remote: hotkeys.remote,
-                                     logger: logger)
+                                     showRemote: hotkeys.showRemote, logger: logger)
         }
     }
 }

@@ -192,6 +192,6 @@ struct StreamJob {
                                          encoding: encoding, sound: sound.plan(for: outputs), limits: runOptions.limits))
         try await PlanRunner.run(plan, parts: parts, options: runOptions,
                                  hotkeys: try hotkeys.globalKeys(byDefault: false), remote: hotkeys.remote,
-                                 input: input, logger: logger)
+                                 input: input, showRemote: hotkeys.showRemote, logger: logger)
     }
 }

@@ -1,5 +1,6 @@
 import CQRencode
 import Foundation
+import PodiumCore
 import PodiumWeb
 
 /// What a presenter is told of a browser viewer as the run starts: the links to open, a QR code
@@ -22,25 +23,38 @@ enum ViewerLines {
 
     /// The remote's links (`--remote`), and the code of the first one a phone on the network can
     /// open: the presenter's own, to keep from the room.
-    static func describeRemote(_ links: [String], quiet: Bool) -> [String] {
-        describe(links, heading: "remote for your phone (keep its link to yourself):", quiet: quiet)
+    static func describeRemote(_ links: [String], quiet: Bool, shown: Bool) -> [String] {
+        describe(links, heading: "remote for your phone", file: "remote", quiet: quiet, shown: shown)
     }
 
     /// The links of an extra screen's page that sends its pointer and keys (`--allow-input`).
-    static func describeInput(_ links: [String], quiet: Bool) -> [String] {
-        describe(links, heading: "the extra screen with its pointer and keys (keep its link to yourself):",
-                 quiet: quiet)
+    static func describeInput(_ links: [String], quiet: Bool, shown: Bool) -> [String] {
+        describe(links, heading: "the extra screen with its pointer and keys", file: "input", quiet: quiet,
+                 shown: shown)
     }
 
-    /// `links` under `heading`, and a QR code of the first that another device can reach.
-    private static func describe(_ links: [String], heading: String, quiet: Bool) -> [String] {
+    /// `links` under `heading`, and a QR code of the first that another device can reach. A
+    /// terminal is often on the screen the room sees: there, unless `shown` (`--show-remote`),
+    /// they are written to a file of the user's alone, which the line names (and the run's end
+    /// removes). A log or a service (stderr not a terminal) gets the links, as scripts read them.
+    private static func describe(_ links: [String], heading: String, file: String, quiet: Bool, shown: Bool)
+        -> [String] {
         guard !links.isEmpty else { return [] }
-        var lines = [heading] + links.map { "  " + $0 }
-        if !quiet, isatty(STDERR_FILENO) != 0,
+        let terminal = isatty(STDERR_FILENO) != 0
+        var lines = [heading + " (keep its link to yourself):"] + links.map { "  " + $0 }
+        if !quiet || !shown, terminal,
            let phoneLink = links.first(where: { !$0.contains("://127.") && !$0.contains("://[::1]") }) {
             lines += code(of: phoneLink)
         }
-        return lines
+        guard terminal, !shown else { return lines }
+        do throws(PodiumError) {
+            let path = try SecretFile.write(lines.joined(separator: "\n") + "\n", named: file)
+            return ["\(heading): its link and QR code are in \(path) (yours alone: cat it; --show-remote "
+                    + "draws them here)"]
+        } catch {
+            return ["\(heading): its link is not shown on this terminal, and \(error.message); --show-remote "
+                    + "draws it here"]
+        }
     }
 
     /// `text` as a QR code drawn with half blocks, two modules a character cell, dark on light
@@ -70,5 +84,37 @@ enum ViewerLines {
             lines.append(line + "\u{1B}[0m")
         }
         return lines
+    }
+}
+
+/// A file of this user's alone in the control sockets' folder (`$XDG_RUNTIME_DIR/podium`), for
+/// what the terminal must not show: `<name>-<pid>.txt`, removed as the run ends.
+enum SecretFile {
+    static func path(named name: String) -> String { "\(ControlAddress.directory)/\(name)-\(getpid()).txt" }
+
+    /// Writes `text` to the file, made anew (0600, never through a link).
+    /// - Returns: its path.
+    /// - Throws: 73 when it cannot be written.
+    static func write(_ text: String, named name: String) throws(PodiumError) -> String {
+        try ControlAddress.prepareDirectory()
+        let path = path(named: name)
+        unlink(path)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw .cannotCreate("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        guard written == bytes.count else {
+            unlink(path)
+            throw .cannotCreate("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        return path
+    }
+
+    /// Removes the files this run wrote.
+    static func removeAll() {
+        for name in ["remote", "input"] { unlink(path(named: name)) }
     }
 }

@@ -24,6 +24,10 @@ struct HotkeyOptions: ParsableArguments {
                              + "the presenter's buttons and a live chart, behind a link and QR code of its own."))
     var remote = false
 
+    @Flag(help: ArgumentHelp("Draw the remote's and the extra screen's links and QR codes on this terminal; by "
+                             + "default a terminal, which the room may see, names a file of yours that holds them."))
+    var showRemote = false
+
     /// Refuses `--remote` without a browser viewer to serve its page beside.
     func checkRemote(viewers: [ViewerRequest]) throws(PodiumError) {
         guard remote, viewers.isEmpty else { return }

@@ -44,8 +44,10 @@ enum PlanRunner {
     /// - Parameter hotkeys: the keys held for the whole desktop, if any.
     /// - Parameter remote: serve the remote's page beside the (first) browser viewer.
     /// - Parameter input: plays a viewer's pointer and keys (`podium extend --allow-input`).
+    /// - Parameter showRemote: draw the remote's and the input's links on a terminal too.
     static func run(_ plan: RunPlan, parts: [String], options: RunOptions, hotkeys: Hotkeys? = nil,
-                    remote: Bool = false, input: (any InputInjector)? = nil, logger: Logger) async throws {
+                    remote: Bool = false, input: (any InputInjector)? = nil, showRemote: Bool = false,
+                    logger: Logger) async throws {
         for notice in plan.encoding.notices { logger.notice("\(notice)") }
         // Making a viewer's certificate may take a moment: off the cooperative pool.
         let session = try await onOwnThread("podium-build") { () throws(PodiumError) in
@@ -53,7 +55,7 @@ enum PlanRunner {
         }
         let job = Job {
             try await execute(session, parts: parts, options: options, hotkeys: hotkeys, remote: remote, input: input,
-                              logger: logger)
+                              showRemote: showRemote, logger: logger)
         }
         // Signals are SignalTrap's: it stops the run, whose end then stops the servers.
         var configuration = ServiceGroupConfiguration(
@@ -69,7 +71,8 @@ enum PlanRunner {
 
     /// The run itself, with its statistics: the line each second, the JSON lines, the summary.
     private static func execute(_ session: RunSession, parts: [String], options: RunOptions, hotkeys: Hotkeys?,
-                                remote: Bool, input: (any InputInjector)?, logger: Logger) async throws {
+                                remote: Bool, input: (any InputInjector)?, showRemote: Bool,
+                                logger: Logger) async throws {
         let run = session.run
         let reporter = StatsReporter(run: run, jsonPath: options.statsJSON, live: options.showsProgress,
                                      budget: session.plan.budget) {
@@ -93,6 +96,7 @@ enum PlanRunner {
             run.control.answer(line, by: .remote, status: reporter.status)
         } ?? [] : []
         let inputLinks = input.flatMap { player in session.viewerServers.first?.openInput(player: player) } ?? []
+        defer { SecretFile.removeAll() }
         let reporting = Task { await reporter.run() }
         // With a budget, the rate is the budget's to lower (and raise again up to it).
         let bounds = session.plan.frameRates
@@ -105,8 +109,8 @@ enum PlanRunner {
             let sources = start.sources.map { "capturing \($0) at \(fps)\(cursor)" } + soundParts(start.sounds)
             let lines = startLines(sources + parts, encoders: start.encoders)
                 + session.viewerServers.flatMap { ViewerLines.describe($0, quiet: !options.showsProgress) }
-                + ViewerLines.describeRemote(remoteLinks, quiet: !options.showsProgress)
-                + ViewerLines.describeInput(inputLinks, quiet: !options.showsProgress)
+                + ViewerLines.describeRemote(remoteLinks, quiet: !options.showsProgress, shown: showRemote)
+                + ViewerLines.describeInput(inputLinks, quiet: !options.showsProgress, shown: showRemote)
             lines.forEach { logger.notice("\($0)") }
         }
         reporting.cancel()
