@@ -87,6 +87,8 @@ import Testing
             (["--above", "DUMMY0", "--below", "DUMMY0"], "--above and --below cannot be combined"),
             (["--monitor-scale", "5"], "--monitor-scale 5.0: the scale must be 1.0 to 4.0"),
             (["--monitor-scale", "2"], "--monitor-scale 2.0: an X screen has one scale for all its monitors"),
+            (["--allow-input", "--to", "http://0.0.0.0:8099"], "--allow-input: over http://0.0.0.0:8099 anyone on "
+                + "the network reads the input link's token and every key typed"),
         ]
         for (arguments, said) in cases {
             let result = try Tools.podium(["extend"] + arguments + ["--display", server.display, "--to",

@@ -128,6 +128,8 @@ public protocol LadderOutputPlan: OutputPlan {
 public protocol ServedOutputPlan: OutputPlan {
     /// `?ladder=`: the renditions it offers; `nil` offers the one its rendition request makes.
     var ladder: [LadderRung]? { get }
+    /// Whether what its pages send crosses no network in clear: over TLS, or on loopback.
+    var isPrivate: Bool { get }
     /// Its server, not listening yet.
     /// - Throws: 64 for a certificate or key that cannot be read, 73 when one cannot be kept.
     func makeServer(_ context: ServerContext) throws(PodiumError) -> any OutputServer

@@ -7,6 +7,7 @@ extension ViewerOptions: ServedOutputPlan {
     public var needs: OutputNeeds { OutputNeeds(globalHeader: true) }
     public var isLocal: Bool { false }
     public var host: String? { address }
+    public var isPrivate: Bool { secure || isLoopback }
 
     public func validate(codec: VideoCodec) throws(PodiumError) {
         guard codec == .h264 else {

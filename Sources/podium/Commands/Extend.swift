@@ -17,8 +17,8 @@ extension Podium {
                 The desktop gets a new monitor beside the others, with no cable and no dummy plug: \
                 windows can be dragged onto it, and the desktop treats it as a screen. Podium \
                 captures it and, unless --to names other outputs, serves the browser viewer on \
-                every address of this machine (port 8080), with its link and a QR code: open it \
-                on the tablet. The monitor goes when the run ends, however it ends; one left by a \
+                every address of this machine (https://, port 8443; the certificate is made once \
+                and names this machine), with its link and a QR code: open it on the tablet. The monitor goes when the run ends, however it ends; one left by a \
                 run that was killed is taken away by the next run, or by --clean.
 
                 X11: the screen grows (RandR) and an output with nothing plugged in is driven \
@@ -32,7 +32,8 @@ extension Podium {
 
                 --allow-input prints a second link: on its page, a touch, a click or a key on the \
                 picture is played on the new monitor, and nowhere else (XTest on X11, wlroots' \
-                virtual pointer and keyboard on sway, the remote desktop session on GNOME).
+                virtual pointer and keyboard on sway, the remote desktop session on GNOME). From \
+                another machine it needs https:// (or --input-over-http).
 
                 --to takes every output 'podium stream' does (see podium stream --help), the \
                 viewer's ?token= and ?max-viewers= included.
@@ -81,6 +82,11 @@ extension Podium {
                                  + "behind a link of its own."))
         var allowInput = false
 
+        @Flag(name: .customLong("input-over-http"),
+              help: ArgumentHelp("Take --allow-input's pointer and keys over plain http:// from other machines, "
+                                 + "where anyone on the network can read them and the link's token."))
+        var inputOverHTTP = false
+
         @OptionGroup(title: "Output") var output: OutputOptions
         @OptionGroup(title: "Global keys and the remote") var hotkeys: HotkeyOptions
         @OptionGroup(title: "Scale") var scale: ScaleOptions
@@ -88,8 +94,9 @@ extension Podium {
         @OptionGroup(title: "Sound") var sound: SoundOptions
         @OptionGroup(title: "Run") var runOptions: RunOptions
 
-        /// The viewer served when --to names no output.
-        static let defaultViewer = "http://0.0.0.0:8080"
+        /// The viewer served when --to names no output: over TLS, as its token (and with
+        /// --allow-input every key typed on it) crosses the room's network.
+        static let defaultViewer = "https://0.0.0.0:8443"
 
         func validate() throws {
             let sides = [("right-of", rightOf), ("left-of", leftOf), ("above", above), ("below", below)]
@@ -100,6 +107,12 @@ extension Podium {
             if allowInput, !output.outputs.isEmpty, ViewerRequest.viewers(of: output.outputs).isEmpty {
                 throw ValidationError("--allow-input: the input comes from the browser viewer's page; add one, such "
                                       + "as --to \(Self.defaultViewer)")
+            }
+            if allowInput, !inputOverHTTP,
+               let open = ViewerRequest.viewers(of: output.outputs).first(where: { !$0.options.isPrivate }) {
+                throw ValidationError("--allow-input: over \(open.options) anyone on the network reads the input "
+                                      + "link's token and every key typed; serve https:// (Podium makes a "
+                                      + "certificate), or add --input-over-http to accept that")
             }
             if let monitorScale, !ExtendRequest.scales.contains(monitorScale) {
                 throw ValidationError("--monitor-scale \(monitorScale): the scale must be "
@@ -178,7 +191,8 @@ extension Podium {
             }
             guard !clean else { return }
 
-            let outputs = output.outputs.isEmpty ? [try OutputCatalog.destination(parsing: Self.defaultViewer)] : output.outputs
+            let outputs = output.outputs.isEmpty ? [try OutputCatalog.destination(parsing: Self.defaultViewer)]
+                : output.outputs
             let job = StreamJob(outputs: outputs, hotkeys: hotkeys, scale: scale, encode: encode, sound: sound,
                                 runOptions: runOptions)
             try await job.check()
