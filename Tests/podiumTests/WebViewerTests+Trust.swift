@@ -102,3 +102,38 @@ extension WebViewerTests {
         }
     }
 }
+
+extension WebViewerTests {
+    /// The certificate Podium makes names this machine as the room reaches it: its host name (and
+    /// `.local`), its addresses, `?name=`'s; it is kept while those stay, and made again (naming
+    /// the old ones too) when one is new.
+    @Test func theCertificateNamesThisMachineAsTheRoomReachesIt() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let config = try Tools.temporaryFolder()
+        let certificate = config.appendingPathComponent("podium/viewer-certificate.pem").path
+        let run = { (viewer: String) throws -> String in
+            let result = try Tools.podium(["stream", "-t", "1s", "--to", viewer], display: server.display,
+                                          environment: ["XDG_CONFIG_HOME": config.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            return lines.firstIndex { $0.contains("SHA-256 fingerprint") }.map { String(lines[$0 + 1]) } ?? ""
+        }
+        let names = { () throws -> String in
+            try Tools.run("openssl", ["x509", "-in", certificate, "-noout", "-ext", "subjectAltName"]).stdout
+        }
+        let host = try Tools.run("hostname", []).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let lan = try Tools.run("hostname", ["-I"]).stdout.split(whereSeparator: \.isWhitespace)
+            .first { !$0.contains(":") }.map(String.init) ?? "127.0.0.1"
+        let first = try run("https://0.0.0.0:\(Tools.freePort())")
+        let named = try names()
+        for expected in ["DNS:localhost", "DNS:\(host)", "DNS:\(host).local", "IP Address:127.0.0.1",
+                         "IP Address:\(lan)"] {
+            #expect(named.contains(expected), "\(expected): \(named)")
+        }
+        #expect(try run("https://0.0.0.0:\(Tools.freePort())") == first, "kept while the names stay")
+        let renamed = try run("https://0.0.0.0:\(Tools.freePort())?name=room.lan")
+        #expect(renamed != first && !renamed.isEmpty)
+        let again = try names()
+        #expect(again.contains("DNS:room.lan") && again.contains("IP Address:\(lan)"), "\(again)")
+    }
+}

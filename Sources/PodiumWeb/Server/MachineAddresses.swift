@@ -55,6 +55,11 @@ final class ServerNames: Sendable {
         fixed = names
     }
 
+    /// The names a certificate for the server is for: those it answers to now.
+    var certificateNames: [String] {
+        fixed.sorted() + (anywhere ? MachineAddresses.current(ipv6: true) : [])
+    }
+
     /// Whether `authority` (a `Host` header: a name or address, and a port) names this server.
     func owns(_ authority: String?) -> Bool {
         guard let authority else { return false }

@@ -35,14 +35,19 @@ struct ViewerCertificate {
         origin = certificate
     }
 
-    /// The self-signed certificate kept in `folder`, made now if it is not there.
+    /// The self-signed certificate kept in `folder`, made now if it is not there or does not name
+    /// all of `names` (host names and addresses: a laptop on a new network); made again, it
+    /// names those it named before too, up to 64.
     /// - Throws: 73 when the folder cannot be made or written.
-    init(selfSignedIn folder: String) throws(PodiumError) {
+    init(selfSignedIn folder: String, naming names: [String]) throws(PodiumError) {
         let (certificateFile, keyFile) = ("viewer-certificate.pem", "viewer-key.pem")
         let (certificatePath, keyPath) = (folder + "/" + certificateFile, folder + "/" + keyFile)
-        let files = FileManager.default
-        if !files.fileExists(atPath: certificatePath) || !files.fileExists(atPath: keyPath) {
-            try Self.make(certificate: certificateFile, key: keyFile, in: folder)
+        let wanted = names.map(Self.generalName)
+        let named = FileManager.default.fileExists(atPath: keyPath) ? Self.alternativeNames(certificatePath) : nil
+        if named.map({ !Set(wanted).isSubset(of: $0) }) ?? true {
+            let kept = (named ?? []).filter { !wanted.contains($0) }
+            try Self.make(certificate: certificateFile, key: keyFile, in: folder,
+                          naming: Array((wanted + kept).prefix(64)))
         }
         do {
             try self.init(certificate: certificatePath, key: keyPath)
@@ -51,9 +56,30 @@ struct ViewerCertificate {
         }
     }
 
-    /// A P-256 key and a certificate for localhost and loopback, valid for two years, in files
-    /// `certificate` and `key` of `folder`.
-    private static func make(certificate: String, key: String, in folder: String) throws(PodiumError) {
+    /// `name` as a certificate names it: an IP address, or a DNS name.
+    static func generalName(_ name: String) -> GeneralName {
+        var v4 = in_addr(), v6 = in6_addr()
+        if inet_pton(AF_INET, name, &v4) == 1 {
+            return .ipAddress(ASN1OctetString(contentBytes: ArraySlice(withUnsafeBytes(of: &v4) { Array($0) })))
+        }
+        if inet_pton(AF_INET6, name, &v6) == 1 {
+            return .ipAddress(ASN1OctetString(contentBytes: ArraySlice(withUnsafeBytes(of: &v6) { Array($0) })))
+        }
+        return .dnsName(name)
+    }
+
+    /// The names the certificate at `path` is for; `nil` when it cannot be read.
+    private static func alternativeNames(_ path: String) -> Set<GeneralName>? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+              let certificate = try? Certificate(pemEncoded: text),
+              let names = try? certificate.extensions.subjectAlternativeNames else { return nil }
+        return Set(names)
+    }
+
+    /// A P-256 key and a certificate for `names`, valid for two years, in files `certificate` and
+    /// `key` of `folder`.
+    private static func make(certificate: String, key: String, in folder: String, naming names: [GeneralName])
+        throws(PodiumError) {
         let privateKey = P256.Signing.PrivateKey()
         let pem: String
         do {
@@ -67,10 +93,7 @@ struct ViewerCertificate {
                     Critical(BasicConstraints.notCertificateAuthority)
                     Critical(KeyUsage(digitalSignature: true))
                     try ExtendedKeyUsage([.serverAuth])
-                    SubjectAlternativeNames([
-                        .dnsName("localhost"),
-                        .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
-                    ])
+                    SubjectAlternativeNames(names)
                 },
                 issuerPrivateKey: .init(privateKey))
             pem = try made.serializeAsPEM().pemString

@@ -82,7 +82,7 @@ public final class ViewerServer: Service, OutputServer {
             let certificate = if let path = options.certificate {
                 try ViewerCertificate(certificate: path, key: options.privateKey ?? path)
             } else {
-                try ViewerCertificate(selfSignedIn: ConfigFolder.path)
+                try ViewerCertificate(selfSignedIn: ConfigFolder.path, naming: names.certificateNames)
             }
             tls = TLSConfiguration.makeServerConfiguration(
                 certificateChain: certificate.chain.map { .certificate($0) }, privateKey: .privateKey(certificate.key))
