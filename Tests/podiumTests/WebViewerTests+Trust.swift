@@ -137,3 +137,33 @@ extension WebViewerTests {
         #expect(again.contains("DNS:room.lan") && again.contains("IP Address:\(lan)"), "\(again)")
     }
 }
+
+extension WebViewerTests {
+    /// Opened by its link, the page keeps its token in an `HttpOnly`, `SameSite=Strict` cookie and
+    /// takes it out of its address: a reload plays with the cookie alone, and the page's script
+    /// cannot read it.
+    @Test func thePageKeepsItsTokenInACookieAndOutOfItsAddress() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let port = Tools.freePort()
+        let served = try serve("http://127.0.0.1:\(port)", display: server.display, seconds: 20,
+                               more: ["--constant-fps"])
+        defer { _ = try? served.run.interrupt() }
+        let token = String(served.link.split(separator: "=").last ?? "")
+        let headers = try Tools.run("curl", ["-s", "-D", "-", "-o", "/dev/null", served.link]).stdout.lowercased()
+        #expect(headers.contains("set-cookie: podium-viewer-\(port)=\(token.lowercased())")
+                && headers.contains("httponly") && headers.contains("samesite=strict"), "\(headers)")
+        // Reloaded once it played (sessionStorage says it was), the page plays again from its cookie.
+        let reloadOnce = "(sessionStorage.reloaded ? true : (sessionStorage.reloaded = '1', location.reload(), false))"
+        let page = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path, [
+            served.link + "&rendition=240p", "--timeout", "30",
+            "--until", "window.podium && window.podium.painted >= 5 && \(reloadOnce)",
+            "--value", "({href: location.href, cookie: document.cookie, painted: window.podium.painted, "
+                + "reloaded: sessionStorage.reloaded})",
+        ], timeout: 60)
+        #expect(page.status == 0, "\(page.stdout) \(page.stderr)")
+        let value = (try? JSONSerialization.jsonObject(with: Data(page.stdout.utf8))) as? [String: Any] ?? [:]
+        #expect(value["href"] as? String == "http://127.0.0.1:\(port)/?rendition=240p", "\(value)")
+        #expect(value["cookie"] as? String == "", "HttpOnly: the script reads no token")
+        #expect(value["reloaded"] as? String == "1" && (value["painted"] as? Int ?? 0) >= 5, "\(value)")
+    }
+}

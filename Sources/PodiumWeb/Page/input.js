@@ -1,8 +1,8 @@
-// An extra screen's pointer and keys (podium extend --allow-input): with the link's input token,
-// what is done on the picture is sent to Podium, which plays it on the monitor the picture shows.
+// An extra screen's pointer and keys (podium extend --allow-input): with the link's input token
+// (kept by Podium in a cookie once the link was opened, `?input` left in the address), what is
+// done on the picture is sent to Podium, which plays it on the monitor the picture shows.
 (() => {
-  const inputToken = new URLSearchParams(location.search).get("input");
-  if (!inputToken) return;
+  if (!new URLSearchParams(location.search).has("input")) return;
   document.body.classList.add("input");
   // What Podium took so far, for whoever checks the page (the tests).
   const report = (window.podiumInput = { sent: 0 });
@@ -36,8 +36,7 @@
     sending = true;
     const events = queue.splice(0, 128);
     number = Math.max(number + 1, Date.now() * 1000);
-    fetch(`/input?${new URLSearchParams({ token: inputToken })}`,
-      { method: "POST", body: JSON.stringify({ seq: number, events }) })
+    fetch("/input", { method: "POST", body: JSON.stringify({ seq: number, events }) })
       .then((response) => { if (response.ok) report.sent += events.length; })
       .catch(() => {})
       .finally(() => {

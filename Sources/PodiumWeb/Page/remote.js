@@ -4,7 +4,6 @@
 // second it asks for the run's status, and draws the last minute of its frame rate, CPU and drops.
 // The preview above it is the viewer's script, without sound.
 (() => {
-  const remoteToken = new URLSearchParams(location.search).get("token") || "";
   const said = document.getElementById("said");
   const figures = document.getElementById("figures");
   const chart = document.getElementById("chart");
@@ -16,7 +15,8 @@
 
   async function request(body) {
     const started = performance.now();
-    const response = await fetch(`/remote/control?${new URLSearchParams({ token: remoteToken })}`, {
+    // Its token is the cookie Podium left as the link was opened.
+    const response = await fetch("/remote/control", {
       method: "POST", body: JSON.stringify(body), cache: "no-store",
     });
     if (!response.ok) throw new Error(await response.text());

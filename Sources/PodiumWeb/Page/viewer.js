@@ -7,7 +7,15 @@
 // with a "Click for sound" button. Once a second the page tells the server how it keeps up.
 
 const params = new URLSearchParams(location.search);
-const token = params.get("token") || "";
+// Opened by its link, the page got its tokens as cookies too (which its stream and requests
+// carry): out of the address they go, so no screenshot, history entry or Referer holds them.
+// `input` stays as a bare flag: this page sends the pointer and keys.
+if (params.get("token") || params.get("input")) {
+  for (const key of ["token", "input"]) if (params.get(key)) params.set(key, "");
+  if (params.has("token")) params.delete("token");
+  const query = params.toString().replace(/=(&|$)/g, "$1");
+  history.replaceState(null, "", location.pathname + (query ? `?${query}` : "") + location.hash);
+}
 const fixedRendition = params.get("rendition");
 const decoderKind = typeof VideoDecoder === "function" && params.get("decoder") !== "mse" ? "webcodecs" : "mse";
 const canvas = document.getElementById("picture");
@@ -63,7 +71,7 @@ function pictureSize() {
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  socket = new WebSocket(`${scheme}//${location.host}/stream?${new URLSearchParams({ token })}`);
+  socket = new WebSocket(`${scheme}//${location.host}/stream`);
   socket.binaryType = "arraybuffer";
   socket.onopen = () => {
     podium.connections += 1;

@@ -236,26 +236,24 @@ public final class ViewerServer: Service, OutputServer {
         router.middlewares.add(SecurityHeaders())
         router.middlewares.add(OwnNames(names: names))
         router.get("/") { [self] request, context in
-            guard await access.admits(request.uri.queryParameters["token"].map(String.init),
-                                      from: context.peer) else {
+            guard await access.admits(offered(request, door: .viewer), from: context.peer) else {
                 return Self.refusal(.forbidden, "This link's token is not right; ask the presenter for the link.")
             }
-            return Self.show(.viewer)
+            return keepingTokens(of: request, doors: [.viewer, .input], in: Self.show(.viewer))
         }
         router.get("/remote") { [self] request, context in
             guard let remote = remote.withLock({ $0 }) else {
                 return Self.refusal(.notFound, "This run has no remote.")
             }
-            guard await remote.access.admits(request.uri.queryParameters["token"].map(String.init),
-                                             from: context.peer) else {
+            guard await remote.access.admits(offered(request, door: .remote), from: context.peer) else {
                 logger.info("remote: \(context.peer) offered a wrong token")
                 return Self.refusal(.forbidden, "This link's token is not the remote's; ask the presenter for it.")
             }
-            return Self.show(.remote)
+            return keepingTokens(of: request, doors: [.remote], in: Self.show(.remote))
         }
         router.post("/remote/control") { [self] request, context in
             let remote = remote.withLock { $0 }
-            if let refused = await refusal(of: request, from: context.peer, access: remote?.access, to: "remote") {
+            if let refused = await refusal(of: request, from: context.peer, access: remote?.access, door: .remote) {
                 return refused
             }
             guard let remote else { return Self.refusal(.notFound, "This run has no remote.") }
@@ -274,7 +272,7 @@ public final class ViewerServer: Service, OutputServer {
         }
         router.post("/input") { [self] request, context in
             let input = input.withLock { $0 }
-            if let refused = await refusal(of: request, from: context.peer, access: input?.access, to: "input") {
+            if let refused = await refusal(of: request, from: context.peer, access: input?.access, door: .input) {
                 return refused
             }
             guard let input else { return Self.refusal(.notFound, "This run takes no input.") }
@@ -297,10 +295,10 @@ public final class ViewerServer: Service, OutputServer {
         }
         // A request for the stream that was not upgraded: a wrong token or origin, or not a WebSocket.
         router.get("/stream") { [self] request, context in
-            let offered = request.uri.queryParameters["token"].map(String.init)
-            guard watches(offered) else {
+            let viewerToken = offered(request, door: .viewer)
+            guard watches(viewerToken) || watches(offered(request, door: .remote)) else {
                 // The upgrade already counted the failure; a plain GET is counted here.
-                if request.headers[.upgrade] == nil { _ = await access.admits(offered, from: context.peer) }
+                if request.headers[.upgrade] == nil { _ = await access.admits(viewerToken, from: context.peer) }
                 return Self.refusal(.forbidden, "This link's token is not right.")
             }
             if request.headers[.upgrade] != nil {
@@ -311,13 +309,13 @@ public final class ViewerServer: Service, OutputServer {
         return router
     }
 
-    /// Why a page's request to `what` (the remote, the input) is refused: no such thing here or a
+    /// Why a page's request to `door` (the remote, the input) is refused: no such thing here or a
     /// wrong token (counted, and slowed, by `access`), or another site's page (no other site's
     /// script may send); `nil` when it may be answered.
-    private func refusal(of request: Request, from peer: String, access: AccessGuard?, to what: String) async
+    private func refusal(of request: Request, from peer: String, access: AccessGuard?, door: Door) async
         -> Response? {
-        guard let access, await access.admits(request.uri.queryParameters["token"].map(String.init), from: peer)
-        else {
+        let what = door.rawValue
+        guard let access, await access.admits(offered(request, door: door), from: peer) else {
             logger.info("\(what): \(peer) offered a wrong token")
             return Self.refusal(.forbidden, "This link's token is not the \(what)'s.")
         }
@@ -326,6 +324,42 @@ public final class ViewerServer: Service, OutputServer {
             return Self.refusal(.forbidden, "This page's origin may not send to the \(what).")
         }
         return nil
+    }
+
+    /// Where a page keeps its token once its link was opened: a cookie for each door, named with the
+    /// port (cookies are a host's, whatever its port).
+    enum Door: String {
+        case viewer, remote, input
+    }
+
+    private func cookieName(_ door: Door) -> String { "podium-\(door.rawValue)-\(options.port)" }
+
+    /// The token `request` offers at `door`: in its query (a link, a script), else in the cookie
+    /// its page's first load left.
+    private func offered(_ request: Request, door: Door) -> String? {
+        offered(uri: request.uri, cookies: request.cookies, door: door)
+    }
+
+    private func offered(uri: URI, cookies: Cookies, door: Door) -> String? {
+        if let query = uri.queryParameters["token"], !query.isEmpty { return String(query) }
+        return cookies[cookieName(door)]?.value
+    }
+
+    /// A page's first load, by its link: its tokens (`?token=`, and `&input=` on the viewer's) go
+    /// into `HttpOnly`, `SameSite=Strict` cookies, which its stream and requests then carry; the
+    /// page takes them out of its address at once (`history.replaceState`), so that no token sits
+    /// in the address bar, the history entry, a screenshot or a `Referer`. A cookie set by a page
+    /// rather than a redirect: a link opened from another site's page would not carry a strict
+    /// cookie through a redirect.
+    private func keepingTokens(of request: Request, doors: [Door], in page: Response) -> Response {
+        var response = page
+        for door in doors {
+            let key = door == .input ? "input" : "token"
+            guard let value = request.uri.queryParameters[key[...]], !value.isEmpty else { continue }
+            response.setCookie(Cookie(name: cookieName(door), value: String(value), path: "/",
+                                      secure: options.secure, httpOnly: true, sameSite: .strict))
+        }
+        return response
     }
 
     private static func show(_ page: ViewerPage) -> Response {
@@ -346,13 +380,15 @@ public final class ViewerServer: Service, OutputServer {
         -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         let uri = URI(request.path ?? "/")
         guard uri.path == "/stream" else { return .dontUpgrade }
+        let cookies = Cookies(from: request.headerFields[values: .cookie])
         guard names.owns(request.authority) else {
             logger.info("viewer \(peer): a request for another host, \((request.authority ?? "none").prefix(64)), was refused")
             return .dontUpgrade
         }
-        let offered = uri.queryParameters["token"].map(String.init)
+        let viewerToken = offered(uri: uri, cookies: cookies, door: .viewer)
         // The remote's preview watches with the remote's token; a wrong one is counted as a viewer's.
-        let admitted = watches(offered) ? true : await access.admits(offered, from: peer)
+        let admitted = watches(viewerToken) || watches(offered(uri: uri, cookies: cookies, door: .remote))
+            ? true : await access.admits(viewerToken, from: peer)
         guard admitted else {
             logger.info("viewer \(peer) offered a wrong token")
             return .dontUpgrade
