@@ -128,8 +128,15 @@ import Testing
         let served = try serve("https://127.0.0.1:\(port)", display: server.display, seconds: 10,
                                more: ["--constant-fps"], environment: ["XDG_CONFIG_HOME": config.path])
         #expect(served.link.hasPrefix("https://"))
-        #expect(served.run.stderrSoFar.contains("SHA-256 fingerprint"), "\(served.run.stderrSoFar)")
-        let page = try watch(served.link, frames: 30, flags: ["--ignore-certificate-errors"])
+        let lines = served.run.stderrSoFar.split(separator: "\n")
+        let fingerprint = try #require(lines.firstIndex { $0.contains("SHA-256 fingerprint") }.map {
+            lines[$0 + 1].split(separator: " ").last.map(String.init) ?? ""
+        }, "\(served.run.stderrSoFar)")
+        // The link carries it, and the page shows it to compare with the browser's.
+        #expect(served.link.hasSuffix("#cert=" + fingerprint.replacingOccurrences(of: ":", with: "")))
+        let page = try watch(served.link, frames: 30,
+                             until: "document.getElementById('certificate').textContent.includes('\(fingerprint)')",
+                             flags: ["--ignore-certificate-errors"])
         #expect(page["decoder"] as? String == "webcodecs", "\(page)")
         _ = try served.run.interrupt()
         let kept = config.appendingPathComponent("podium/viewer-key.pem").path

@@ -24,6 +24,17 @@ const statusLine = document.getElementById("status");
 const statsBox = document.getElementById("stats");
 const soundButton = document.getElementById("sound");
 const notice = document.getElementById("notice");
+
+// Over https, the link says which certificate the presenter's Podium has (`#cert=`, the SHA-256
+// of its own, which no server sees): shown for 20 s, to compare with the one the browser shows.
+const certificate = /^#cert=([0-9A-Fa-f]{64})$/.exec(location.hash);
+if (certificate) {
+  const shown = document.getElementById("certificate");
+  shown.textContent = "Certificate SHA-256 " + certificate[1].toUpperCase().match(/../g).join(":")
+    + " (your browser's should be the same)";
+  shown.hidden = false;
+  setTimeout(() => { shown.hidden = true; }, 20000);
+}
 const context = canvas.getContext("2d", { alpha: false, desynchronized: true });
 
 // What tests and the stats overlay read.

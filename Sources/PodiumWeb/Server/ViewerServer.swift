@@ -147,15 +147,20 @@ public final class ViewerServer: Service, OutputServer {
     public func openInput(player: any InputInjector) -> [String] {
         let inputToken = Self.randomToken()
         input.withLock { $0 = (AccessGuard(token: inputToken), InputSession(player: player, clock: clock)) }
-        return links(path: "", token: token).map { $0 + ($0.contains("?") ? "&" : "?") + "input=\(inputToken)" }
+        return links(path: "", token: token, input: inputToken)
     }
 
-    private func links(path: String, token: String?) -> [String] {
+    /// The links to `path` on each of the machine's addresses it listens on, with `token` (and an
+    /// input token); over https, with the certificate's fingerprint after `#cert=`, which the page
+    /// shows beside the one the browser shows (a fragment never leaves the browser).
+    private func links(path: String, token: String?, input: String? = nil) -> [String] {
         let scheme = options.secure ? "https" : "http"
         let anywhere = ["0.0.0.0", "::"].contains(options.address)
         let hosts = anywhere ? MachineAddresses.current(ipv6: options.address == "::") : [options.address]
-        let query = token.map { "?token=\($0)" } ?? ""
-        return hosts.map { "\(scheme)://\(URLText.authority($0, options.port))/\(path)\(query)" }
+        let fields = [token.map { "token=\($0)" }, input.map { "input=\($0)" }].compactMap { $0 }
+        let query = fields.isEmpty ? "" : "?" + fields.joined(separator: "&")
+        let fragment = fingerprint.map { "#cert=" + $0.replacingOccurrences(of: ":", with: "") } ?? ""
+        return hosts.map { "\(scheme)://\(URLText.authority($0, options.port))/\(path)\(query)\(fragment)" }
     }
 
     public func run() async throws {
