@@ -56,8 +56,8 @@ final class Connections: Sendable {
             guard table.perAddress[address, default: 0] < perAddress else { return (false, nil) }
             var evicted: (any Channel)?
             if table.open.count >= capacity {
-                guard let oldest = table.open.filter({ !$0.value.engaged }).min(by: { $0.value.opened < $1.value.opened })
-                else { return (false, nil) }
+                let idle = table.open.filter { !$0.value.engaged }
+                guard let oldest = idle.min(by: { $0.value.opened < $1.value.opened }) else { return (false, nil) }
                 evicted = oldest.value.channel
                 Self.remove(oldest.key, from: &table)
             }

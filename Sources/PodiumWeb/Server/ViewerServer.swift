@@ -387,7 +387,8 @@ public final class ViewerServer: Service, OutputServer {
         guard uri.path == "/stream" else { return .dontUpgrade }
         let cookies = Cookies(from: request.headerFields[values: .cookie])
         guard names.owns(request.authority) else {
-            logger.info("viewer \(peer): a request for another host, \((request.authority ?? "none").prefix(64)), was refused")
+            let named = (request.authority ?? "none").prefix(64)
+            logger.info("viewer \(peer): a request for another host, \(named), was refused")
             return .dontUpgrade
         }
         let viewerToken = offered(uri: uri, cookies: cookies, door: .viewer)

@@ -69,7 +69,8 @@ public final class XTestInput: InputInjector {
             // None (0) takes no keys; PointerRoot (1) gives them to the window under the pointer.
             guard let focus, focus != 0 else { return false }
             if focus == 1 || focus == root {
-                let pointer = try? connection.withReply({ xcb_query_pointer_reply($0, xcb_query_pointer(raw, root), $1) }) {
+                let query = xcb_query_pointer(raw, root)
+                let pointer = try? connection.withReply({ xcb_query_pointer_reply($0, query, $1) }) {
                     (x: Int($0.pointee.root_x), y: Int($0.pointee.root_y))
                 }
                 return pointer.map { area.contains(x: $0.x, y: $0.y) } ?? false

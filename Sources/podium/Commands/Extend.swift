@@ -18,8 +18,9 @@ extension Podium {
                 windows can be dragged onto it, and the desktop treats it as a screen. Podium \
                 captures it and, unless --to names other outputs, serves the browser viewer on \
                 every address of this machine (https://, port 8443; the certificate is made once \
-                and names this machine), with its link and a QR code: open it on the tablet. The monitor goes when the run ends, however it ends; one left by a \
-                run that was killed is taken away by the next run, or by --clean.
+                and names this machine), with its link and a QR code: open it on the tablet. The \
+                monitor goes when the run ends, however it ends; one left by a run that was \
+                killed is taken away by the next run, or by --clean.
 
                 X11: the screen grows (RandR) and an output with nothing plugged in is driven \
                 over the new area (a RandR monitor alone where none is spare, which the pointer \
