@@ -125,9 +125,13 @@ import Testing
             let desktop = Tools.tonePower(near: 1_000, in: window)
             return (desktop, 10 * log10(Tools.tonePower(near: 440, in: window) / max(desktop, 1e-12)))
         }
-        let decibels = levels.map(\.1).sorted()[levels.count / 2]
+        // The level where both play: on a loaded machine one CI run had the second source's last
+        // 0.6 s arrive after the run's end (silence there, -inf), its level -12 dB until then.
+        let both = levels.map(\.1).filter { $0 > -40 }.sorted()
+        let decibels = both.isEmpty ? -.infinity : both[both.count / 2]
         #expect(levels.count >= 10 && levels.map(\.0).sorted()[levels.count / 2] > 1e-3,
                 "the desktop's tone is there")
+        #expect(both.count >= levels.count / 2, "the second source plays most of the time: \(levels.map(\.1))")
         #expect(abs(decibels + 12) < 2, "the second source is \(decibels) dB against the first: \(levels.map(\.1))")
 
         let lines = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n")

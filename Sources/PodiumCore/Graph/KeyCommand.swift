@@ -35,7 +35,6 @@ public enum KeyCommand: Sendable, Equatable {
     /// `?`: the keys, said on one line.
     case help
 
-    /// The command of a key, by its name (`space`, `Escape`, `l`), or `nil` for a key without one.
     /// Whether the remote's page offers it: the presenter's screen tools, the rate, a recording
     /// by its own name; not the end of the run, nor what is the window's or the terminal's own.
     public var isOnTheRemote: Bool {
@@ -45,6 +44,7 @@ public enum KeyCommand: Sendable, Equatable {
         }
     }
 
+    /// The command of a key, by its name (`space`, `Escape`, `l`), or `nil` for a key without one.
     public init?(key: String) {
         switch key {
         case "space", " ": self = .pause

@@ -11,10 +11,13 @@
   // Each batch is numbered higher than the last, across reloads too (the clock's microseconds):
   // Podium plays no batch twice.
   let number = Date.now() * 1000;
-  // Keys and buttons down: while any is, an empty batch each second says the page is still here
-  // (Podium lets go of them when it hears nothing for 3 s).
-  const held = new Set();
-  setInterval(() => { if (held.size && queue.length === 0 && !sending) send(true); }, 1000);
+  // Buttons down, and each key down by where it is on the keyboard (`code`) with the key sent as
+  // it went down, which its release sends again (Shift let go first would make "A" an "a"). While
+  // any is down, an empty batch each second says the page is still here (Podium lets go of them
+  // when it hears nothing for 3 s).
+  const buttons = new Set();
+  const keys = new Map();
+  setInterval(() => { if ((buttons.size || keys.size) && queue.length === 0 && !sending) send(true); }, 1000);
 
   // Where a pointer event lies on the picture, 0 to 1 across and down: the picture is fitted into
   // its element, bars beside or above it.
@@ -37,7 +40,14 @@
     const events = queue.splice(0, 128);
     number = Math.max(number + 1, Date.now() * 1000);
     fetch("/input", { method: "POST", body: JSON.stringify({ seq: number, events }) })
-      .then((response) => { if (response.ok) report.sent += events.length; })
+      .then(async (response) => {
+        if (response.ok) report.sent += events.length;
+        // Numbered below the last Podium played (another page, a clock set back): past it, again.
+        if (response.status === 409) {
+          number = Math.max(number, (await response.json()).last);
+          queue.unshift(...events);
+        }
+      })
       .catch(() => {})
       .finally(() => {
         sending = false;
@@ -68,15 +78,16 @@
       event.preventDefault();
       push(["m", at[0], at[1]]);
       push(["b", event.button + 1, down]);
-      if (down) held.add(`b${event.button}`); else held.delete(`b${event.button}`);
+      if (down) buttons.add(event.button); else buttons.delete(event.button);
     });
   }
   document.addEventListener("contextmenu", (event) => event.preventDefault());
   for (const [kind, down] of [["keydown", 1], ["keyup", 0]]) {
     document.addEventListener(kind, (event) => {
       event.preventDefault();
-      push(["k", event.key, down]);
-      if (down) held.add(`k${event.key}`); else held.delete(`k${event.key}`);
+      if (down && !keys.has(event.code)) keys.set(event.code, event.key);
+      push(["k", keys.get(event.code) ?? event.key, down]);
+      if (!down) keys.delete(event.code);
     });
   }
 })();

@@ -26,8 +26,8 @@ final class Connections: Sendable {
     private let clock = MonotonicClock()
     /// Connections held at once; past it, the oldest that has sent no request yet makes room.
     let capacity: Int
-    /// Connections one address holds at once: a browser opens six to a server, a page and a remote
-    /// two browsers' worth.
+    /// Connections one address holds at once: a browser opens six to a server; viewers behind one
+    /// address (a NAT, a proxy) a stream each.
     let perAddress: Int
     /// How long a connection may take to send its first request head (a TLS handshake included).
     let headDeadline: TimeAmount

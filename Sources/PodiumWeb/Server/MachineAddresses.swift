@@ -38,6 +38,8 @@ enum MachineAddresses {
 final class ServerNames: Sendable {
     private let fixed: Set<String>
     private let anywhere: Bool
+    /// `::`: IPv6 addresses too.
+    private let everyFamily: Bool
     /// The machine's addresses, read again (at most once a second) when a name is not among them:
     /// a laptop's address changes as it moves between networks.
     private let addresses = Mutex<(names: Set<String>, read: UInt64)>(([], 0))
@@ -45,6 +47,7 @@ final class ServerNames: Sendable {
 
     init(address: String, more: [String] = []) {
         anywhere = ["0.0.0.0", "::"].contains(address)
+        everyFamily = address == "::"
         var host = [CChar](repeating: 0, count: 256)
         let hostName = gethostname(&host, host.count) == 0
             ? String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased() : ""
@@ -55,9 +58,11 @@ final class ServerNames: Sendable {
         fixed = names
     }
 
-    /// The names a certificate for the server is for: those it answers to now.
+    /// The names a certificate for the server is for: those it answers to now, and of the
+    /// machine's addresses those it listens on (IPv6 ones, whose privacy addresses change daily,
+    /// only for `::`).
     var certificateNames: [String] {
-        fixed.sorted() + (anywhere ? MachineAddresses.current(ipv6: true) : [])
+        fixed.sorted() + (anywhere ? MachineAddresses.current(ipv6: everyFamily) : [])
     }
 
     /// Whether `authority` (a `Host` header: a name or address, and a port) names this server.

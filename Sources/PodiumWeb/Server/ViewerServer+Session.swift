@@ -251,7 +251,10 @@ extension ViewerServer {
     func watchViewers() async {
         var paused = isPaused
         while (try? await Task.sleep(for: .milliseconds(250))) != nil {
-            input.withLock { $0 }?.session.releaseIfQuiet()
+            // Letting go plays on the desktop: on a thread of its own, and only when there is any.
+            if let session = input.withLock({ $0 })?.session, session.fellQuietHolding {
+                await onOwnThread("podium-input") { session.releaseIfQuiet() }
+            }
             let viewers = state.withLock { Array($0.viewers.values) }
             for viewer in viewers {
                 let counts = viewer.counts

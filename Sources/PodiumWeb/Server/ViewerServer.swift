@@ -42,7 +42,7 @@ public final class ViewerServer: Service, OutputServer {
     /// Input requests being played now.
     private let inputRequests = Atomic(0)
     private let started = Latch()
-    private let connections = Connections()
+    private let connections: Connections
     /// The names requests may give as their `Host`.
     private let names: ServerNames
     struct State {
@@ -78,6 +78,8 @@ public final class ViewerServer: Service, OutputServer {
         }
         access = AccessGuard(token: token)
         names = ServerNames(address: options.address, more: options.names)
+        // Viewers behind one address (a NAT, a proxy) each hold a stream, and their pages more.
+        connections = Connections(perAddress: max(16, options.maxViewers + 8))
         if options.secure {
             let certificate = if let path = options.certificate {
                 try ViewerCertificate(certificate: path, key: options.privateKey ?? path)
@@ -201,6 +203,7 @@ public final class ViewerServer: Service, OutputServer {
             return Array(state.viewers.values)
         }
         viewers.forEach { $0.finish() }
+        // Before the run's end closes the desktop's connection: a few releases, written and flushed.
         input.withLock { $0 }?.session.releaseAll()
     }
 
@@ -293,10 +296,13 @@ public final class ViewerServer: Service, OutputServer {
             }
             let session = input.session
             let outcome = await onOwnThread("podium-input") { session.play(batch.number, batch.events) }
-            guard outcome == .played else {
-                return Self.refusal(.conflict, "This batch's number is not above the last one's; it was not played.")
-            }
-            return Response(status: .noContent)
+            guard case .stale(let last) = outcome else { return Response(status: .noContent) }
+            // Not played: sent again, or numbered by a clock behind the last page's, which the
+            // page then numbers past.
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            return Response(status: .conflict, headers: headers,
+                            body: .init(byteBuffer: ByteBuffer(string: #"{"last":\#(last)}"#)))
         }
         // A request for the stream that was not upgraded: a wrong token or origin, or not a WebSocket.
         router.get("/stream") { [self] request, context in
@@ -331,8 +337,9 @@ public final class ViewerServer: Service, OutputServer {
         return nil
     }
 
-    /// Where a page keeps its token once its link was opened: a cookie for each door, named with the
-    /// port (cookies are a host's, whatever its port).
+    /// Where a page keeps its token once its link was opened: a cookie for each door. A cookie is
+    /// the host's, whatever the port: named with the port, runs on two ports do not overwrite
+    /// each other's, but another server on this host name receives them too.
     enum Door: String {
         case viewer, remote, input
     }

@@ -79,7 +79,11 @@ public final class XTestInput: InputInjector {
             let place = xcb_translate_coordinates(raw, focus, root, 0, 0)
             guard let middle = try? connection.withReply({ xcb_get_geometry_reply($0, geometry, $1) }, {
                 (x: Int($0.pointee.width) / 2, y: Int($0.pointee.height) / 2)
-            }), let corner = try? connection.withReply({ xcb_translate_coordinates_reply($0, place, $1) }, {
+            }) else {
+                xcb_discard_reply(raw, place.sequence)
+                return false
+            }
+            guard let corner = try? connection.withReply({ xcb_translate_coordinates_reply($0, place, $1) }, {
                 (x: Int($0.pointee.dst_x), y: Int($0.pointee.dst_y))
             }) else { return false }
             return area.contains(x: corner.x + middle.x, y: corner.y + middle.y)
