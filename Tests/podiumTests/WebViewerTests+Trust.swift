@@ -24,7 +24,8 @@ extension WebViewerTests {
         let viewer = try Tools.run(Tools.repository.appendingPathComponent("Scripts/viewer-client").path,
                                    [served.link, "--seconds", "2"])
         #expect(viewer.stdout.hasPrefix("HTTP/1.1 101"), "\(viewer.stdout) \(viewer.stderr)")
-        let frames = try JSONSerialization.jsonObject(with: Data((viewer.stdout.split(separator: "\n").last ?? "").utf8))
+        let report = viewer.stdout.split(separator: "\n").last ?? ""
+        let frames = try JSONSerialization.jsonObject(with: Data(report.utf8))
         #expect(((frames as? [String: Any])?["frames"] as? Int ?? 0) > 0, "\(viewer.stdout)")
 
         let reports = { (result: CommandResult) -> [[String: Double]] in
