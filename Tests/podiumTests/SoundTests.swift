@@ -72,7 +72,8 @@ import Testing
     }
 
     /// The sound server goes away mid-run and comes back: the picture and the recording go on,
-    /// the live line says the sound is reconnecting, silence fills the gap, and the tone returns.
+    /// the live line says the sound is reconnecting, silence fills the gap, and the tone returns;
+    /// the run's lines say once that it went and once that it came back.
     /// Through libpulse, and straight from PipeWire.
     @Test(arguments: [false, true]) func theSoundServerGoingAwayLeavesSilenceAndTheSoundReturns(native: Bool) throws {
         let sound = try SoundServer(tone: 1_000)
@@ -87,6 +88,10 @@ import Testing
         try sound.start()
         let result = try podium.wait(timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
+        // Said once each way, in the run's lines.
+        let said = { (text: String) in result.stderr.components(separatedBy: text).count - 1 }
+        #expect(said("lost its sound server; silence until it is back") == 1, "\(result.stderr)")
+        #expect(said(" is back after ") == 1, "\(result.stderr)")
 
         let samples = try Tools.decodeSound(output)
         let seconds = Double(samples.count) / 48_000

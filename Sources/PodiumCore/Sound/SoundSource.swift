@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 /// Where a run's sound comes from: a sound server's source (what the desktop plays, a
@@ -27,6 +28,8 @@ public final class SoundFeed: Sendable {
     private let soundClock: Mutex<SoundClock>
     /// The blocks taken while the clock settles (a fraction of a second), placed once it has.
     private let held = Mutex([Float]())
+    /// When the source lost its server (on the run's clock); 0 while it has it.
+    private let lostAt = Atomic<UInt64>(0)
 
     init(ring: SoundRing, counters: SoundCounters, run: Run, index: Int, source: Int, settlingBlocks: Int) {
         soundClock = Mutex(SoundClock(settlingBlocks: settlingBlocks))
@@ -76,7 +79,7 @@ public final class SoundFeed: Sendable {
         let (stamped, heldStart) = soundClock.withLock { clock in
             (clock.stamp(measured: measured, frames: samples.count / SoundFormat.channels), clock.takeHeldStart())
         }
-        sourceCounters?.reconnecting.store(false, ordering: .relaxed)
+        if lostAt.load(ordering: .relaxed) != 0 { sayBack() }
         let now = threadCPUNanoseconds()
         counters.processorTime.add(Int(now &- lastCharged.exchange(now, ordering: .relaxed)), ordering: .relaxed)
         if let stamped, heldStart == nil {
@@ -110,10 +113,25 @@ public final class SoundFeed: Sendable {
         }
     }
 
-    /// The source lost its server and tries again; silence fills the time until it is back.
+    /// The source lost its server and tries again; silence fills the time until it is back. Said
+    /// once, as its coming back is.
     public func interrupted() {
         sourceCounters?.reconnecting.store(true, ordering: .relaxed)
         soundClock.withLock { $0.reset() }
         held.withLock { $0.removeAll(keepingCapacity: true) }
+        guard lostAt.exchange(max(1, run.clock.now()), ordering: .relaxed) == 0 else { return }
+        run.logger.warning("sound: \(name) lost its sound server; silence until it is back")
     }
+
+    /// The first sound after the source lost its server: said once, with how long it was away.
+    private func sayBack() {
+        let lost = lostAt.exchange(0, ordering: .relaxed)
+        sourceCounters?.reconnecting.store(false, ordering: .relaxed)
+        guard lost != 0 else { return }
+        let seconds = Double(run.clock.now() &- lost) / 1e9
+        run.logger.notice("sound: \(name) is back after \(((seconds * 10).rounded() / 10).plain) s of silence")
+    }
+
+    /// The source as the run's lines name it.
+    private var name: String { sourceCounters.map { "the source \($0.name)" } ?? "the sound" }
 }
