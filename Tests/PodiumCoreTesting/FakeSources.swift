@@ -19,13 +19,20 @@ public final class FakeGrabber: FrameGrabber, Sendable {
     /// Whether the screen changes between looks; an unchanged one is grabbed only when asked.
     public let changes: Bool
     public let failAt: UInt64?
+    /// Whether it says when it changes (it never does): the loop sleeps on it between looks.
+    public let waits: Bool
+    /// How often the loop looked at it, and slept on it.
+    public var looks: Int { counts.withLock { $0.looks } }
+    public var waited: Int { counts.withLock { $0.waited } }
+    private let counts = Mutex((looks: 0, waited: 0))
     /// Called after each grab with its sequence number, on the capture thread.
     private let afterGrab: @Sendable (UInt64) -> Void
     private let grabbed = Mutex<[UInt64]>([])
 
     public init(clock: FakeClock, cost: UInt64 = 1_000_000, buffers: Int = 8, changes: Bool = true,
-                failAt: UInt64? = nil, afterGrab: @escaping @Sendable (UInt64) -> Void = { _ in }) {
+                failAt: UInt64? = nil, waits: Bool = false, afterGrab: @escaping @Sendable (UInt64) -> Void = { _ in }) {
         self.clock = clock
+        self.waits = waits
         self.cost = cost
         self.changes = changes
         self.failAt = failAt
@@ -43,6 +50,7 @@ public final class FakeGrabber: FrameGrabber, Sendable {
 
     public func capture(sequence: UInt64, time: UInt64, slotTime: UInt64, evenIfUnchanged: Bool)
         throws(PodiumError) -> CaptureOutcome {
+        counts.withLock { $0.looks += 1 }
         if sequence == failAt { throw .unavailable("the fake screen went away") }
         guard changes || evenIfUnchanged else { return .unchanged }
         guard let buffer = pool.acquire() else { return .busy }
@@ -55,6 +63,14 @@ public final class FakeGrabber: FrameGrabber, Sendable {
         return .frame(CapturedFrame(buffer: buffer, size: PixelSize(width: 4, height: 4), bytesPerRow: 16,
                                     captureTime: time, slotTime: slotTime, sequence: sequence,
                                     changedRows: RowBands(0..<4)))
+    }
+
+    /// Nothing comes: the whole timeout passes on the fake clock.
+    public func awaitChange(timeout: UInt64, or doorbell: Doorbell) -> Bool {
+        guard waits else { return false }
+        counts.withLock { $0.waited += 1 }
+        clock.sleep(until: clock.now() + timeout)
+        return true
     }
 
     /// A paced source over this grabber.

@@ -86,6 +86,20 @@ import Testing
         #expect(stage.sequences.last == 3)
     }
 
+    /// A screen that says when it changes is slept on between looks: a look every tenth of a
+    /// second (for the run's controls) instead of every slot, the repeats and the end as before.
+    @Test func anUnchangedScreenThatSaysWhenItChangesIsSleptOn() async {
+        let grabber = FakeGrabber(clock: FakeClock(), changes: false, waits: true)
+        let stage = RecordingStage()
+        let run = run(grabber, [stage], limits: .init(duration: .seconds(3)))
+        #expect(await run.run() == nil)
+        #expect(grabber.slotTimes == [0, 1_000_000_000, 2_000_000_000])
+        #expect(grabber.looks <= 3 * 11 && grabber.waited >= 3 * 9, "looks \(grabber.looks), waits \(grabber.waited)")
+        #expect(run.counters.sources[0].unchanged.load(ordering: .relaxed) == slots(seconds: 3, fps: 30) - 3)
+        #expect(run.counters.sources[0].skipped.load(ordering: .relaxed) == 0, "a slot slept through is not missed")
+        #expect(stage.slotTimes.last == FrameGrid(fps: FrameRate(30)).offset(ofSlot: 89))
+    }
+
     @Test func aGrabberThatFailsEndsTheRunWithItsError() async {
         let grabber = FakeGrabber(clock: FakeClock(), failAt: 3)
         let stage = RecordingStage()

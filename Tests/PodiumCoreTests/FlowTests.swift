@@ -59,6 +59,21 @@ import Testing
         #expect(grid.place(at: 1_000) == 1_000, "after a pause, back where it is")
     }
 
+    @Test func slotsPassedOverAreNeitherTakenNorMissed() {
+        let clock = FakeClock()
+        var pacer = FramePacer(interval: 100)
+        let start = pacer.nextSlot(clock: clock)!.deadline
+        clock.sleep(until: start + 350)
+        #expect(pacer.pass(until: clock.now()) == 3)
+        let next = pacer.nextSlot(clock: clock)
+        #expect(next?.index == 4 && next?.deadline == start + 400 && next?.skipped == 0)
+        // A wait that ends on a slot's deadline leaves that slot to be taken.
+        clock.sleep(until: start + 600)
+        #expect(pacer.pass(until: clock.now()) == 1)
+        let due = pacer.nextSlot(clock: clock)
+        #expect(due?.index == 6 && due?.deadline == start + 600 && due?.skipped == 0)
+    }
+
     @Test func longSleepsAreCutForStopChecks() {
         let clock = FakeClock()
         var pacer = FramePacer(interval: 1_000)

@@ -26,9 +26,10 @@ static inline xcb_extension_t *cxcb_test_id(void) { return &xcb_test_id; }
 
 // XInput 2's raw button presses of every device, selected on the root window: each click,
 // whichever window gets it. The mask list is a header followed by its mask words.
-static inline void cxcb_select_raw_button_presses(xcb_connection_t *connection, xcb_window_t root) {
+static inline void cxcb_select_raw_pointer_events(xcb_connection_t *connection, xcb_window_t root) {
     struct { xcb_input_event_mask_t head; uint32_t mask; } masks = {
-        { XCB_INPUT_DEVICE_ALL_MASTER, 1 }, XCB_INPUT_XI_EVENT_MASK_RAW_BUTTON_PRESS
+        { XCB_INPUT_DEVICE_ALL_MASTER, 1 },
+        XCB_INPUT_XI_EVENT_MASK_RAW_BUTTON_PRESS | XCB_INPUT_XI_EVENT_MASK_RAW_MOTION
     };
     xcb_input_xi_select_events(connection, root, 1, &masks.head);
 }

@@ -18,8 +18,8 @@ public struct FramePacer {
     public let grid: FrameGrid
     private var start: UInt64?
     private var nextIndex: UInt64 = 0
-    /// The deadline of the last slot taken.
-    private var lastDeadline: UInt64?
+    /// The deadline of the last slot taken (or passed over).
+    public private(set) var lastDeadline: UInt64?
 
     /// Slots every `interval` nanoseconds.
     /// - Parameter start: when slot 0 is due; `nil` takes the first call's time.
@@ -39,6 +39,19 @@ public struct FramePacer {
         var pacer = FramePacer(grid: grid, start: lastDeadline ?? start)
         if lastDeadline != nil { pacer.nextIndex = 1 }
         return pacer
+    }
+
+    /// Passes over the slots due before `now` without taking them, and without counting them as
+    /// missed: a loop that waited for a change on purpose goes on at the slot due now, or the next.
+    /// - Returns: how many were passed over.
+    public mutating func pass(until now: UInt64) -> Int {
+        guard let start, now > start + grid.offset(ofSlot: nextIndex) else { return 0 }
+        // (A deadline rounded to the nanosecond may fall in the slot before it on the grid.)
+        let latest = max(grid.slot(at: now - start - 1), nextIndex)
+        let passed = Int(latest + 1 - nextIndex)
+        nextIndex = latest + 1
+        lastDeadline = start + grid.offset(ofSlot: latest)
+        return passed
     }
 
     /// Waits for the next slot (sleeping no longer than `maximumSleep` at a time, so the caller can
@@ -61,7 +74,7 @@ public struct FramePacer {
             return Slot(index: nextIndex - 1, deadline: due, skipped: 0)
         }
         // The latest slot already due is taken now; the ones between it and `due` are lost.
-        let latest = grid.slot(at: now - start)
+        let latest = max(grid.slot(at: now - start), nextIndex)
         let skipped = Int(latest - nextIndex)
         nextIndex = latest + 1
         lastDeadline = start + grid.offset(ofSlot: latest)

@@ -74,6 +74,9 @@ public final class FanOut: Sendable {
     /// Whether the presenter froze the picture: nothing is captured or handed out.
     public var isPaused: Bool { run.control.paused.load(ordering: .relaxed) }
 
+    /// Rung when the run's controls change or it stops: a resting capture wakes for it.
+    public var controlsChanged: Doorbell { run.control.changed }
+
     /// Ends the run with `error` (the source is gone for good).
     public func fail(_ error: PodiumError) { run.fail(error) }
 

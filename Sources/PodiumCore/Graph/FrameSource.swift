@@ -29,10 +29,17 @@ public protocol FrameGrabber {
     /// Where the pointer is in its pictures now, for the presenter's tools drawn over them; `nil`
     /// when it does not say (or the pointer is hidden or outside).
     var pointer: PointerReport? { get }
+    /// Waits, after a look that found nothing changed, until the picture may have changed,
+    /// `doorbell` rings or `timeout` nanoseconds passed: a source that says when it changes (X11's
+    /// Damage) then costs nothing while the screen rests, instead of a look at every slot. The
+    /// pointer's moves count as changes, drawn in or said apart (`pointer`).
+    /// - Returns: `false` at once when it cannot say (the loop looks at every slot).
+    mutating func awaitChange(timeout: UInt64, or doorbell: Doorbell) -> Bool
 }
 
 extension FrameGrabber {
     public var pointer: PointerReport? { nil }
+    public func awaitChange(timeout: UInt64, or doorbell: Doorbell) -> Bool { false }
 }
 
 /// What one look at the source gave.

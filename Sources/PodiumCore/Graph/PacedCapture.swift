@@ -3,7 +3,8 @@ import Synchronization
 /// A pull source paced by the run: its grabber is asked for a picture at each slot of the
 /// frame-rate grid, on absolute deadlines of the monotonic clock. A missed slot is skipped and
 /// counted, never caught up in a burst. With nothing changed, nothing is grabbed but a repeat at
-/// the idle rate (so players and late joiners keep going).
+/// the idle rate (so players and late joiners keep going); a grabber that says when its picture
+/// changes is slept on meanwhile, the slots passed over counted as unchanged.
 public struct PacedCapture: FrameSource {
     /// Opens the grabber on the capture thread, where it stays.
     public typealias Open = @Sendable () throws(PodiumError) -> any FrameGrabber
@@ -42,7 +43,22 @@ public struct PacedCapture: FrameSource {
         var afterBlank = false
         /// The last slot reached: where the run ends on the grid.
         var reached: UInt64?
+        /// The last look found nothing changed: the grabber may be slept on until it says otherwise.
+        var resting = false
         while !fanOut.isStopping {
+            if resting {
+                resting = false
+                // Woken by the run's controls and its stop; at the latest for the next repeat, and
+                // often enough to see a new reader and a pointer that was warped.
+                let now = clock.now()
+                let repeatDue = lastFrame.map { fanOut.origin + $0 + idleInterval } ?? now
+                if repeatDue > now,
+                   grabber.awaitChange(timeout: min(repeatDue - now, Self.longestRest), or: fanOut.controlsChanged) {
+                    let passed = pacer.pass(until: clock.now())
+                    counters.unchanged.add(passed, ordering: .relaxed)
+                    if passed > 0, let deadline = pacer.lastDeadline { reached = deadline - fanOut.origin }
+                }
+            }
             // A new rate starts one of its intervals after the last slot taken.
             if fanOut.frameRate != fps {
                 fps = fanOut.frameRate
@@ -104,6 +120,7 @@ public struct PacedCapture: FrameSource {
                 fanOut.deliver(frame, to: look)
             case .unchanged:
                 counters.unchanged.add(1, ordering: .relaxed)
+                resting = true
             case .repainted:
                 counters.unchanged.add(1, ordering: .relaxed)
                 counters.repainted.add(1, ordering: .relaxed)
@@ -117,4 +134,7 @@ public struct PacedCapture: FrameSource {
         }
         fanOut.finish(at: reached)
     }
+
+    /// The longest a resting loop sleeps before it looks at the run again.
+    static let longestRest: UInt64 = 100_000_000
 }

@@ -247,6 +247,7 @@ public final class Run: Sendable {
     /// Asks the run to end: capture stops, every stage drains, every output is finalized.
     public func stop() {
         stopping.stop()
+        control.changed.ring()
     }
 
     /// Runs `handler` when the run is asked to stop (to abort blocking I/O, say), or now if it was.

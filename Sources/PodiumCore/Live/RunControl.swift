@@ -34,6 +34,8 @@ public final class RunControl: Sendable {
     private let changes = Mutex<[RunChange]>([])
     /// The keys held for the whole desktop, as `?` says them (`blank Ctrl+Alt+B, …`), once held.
     public let globalKeys = Mutex<String?>(nil)
+    /// Rung at every change and when the run stops: wakes a capture resting on a still screen.
+    public let changed = Doorbell()
 
     /// - Parameters:
     ///   - tuning: what may change as the run goes on.
@@ -66,6 +68,7 @@ public final class RunControl: Sendable {
             if changes.count >= 256 { changes.removeFirst() }
             changes.append(change)
         }
+        changed.ring()
         return change
     }
 

@@ -19,6 +19,8 @@ public final class PenControl: Sendable {
     /// Why the pen cannot be had on this run's desktop; `nil` when it can.
     public let unavailable: String?
     private let state = Mutex(State())
+    /// Rung at every change, for whatever shows the strokes to sleep until one.
+    public let changed = Doorbell()
 
     public init(keepsStrokes: Bool = false, unavailable: String? = nil) {
         self.keepsStrokes = keepsStrokes
@@ -47,7 +49,8 @@ public final class PenControl: Sendable {
 
     /// Changes the pen (its ink, its shape, its strokes) under its lock.
     public func change<Result>(_ body: (inout State) -> Result) -> Result {
-        state.withLock { state in
+        defer { changed.ring() }
+        return state.withLock { state in
             defer { state.version &+= 1 }
             return body(&state)
         }

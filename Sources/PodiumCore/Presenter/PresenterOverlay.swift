@@ -52,6 +52,13 @@ public final class PresenterOverlay: FrameGrabber {
     /// The pointer in the source's coordinates: a zoomed frame is cut from them.
     public var pointer: PointerReport? { source.pointer }
 
+    /// The source's wait, while nothing is drawn: a highlight or a zoom follows the pointer,
+    /// which the picture's changes do not say. (A source that waits says its pointer's moves.)
+    public func awaitChange(timeout: UInt64, or doorbell: Doorbell) -> Bool {
+        guard lastLook == Look(), !presenter.isHighlighting, presenter.zoom == 1 else { return false }
+        return source.awaitChange(timeout: timeout, or: doorbell)
+    }
+
     public func capture(sequence: UInt64, time: UInt64, slotTime: UInt64, evenIfUnchanged: Bool)
         throws(PodiumError) -> CaptureOutcome {
         var outcome = try source.capture(sequence: sequence, time: time, slotTime: slotTime,

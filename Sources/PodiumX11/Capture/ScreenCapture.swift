@@ -83,6 +83,21 @@ public final class ScreenCapture: FrameGrabber {
         }
     }
 
+    /// Sleeps on the X connection until the server says something (damage, the pointer moved,
+    /// the cursor's picture, the layout), `doorbell` rings or `timeout` passed, when it would say
+    /// every change.
+    public func awaitChange(timeout: UInt64, or doorbell: Doorbell) -> Bool {
+        guard masks == nil, missing == nil, verified.saysWhenItChanges else { return false }
+        // Events a reply brought in are already queued, where poll would not see them.
+        handleEvents(queuedOnly: true)
+        guard !verified.mayHaveChanged, !layoutChanged else { return true }
+        var descriptors = [pollfd(fd: xcb_get_file_descriptor(connection.raw), events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: doorbell.descriptor, events: Int16(POLLIN), revents: 0)]
+        _ = poll(&descriptors, 2, Int32(min(timeout / 1_000_000, 1_000)))
+        doorbell.answer()
+        return true
+    }
+
     private func grab(sequence: UInt64, time: UInt64, slotTime: UInt64, evenIfUnchanged: Bool)
         throws(X11RequestError) -> CaptureOutcome {
         handleEvents()

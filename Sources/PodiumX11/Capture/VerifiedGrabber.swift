@@ -108,6 +108,18 @@ final class VerifiedGrabber {
                             bufferCount: bufferCount) : nil
     }
 
+    /// Whether a change of the picture comes as an event (damage, a device moved the pointer, the
+    /// cursor's new picture), so that a loop may wait for one instead of looking at every slot. A
+    /// warp (`xdotool mousemove`, a remote's input) moves no device: the wait's timeout finds it.
+    var saysWhenItChanges: Bool {
+        damage != nil && masks.isEmpty && (cursor == nil || (pointer.saysWhenItMoves && target.window == connection.root))
+    }
+
+    /// Whether an event since the last grab says the picture may have changed.
+    var mayHaveChanged: Bool {
+        damage?.isPending != false || masksMoved || cursor?.stale == true || (cursor != nil && pointer.mayHaveMoved)
+    }
+
     /// Takes an event the server sent, if it is the cursor's, the damage's or a click.
     func handle(_ event: UnsafePointer<xcb_generic_event_t>) {
         let type = event.pointee.response_type & 0x7F

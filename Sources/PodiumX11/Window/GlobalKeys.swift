@@ -73,8 +73,8 @@ public final class GlobalKeys {
             guard !connection.isBroken else {
                 return "global keys stopped: the X display \(connection.displayName) closed"
             }
-            // Woken now and then to see that the run stopped.
-            _ = poll(&descriptor, 1, 100)
+            // Woken by the keys, and now and then to see that the run stopped.
+            _ = poll(&descriptor, 1, 500)
             while let event = xcb_poll_for_event(connection.raw) {
                 defer { free(event) }
                 let kind = event.pointee.response_type & 0x7F

@@ -125,9 +125,11 @@ public final class PenOverlay: PenSurface {
     public func run(isStopping: () -> Bool, said: (String) -> Void, leave: @escaping () -> Void) -> String? {
         self.leave = leave
         defer { self.leave = {} }
-        var descriptor = pollfd(fd: xcb_get_file_descriptor(connection.raw), events: Int16(POLLIN), revents: 0)
+        var descriptors = [pollfd(fd: xcb_get_file_descriptor(connection.raw), events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: pen.changed.descriptor, events: Int16(POLLIN), revents: 0)]
         while !isStopping() {
             guard !connection.isBroken else { return "the pen stopped: the X display \(connection.displayName) closed" }
+            pen.changed.answer()
             follow(said: said)
             // Events a reply brought in are already queued, where poll would not see them.
             var handled = false
@@ -136,8 +138,9 @@ public final class PenOverlay: PenSurface {
                 handle(event)
                 handled = true
             }
-            // Woken by the pointer and the keys, and often enough to follow the keys' pen on and off.
-            if !handled { _ = poll(&descriptor, 1, 30) }
+            // Woken by the pointer, the keys and the pen's changes; while shown, often enough to
+            // stay raised; else now and then to see that the run stopped.
+            if !handled { _ = poll(&descriptors, 2, mapped ? 250 : 500) }
         }
         return nil
     }
