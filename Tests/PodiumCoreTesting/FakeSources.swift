@@ -30,7 +30,8 @@ public final class FakeGrabber: FrameGrabber, Sendable {
     private let grabbed = Mutex<[UInt64]>([])
 
     public init(clock: FakeClock, cost: UInt64 = 1_000_000, buffers: Int = 8, changes: Bool = true,
-                failAt: UInt64? = nil, waits: Bool = false, afterGrab: @escaping @Sendable (UInt64) -> Void = { _ in }) {
+                failAt: UInt64? = nil, waits: Bool = false,
+                afterGrab: @escaping @Sendable (UInt64) -> Void = { _ in }) {
         self.clock = clock
         self.waits = waits
         self.cost = cost

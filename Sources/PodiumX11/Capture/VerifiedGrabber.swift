@@ -112,7 +112,8 @@ final class VerifiedGrabber {
     /// cursor's new picture), so that a loop may wait for one instead of looking at every slot. A
     /// warp (`xdotool mousemove`, a remote's input) moves no device: the wait's timeout finds it.
     var saysWhenItChanges: Bool {
-        damage != nil && masks.isEmpty && (cursor == nil || (pointer.saysWhenItMoves && target.window == connection.root))
+        let pointerSaid = pointer.saysWhenItMoves && target.window == connection.root
+        return damage != nil && masks.isEmpty && (cursor == nil || pointerSaid)
     }
 
     /// Whether an event since the last grab says the picture may have changed.
