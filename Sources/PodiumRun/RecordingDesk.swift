@@ -73,7 +73,22 @@ public final class RecordingDesk: RecordingControl {
         }
     }
 
-    public var recordingPath: String? { current.withLock { $0?.path } }
+    public var recording: RecordingStatus? {
+        current.withLock { current in
+            current.map { RecordingStatus(path: $0.path, isPaused: $0.output.isPaused.load(ordering: .relaxed),
+                                          seconds: Double($0.output.written.load(ordering: .relaxed)) / 1_000_000) }
+        }
+    }
+
+    public func setPaused(_ paused: Bool) throws(PodiumError) -> (path: String, changed: Bool) {
+        guard let (path, output) = current.withLock({ $0 }) else {
+            throw .usage("record \(paused ? "pause" : "resume"): nothing is being recorded (record start FILE begins)")
+        }
+        let changed = output.isPaused.exchange(paused, ordering: .relaxed) != paused
+        // The recording goes on from a keyframe: one now, not at the encoder's next.
+        if changed && !paused, let video = program.streams.first { hub.requestKeyframe(stream: video) }
+        return (path, changed)
+    }
 
     public func stop() throws(PodiumError) -> String {
         guard let recording = current.withLock({ state -> (path: String, output: MuxerOutput)? in

@@ -23,7 +23,13 @@ import Testing
                 return path ?? ""
             }
         }
-        var recordingPath: String? { path.withLock { $0 } }
+        func setPaused(_ paused: Bool) throws(PodiumError) -> (path: String, changed: Bool) {
+            asked.withLock { $0.append(paused ? "pause" : "resume") }
+            return (path.withLock { $0 } ?? "", true)
+        }
+        var recording: RecordingStatus? {
+            path.withLock { $0 }.map { RecordingStatus(path: $0, isPaused: false, seconds: 0) }
+        }
         func finish() async {}
     }
 
@@ -60,7 +66,7 @@ import Testing
         // A recording by its own name: the remote is told it is on, not where.
         let started = reply(#"{"command":"key","value":"r"}"#, by: .remote, control: control)
         #expect(started["changes"] as? [String] == ["recording off → on, by remote"], "\(started)")
-        #expect(recordings.recordingPath?.hasSuffix(".mkv") == true)
+        #expect(recordings.recording?.path.hasSuffix(".mkv") == true)
         let stopped = reply(#"{"command":"key","value":"r"}"#, by: .remote, control: control)
         #expect(stopped["changes"] as? [String] == ["recording on → off, by remote"], "\(stopped)")
         // The control socket, the presenter's own, still may.

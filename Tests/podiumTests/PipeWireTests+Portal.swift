@@ -170,7 +170,8 @@ extension PipeWireTests {
         let bind = portal.requests().first { $0["request"] as? String == "BindShortcuts" }
         let asked = bind?["shortcuts"] as? [[String: Any]] ?? []
         #expect(asked.map { $0["id"] as? String ?? "" } == ["blank", "white", "highlight", "zoom", "pen", "layout",
-                                                           "pause", "faster", "slower", "record"])
+                                                           "pause", "faster", "slower", "record",
+                                                           "record-pause"])
         #expect(asked.first?["preferred_trigger"] as? String == "CTRL+ALT+b", "\(asked)")
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PodiumCore
 import PodiumTestSupport
 import Testing
 
@@ -122,6 +123,49 @@ import Testing
         let before = packets.bitsPerSecond(in: 1..<changed)
         let after = packets.bitsPerSecond(in: changed + 1..<changed + 3)
         #expect(after < before * 0.4, "the bit rate fell: \(before / 1e6) → \(after / 1e6) Mbit/s")
+    }
+
+    /// `record pause` and `record resume`: one file with the pause cut out. The scene's own clock,
+    /// stamped in each picture, jumps by the pause once, where the file's times go on a frame
+    /// apart; the stats say what is recording, paused or not.
+    @Test func aPausedRecordingIsOneFileWithThePauseCutOut() throws {
+        let scene = try Tools.scene("video", on: server.display)
+        defer { _ = try? scene.interrupt() }
+        let stats = path("paused.json"), part = path("paused.mkv")
+        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--control",
+                                                      "--to", path("whole.mkv"), "--stats-json", stats])
+        try run.waitForStderr(containing: "capturing")
+        func control(_ words: String...) throws -> CommandResult {
+            try Tools.podium(["control", "--pid", "\(run.pid)"] + words)
+        }
+        #expect(try control("record", "start", part).status == 0)
+        Thread.sleep(forTimeInterval: 2)
+        #expect(try control("record", "pause").stdout == "recording \(part) → paused, by control\n")
+        let twice = try control("record", "pause")
+        #expect(twice.status == 64 && twice.stderr.contains("paused already"), "\(twice)")
+        Thread.sleep(forTimeInterval: 3)
+        #expect(try control("record", "resume").stdout == "recording paused → \(part), by control\n")
+        Thread.sleep(forTimeInterval: 2)
+        #expect(try control("record", "stop").stdout == "recording \(part) → off, by control\n")
+        #expect(try run.interrupt().status == 0)
+
+        #expect(try decodesCleanly(part))
+        let times = try Tools.frameTimes(part)
+        let frames = try Tools.decodeFrames(part, width: 640, height: 360, pixelFormat: "gray")
+        try #require(frames.count == times.count && frames.count > 60, "\(frames.count) frames, \(times.count) times")
+        let drawn = frames.compactMap { frame in SceneStrip.read { x, y in Int(frame[y * 640 + x]) }?.milliseconds }
+        #expect(drawn.count == frames.count, "every picture's stamp reads")
+        // Where the scene's clock jumps by the pause, the file's goes on by a frame or two.
+        let steps = zip(drawn, drawn.dropFirst()).map { Int($1) - Int($0) }
+        let jumps = steps.indices.filter { steps[$0] > 2_000 }
+        #expect(jumps.count == 1, "the pause, once: \(steps)")
+        let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
+        #expect(gaps.allSatisfy { $0 > 0 && $0 < 0.15 }, "the file's times go on: \(gaps)")
+        let duration = try Tools.probe(part).duration ?? 0
+        #expect(duration > 3 && duration < 5.5, "4 s recorded of 7: \(duration)")
+        let samples = try records(stats, kind: "interval").compactMap { $0["recording"] as? [String: Any] }
+        let paused = samples.map { $0["isPaused"] as? Bool }
+        #expect(paused.contains(true) && paused.contains(false), "the stats said it, paused and going: \(samples)")
     }
 
     @Test func podiumControlChangesARunningRecordingThatPlaysSmoothlyAcrossEveryChange() throws {

@@ -32,6 +32,8 @@ public enum KeyCommand: Sendable, Equatable {
     case fullscreen
     /// `r`: start a recording of the run to `podium-DATE-TIME.mkv` in its folder, or stop it.
     case record
+    /// `p`: pause the recording (the pause is cut out of it), or resume it.
+    case pauseRecording
     /// `?`: the keys, said on one line.
     case help
 
@@ -39,7 +41,7 @@ public enum KeyCommand: Sendable, Equatable {
     /// by its own name; not the end of the run, nor what is the window's or the terminal's own.
     public var isOnTheRemote: Bool {
         switch self {
-        case .pause, .frameRate, .blank, .highlight, .zoom, .cycleLayout, .record: true
+        case .pause, .frameRate, .blank, .highlight, .zoom, .cycleLayout, .record, .pauseRecording: true
         case .quit, .encoderRate, .keyframe, .pen, .swapSources, .resize, .fullscreen, .help: false
         }
     }
@@ -65,6 +67,7 @@ public enum KeyCommand: Sendable, Equatable {
         case "]": self = .resize(1)
         case "f": self = .fullscreen
         case "r": self = .record
+        case "p": self = .pauseRecording
         case "?": self = .help
         default: return nil
         }
@@ -78,7 +81,8 @@ public enum KeyCommand: Sendable, Equatable {
     public static func help(layouts: Bool, window: Bool, quality: Bool = false, presenter: Bool = true,
                             pen: Bool = true) -> String {
         var keys = ["space pause", "b w blank"] + (presenter ? ["h highlight", "z zoom"] : []) + (pen ? ["d pen"] : [])
-        keys += ["+ - frame rate", quality ? "< > quality" : "< > bit rate", "k keyframe", "r record", "q quit"]
+        keys += ["+ - frame rate", quality ? "< > quality" : "< > bit rate", "k keyframe", "r record",
+                 "p pause recording", "q quit"]
         if layouts { keys += ["l layout", "x swap sources", "[ ] resize"] }
         if window { keys.append("f fullscreen") }
         return "keys: " + keys.joined(separator: ", ")
@@ -123,6 +127,12 @@ extension RunControl {
             return changeLayout(by: origin) { $0.resize(by: steps) }
         case .record:
             return toggleRecording(by: origin)
+        case .pauseRecording:
+            do throws(PodiumError) {
+                return try pauseRecording(recordings?.recording.map { !$0.isPaused }, by: origin)
+            } catch {
+                logger.warning("\(error.message)")
+            }
         case .help:
             let quality = if case .quality = tuning.plannedRate { true } else { false }
             let keys = KeyCommand.help(layouts: layout != nil, window: window, quality: quality,
@@ -145,7 +155,7 @@ extension RunControl {
             return nil
         }
         do throws(PodiumError) {
-            if recordings.recordingPath != nil {
+            if recordings.recording != nil {
                 let file = try recordings.stop()
                 return report(RunChange(setting: "recording", from: file, to: "off", by: origin))
             }
@@ -158,6 +168,15 @@ extension RunControl {
             logger.warning("record: \(error.message)")
             return nil
         }
+    }
+
+    /// Pauses the recording, or resumes it (`nil`: nothing is recorded, which is said).
+    func pauseRecording(_ paused: Bool?, by origin: ChangeOrigin) throws(PodiumError) -> RunChange? {
+        guard let recordings else { throw .usage("record: this run encodes nothing to record") }
+        let (path, changed) = try recordings.setPaused(paused ?? true)
+        guard changed else { return nil }
+        let (from, to) = paused == false ? ("paused", path) : (path, "paused")
+        return report(RunChange(setting: "recording", from: from, to: to, by: origin))
     }
 
     /// `podium-2026-11-28-071512.mkv`: the recording named by the (local) time `moment`.

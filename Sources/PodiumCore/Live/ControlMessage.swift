@@ -17,7 +17,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var command: Command
     /// `set`: each setting and its value (`fps`, `bitrate`, `quality`).
     public var values: [String: String]?
-    /// `record`: `start` with a file, or `stop`.
+    /// `record`: `start` with a file, `pause`, `resume` or `stop`.
     public var record: String?
     public var file: String?
     /// The presenter's commands: what to set (`black`, `on`, `2`, `swap`); `nil` for the key's own.
@@ -109,6 +109,7 @@ extension ControlStatus {
         var status = self
         guard var sample = sample else { return status }
         sample.sinks = []
+        sample.recording?.path = ""
         for index in sample.renditions.indices { sample.renditions[index].outputs = [] }
         status.sample = sample
         return status
@@ -116,11 +117,12 @@ extension ControlStatus {
 }
 
 extension RunChange {
-    /// The change as the remote is told it: a recording is on or off, its file unnamed.
+    /// The change as the remote is told it: a recording is on, paused or off, its file unnamed.
     var withoutFiles: RunChange {
         guard setting == "recording" else { return self }
         var change = self
-        (change.from, change.to) = (from == "off" ? "off" : "on", to == "off" ? "off" : "on")
+        let unnamed = { (state: String) in state == "off" || state == "paused" ? state : "on" }
+        (change.from, change.to) = (from.map(unnamed), unnamed(to))
         return change
     }
 }
@@ -221,8 +223,14 @@ extension RunControl {
         case ("stop", nil):
             let file = try recordings.stop()
             return report(RunChange(setting: "recording", from: file, to: "off", by: origin))
+        case ("pause", nil), ("resume", nil):
+            let paused = request.record == "pause"
+            guard let change = try pauseRecording(paused, by: origin) else {
+                throw .usage("record \(request.record ?? ""): the recording is \(paused ? "paused" : "going") already")
+            }
+            return change
         default:
-            throw .usage("record: start FILE or stop")
+            throw .usage("record: start FILE, pause, resume or stop")
         }
     }
 

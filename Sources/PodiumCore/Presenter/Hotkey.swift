@@ -104,6 +104,7 @@ public struct Hotkey: Sendable, Hashable, CustomStringConvertible {
 /// What a global key does: the presenter's keys of the mirror window, held for the whole desktop.
 public enum HotkeyAction: String, Sendable, CaseIterable {
     case blank, white, highlight, zoom, pen, layout, pause, faster, slower, record
+    case pauseRecording = "record-pause"
 
     /// The mirror window's key for it (`KeyCommand(key:)`), which `podium control key` takes too.
     public var windowKey: String {
@@ -118,6 +119,7 @@ public enum HotkeyAction: String, Sendable, CaseIterable {
         case .faster: "+"
         case .slower: "-"
         case .record: "r"
+        case .pauseRecording: "p"
         }
     }
 
@@ -134,6 +136,7 @@ public enum HotkeyAction: String, Sendable, CaseIterable {
         case .faster: "raise the frame rate a step"
         case .slower: "lower the frame rate a step"
         case .record: "start a recording, or stop it"
+        case .pauseRecording: "pause the recording, or resume it"
         }
     }
 
@@ -155,6 +158,7 @@ public enum HotkeyAction: String, Sendable, CaseIterable {
         case .faster: "Ctrl+Alt+Equal"
         case .slower: "Ctrl+Alt+Minus"
         case .record: "Ctrl+Alt+R"
+        case .pauseRecording: "Ctrl+Alt+Shift+R"
         }
     }
 }
@@ -211,12 +215,20 @@ public struct Hotkeys: Sendable, Equatable {
     /// `Ctrl+Alt with B blank, W white, …` when every key has the same modifiers, else
     /// `blank Super+F5, white Ctrl+Alt+W, …`: what the run and `?` say.
     public var summary: String {
-        let modifiers = Set(bindings.map(\.key.modifiers))
-        guard modifiers.count == 1, let first = bindings.first?.key else {
+        // The modifiers every key shares are said once (`Ctrl+Alt with B blank, …, Shift+R record-pause`).
+        let shared = bindings.dropFirst().reduce(bindings.first?.key.modifiers ?? []) {
+            $0.intersection($1.key.modifiers)
+        }
+        guard !shared.isEmpty else {
             return bindings.map { "\($0.action.rawValue) \($0.key)" }.joined(separator: ", ")
         }
-        let prefix = String(first.description.dropLast(first.key.count + 1))
-        return prefix + " with " + bindings.map { "\($0.key.key) \($0.action.rawValue)" }.joined(separator: ", ")
+        var prefix = Hotkey(modifiers: shared, keysym: 0, key: "").description
+        prefix.removeLast()
+        return prefix + " with " + bindings.map { binding in
+            var own = binding.key
+            own.modifiers.subtract(shared)
+            return "\(own) \(binding.action.rawValue)"
+        }.joined(separator: ", ")
     }
 
     public static func == (lhs: Hotkeys, rhs: Hotkeys) -> Bool {

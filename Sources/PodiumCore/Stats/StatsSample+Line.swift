@@ -58,6 +58,7 @@ extension StatsSample {
         var parts = [LinePart(elapsed.clock, rank: 0)]
         if let state { parts.append(LinePart(state, rank: 0)) }
         if let layout, !summary { parts.append(LinePart(layout, rank: 2)) }
+        if let recording, !summary { parts.append(LinePart(recording.summary, rank: 0)) }
         for sink in sinks where !summary {
             guard let down = sink.downSeconds else { continue }
             let attempt = (sink.failedAttempts + 1).ordinal

@@ -135,6 +135,8 @@ public struct StatsSample: Sendable, Codable, Equatable {
     /// How two sources share the picture now (`beside 60%`, `over top-right, swapped`); `nil`
     /// with one source.
     public var layout: String? = nil
+    /// The recording the presenter started (`r`, `record start`), while there is one.
+    public var recording: RecordingStatus? = nil
     /// Whether the budget chooses the rate (`--fps auto`, `--max-cpu`), and what holds it below the
     /// highest now (`cpu`, `encoder`, `sink`, `capture`).
     public var auto: Bool? = nil

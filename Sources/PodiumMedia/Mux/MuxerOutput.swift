@@ -1,5 +1,6 @@
 public import PodiumCore
 public import Logging
+public import Synchronization
 
 /// One output: a bounded queue in front of a muxer, drained by the output's own thread, so a slow
 /// or stuck destination drops its own packets and never holds up the encoders or the other outputs.
@@ -15,6 +16,11 @@ public final class MuxerOutput: RunOutput, PacketSink {
     /// Packets waiting for the output's thread, and the flags that end it.
     private let queue: OutputQueue
     private let logger: Logger
+    /// Set while it writes nothing (a recording paused); cleared, it goes on from a keyframe with
+    /// the pause cut out of its timeline.
+    public let isPaused = Atomic<Bool>(false)
+    /// Microseconds of its timeline written so far, pauses left out.
+    public let written = Atomic<Int64>(0)
 
     /// - Parameters:
     ///   - program: the streams it writes.
@@ -66,6 +72,7 @@ public final class MuxerOutput: RunOutput, PacketSink {
     public func run(hub: StreamHub, clock: any PacingClock, opened: (PodiumError?) -> Void) throws(PodiumError) {
         var firstAttempt = true
         var wasUp = false
+        var timeline = PausedTimeline()
         while !queue.ended.isRaised {
             let muxer: MuxerSink
             do {
@@ -86,7 +93,7 @@ public final class MuxerOutput: RunOutput, PacketSink {
             firstAttempt = false
             queue.connected("\(url)", again: wasUp, clock: clock, logger: logger)
             wasUp = true
-            let fault = drain(into: muxer, clock: clock)
+            let fault = drain(into: muxer, streams: hub.streams(of: program), timeline: &timeline, clock: clock)
             hub.unsubscribe(self)
             queue.isTaking = false
             let finishFault = finish(muxer)
@@ -111,9 +118,20 @@ public final class MuxerOutput: RunOutput, PacketSink {
         return muxer
     }
 
-    /// Writes packets until the queue is closed (the end) or a write fails.
-    private func drain(into muxer: MuxerSink, clock: some PacingClock) -> PodiumError? {
+    /// Writes packets until the queue is closed (the end) or a write fails; while paused, none.
+    private func drain(into muxer: MuxerSink, streams: [StreamDescription], timeline: inout PausedTimeline,
+                       clock: some PacingClock) -> PodiumError? {
+        var first: Int64?
         while let packet = queue.pop() {
+            guard let stream = streams.first(where: { $0.id == packet.streamID }) else { continue }
+            let time = packet.presentationTime * 1_000_000 / Int64(max(1, stream.timeScale))
+            guard timeline.admits(time: time, picture: stream.video != nil, keyframe: packet.isKeyframe,
+                                  paused: isPaused.load(ordering: .relaxed)) else { continue }
+            muxer.cut = timeline.cut
+            let placed = time - timeline.cut
+            let base = first ?? placed
+            first = base
+            if placed - base > written.load(ordering: .relaxed) { written.store(placed - base, ordering: .relaxed) }
             let start = clock.now()
             do {
                 try muxer.write(packet)

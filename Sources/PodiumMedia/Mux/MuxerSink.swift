@@ -24,8 +24,11 @@ final class MuxerSink {
     private let client: SocketWriter?
     /// Spreads datagrams over each frame's interval, for a route that paces them.
     private var pacer: DatagramPacer?
-    /// The last picture, for a route that holds pictures until the next comes.
-    private var heldPicture: EncodedPacket?
+    /// The last picture, for a route that holds pictures until the next comes, and the cut it was
+    /// taken with.
+    private var heldPicture: (packet: EncodedPacket, cut: Int64)?
+    /// Microseconds cut out of the timeline so far (a recording's pauses), for the packets to come.
+    var cut: Int64 = 0
     private let ownedOutgoing: OwnedPacket
     private var outgoing: UnsafeMutablePointer<AVPacket> { ownedOutgoing.pointer }
 
@@ -186,18 +189,22 @@ final class MuxerSink {
     func write(_ packet: EncodedPacket) throws(FFmpegError) {
         guard route.holdsPictures, let index = streams.firstIndex(where: { $0.id == packet.streamID }),
               streams[index].video != nil else {
-            return try send(packet, duration: packet.duration)
+            return try send(packet, duration: packet.duration, cut: cut)
         }
         if let held = heldPicture {
-            try send(held, duration: max(1, packet.presentationTime - held.presentationTime))
+            // Until the next picture, in the file's time: a pause cut out between them is not shown.
+            let scale = Int64(streams[index].timeScale)
+            let cutBetween = (cut - held.cut) * scale / 1_000_000
+            let between = packet.presentationTime - held.packet.presentationTime - cutBetween
+            try send(held.packet, duration: max(1, between), cut: held.cut)
         }
-        heldPicture = packet
+        heldPicture = (packet, cut)
     }
 
-    /// Hands one packet, said to last `duration`, to the muxer.
+    /// Hands one packet, said to last `duration`, to the muxer, `cut` microseconds earlier.
     ///
     /// The corresponding C function is `av_interleaved_write_frame`.
-    private func send(_ packet: EncodedPacket, duration: Int64) throws(FFmpegError) {
+    private func send(_ packet: EncodedPacket, duration: Int64, cut: Int64) throws(FFmpegError) {
         guard let context, let payload = packet.payload as? AVPacketPayload,
               let index = streams.firstIndex(where: { $0.id == packet.streamID }) else { return }
         try check(av_packet_ref(outgoing, payload.packet))
@@ -208,7 +215,7 @@ final class MuxerSink {
         let origin = self.origin
             ?? (route.rebasesTimeline ? av_rescale_q(outgoing.pointee.dts, timeBase, microsecond) : 0)
         self.origin = origin
-        let shift = av_rescale_q(origin, microsecond, timeBase)
+        let shift = av_rescale_q(origin + cut, microsecond, timeBase)
         outgoing.pointee.pts -= shift
         outgoing.pointee.dts -= shift
         outgoing.pointee.duration = duration
@@ -231,7 +238,7 @@ final class MuxerSink {
         if headerWritten {
             if let held = heldPicture {
                 heldPicture = nil
-                try send(held, duration: held.duration)
+                try send(held.packet, duration: held.packet.duration, cut: held.cut)
             }
             headerWritten = false
             try check(av_write_trailer(context))

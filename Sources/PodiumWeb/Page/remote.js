@@ -59,8 +59,18 @@
     if (samples.length > kept) samples.shift();
     const last = samples[samples.length - 1];
     figures.textContent = `${last.fps.toFixed(1)}/${last.target} fps  cpu ${last.cpu.toFixed(2)}`
-      + `  drops ${last.drops}  ${status.picture}${status.rate ? "  " + status.rate : ""}`;
+      + `  drops ${last.drops}  ${status.picture}${status.rate ? "  " + status.rate : ""}`
+      + (sample.recording ? `  ${recorded(sample.recording)}` : "");
     draw();
+  }
+
+  // "rec 12:34", "rec paused 1:02:03": as the stats line says it.
+  function recorded(recording) {
+    const whole = Math.floor(recording.seconds);
+    const two = (value) => String(value).padStart(2, "0");
+    const time = whole >= 3600 ? `${Math.floor(whole / 3600)}:${two(Math.floor(whole / 60) % 60)}:${two(whole % 60)}`
+      : `${Math.floor(whole / 60)}:${two(whole % 60)}`;
+    return `rec ${recording.isPaused ? "paused " : ""}${time}`;
   }
 
   // The frame rate against its target (green), the CPU in cores (amber, 1 core at the top or the

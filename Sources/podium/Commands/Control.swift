@@ -18,6 +18,7 @@ extension Podium {
                   set bitrate=4M          the bit rate (runs with --bitrate)
                   set quality=28          the constant quality, crf (runs without --bitrate)
                   record start FILE       record the run to FILE (.mkv, .mp4, .ts) from now
+                  record pause, resume    cut what follows out of it, or go on (one file)
                   record stop             stop that recording, finalized
                   blank [black|white|off] every output black or white, or the screen again
                                           (without a value: black, or back, as the b key)
@@ -55,7 +56,7 @@ extension Podium {
         var json = false
 
         @Argument(help: ArgumentHelp("status, pause, resume, keyframe, set SETTING=VALUE, record start FILE, "
-                                     + "record stop, blank, highlight, zoom, pen, layout or key KEY",
+                                     + "record pause|resume|stop, blank, highlight, zoom, pen, layout or key KEY",
                                  valueName: "command"))
         var words: [String] = []
 
@@ -85,10 +86,10 @@ extension Podium {
                     let here = FileManager.default.currentDirectoryPath
                     let file = rest[1].hasPrefix("/") ? rest[1] : here + "/" + rest[1]
                     return ControlRequest(command: .record, record: "start", file: file)
-                case "stop" where rest.count == 1:
-                    return ControlRequest(command: .record, record: "stop")
+                case "stop" where rest.count == 1, "pause" where rest.count == 1, "resume" where rest.count == 1:
+                    return ControlRequest(command: .record, record: rest[0])
                 default:
-                    throw .usage("record: 'record start FILE' or 'record stop'")
+                    throw .usage("record: 'record start FILE', 'record pause', 'record resume' or 'record stop'")
                 }
             }
             if command == .key {

@@ -48,6 +48,7 @@ final class StatsReporter: Sendable {
             var sample = sampler.withLock { $0.interval(time: clock.now(), cpu: processCPUNanoseconds()) }
             sample.state = state()
             sample.layout = run.control.layout?.layout.description
+            sample.recording = run.control.recordings?.recording
             let tuning = run.control.tuning
             sample.targetFPS = tuning.frameRate.framesPerSecond
             let decision = budget.withLock { budget -> FrameRateBudget.Decision? in
