@@ -50,3 +50,27 @@ import Testing
         #expect(timeline.cut == 80_000)
     }
 }
+
+/// `?split=`: what it reads, and the files it names.
+@Suite struct FileSplitTests {
+    @Test func lengthsAndSizes() throws {
+        #expect(try FileSplit(parsing: "30m") == .every(.seconds(1_800)))
+        #expect(try FileSplit(parsing: "2G") == .size(2 << 30))
+        #expect(try FileSplit(parsing: "1.5G") == .size(3 << 29))
+        #expect(try FileSplit(parsing: "90s").description == "90s")
+        #expect(try FileSplit(parsing: "2h").description == "2h")
+        #expect(try FileSplit(parsing: "500M").description == "500M")
+        for bad in ["0s", "500ms", "100K", "0G", "-2G", "G", "soon", ""] {
+            #expect(throws: OptionParseError.self, "\(bad)") { try FileSplit(parsing: bad) }
+        }
+        #expect(FileSplit.every(.seconds(2)).isFull(microseconds: 2_000_000, bytes: 0))
+        #expect(!FileSplit.every(.seconds(2)).isFull(microseconds: 1_999_999, bytes: 1 << 40))
+        #expect(FileSplit.size(1 << 20).isFull(microseconds: 0, bytes: 1 << 20))
+    }
+
+    @Test func piecesAreNumberedBeforeTheExtension() {
+        #expect(FileSplit.piece(1, of: "talk.mkv") == "talk-001.mkv")
+        #expect(FileSplit.piece(12, of: "/a.b/talk.v2.mp4") == "/a.b/talk.v2-012.mp4")
+        #expect(FileSplit.piece(1000, of: "x.ts") == "x-1000.ts")
+    }
+}

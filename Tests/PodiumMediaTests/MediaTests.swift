@@ -19,13 +19,17 @@ import Testing
         #expect(mismatch?.subject == .encoder("libx264") && mismatch?.remedy == .videoCodec(.h264))
     }
 
+    func file(_ path: String, _ container: MuxerTarget.Container) -> MuxerTarget {
+        .file(path: path, container: container, split: nil)
+    }
+
     @Test func containersRefuseCodecsTheyCannotCarry() throws {
         #expect(throws: Never.self) { try MuxerTarget.udp(host: "h", port: 1).validate(codec: .h264) }
-        #expect(throws: Never.self) { try MuxerTarget.file(path: "a.mkv", container: .matroska).validate(codec: .vp9) }
-        #expect(throws: Never.self) { try MuxerTarget.file(path: "a.mp4", container: .mp4).validate(codec: .hevc) }
+        #expect(throws: Never.self) { try file("a.mkv", .matroska).validate(codec: .vp9) }
+        #expect(throws: Never.self) { try file("a.mp4", .mp4).validate(codec: .hevc) }
         let error = #expect(throws: PodiumError.self) { try MuxerTarget.udp(host: "h", port: 1).validate(codec: .vp9) }
         #expect(error?.exitCode == .usage)
-        #expect(throws: PodiumError.self) { try MuxerTarget.file(path: "a.flv", container: .flv).validate(codec: .vp9) }
+        #expect(throws: PodiumError.self) { try file("a.flv", .flv).validate(codec: .vp9) }
     }
 
     @Test func unknownPresetIsAUsageError() {

@@ -16,10 +16,11 @@ struct OutputCatalogTests {
     }
 
     @Test func filesAndNetworkOutputs() throws {
-        #expect(try MuxerTarget(parsing: "out.mkv") == .file(path: "out.mkv", container: .matroska))
-        #expect(try MuxerTarget(parsing: "/tmp/a.b/clip.MP4") == .file(path: "/tmp/a.b/clip.MP4", container: .mp4))
-        #expect(try MuxerTarget(parsing: "x.ts") == .file(path: "x.ts", container: .mpegts))
-        #expect(try MuxerTarget(parsing: "x.flv") == .file(path: "x.flv", container: .flv))
+        #expect(try MuxerTarget(parsing: "out.mkv") == .file(path: "out.mkv", container: .matroska, split: nil))
+        #expect(try MuxerTarget(parsing: "/tmp/a.b/clip.MP4")
+                == .file(path: "/tmp/a.b/clip.MP4", container: .mp4, split: nil))
+        #expect(try MuxerTarget(parsing: "x.ts") == .file(path: "x.ts", container: .mpegts, split: nil))
+        #expect(try MuxerTarget(parsing: "x.flv") == .file(path: "x.flv", container: .flv, split: nil))
         #expect(try MuxerTarget(parsing: "udp://127.0.0.1:5000") == .udp(host: "127.0.0.1", port: 5000))
         #expect(try MuxerTarget(parsing: "tcp://localhost:9000") == .tcp(host: "localhost", port: 9000))
         #expect(try MuxerTarget(parsing: "tcp://0.0.0.0:9000?listen") == .tcpListen(host: "0.0.0.0", port: 9000,
@@ -108,7 +109,7 @@ struct OutputCatalogTests {
 
     @Test func anOutputsOwnEncodingIsSplitOff() throws {
         let destination = try OutputCatalog.destination(parsing: "b.mkv?size=640x360&bitrate=500k")
-        #expect(destination.output as? MuxerTarget == .file(path: "b.mkv", container: .matroska))
+        #expect(destination.output as? MuxerTarget == .file(path: "b.mkv", container: .matroska, split: nil))
         #expect(destination.description == "b.mkv?size=640x360&bitrate=500k")
     }
 

@@ -128,6 +128,8 @@ import Testing
     @Test(arguments: [
         ("b.mkv?size=0x0", "?size=0x0: width and height must be positive"),
         ("b.mkv?bogus=1", "unknown option ?bogus for a file"),
+        ("b.mkv?split=500ms", "?split=500ms: a file lasts 1s at least"),
+        ("b.mkv?split=100K", "?split=100K: expected a size of 1M or more"),
         ("hls/live.m3u8?ladder=", "?ladder= is empty"),
         ("hls/live.m3u8?ladder=720p,1080p", "every rung of the ladder is larger than the 320x240 source"),
         ("hls/live.m3u8?codec=vp9", "HLS segments carry H.264 or HEVC"),

@@ -168,6 +168,34 @@ import Testing
         #expect(paused.contains(true) && paused.contains(false), "the stats said it, paused and going: \(samples)")
     }
 
+    /// `?split=2s`: a new file at the first keyframe past each 2 s, each whole, starting on a
+    /// keyframe at time zero, and together every picture a whole recording of the same run has.
+    @Test func aSplitRecordingLosesNoPictureAtTheCuts() throws {
+        let scene = try Tools.scene("video", on: server.display)
+        defer { _ = try? scene.interrupt() }
+        let whole = path("whole.mkv"), split = path("talk.mkv")
+        let result = try Tools.podium(["stream", "--display", server.display, "--keyint", "1s", "--duration", "7s",
+                                       "--to", whole, "--to", split + "?split=2s"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let pieces = (1...9).map { FileSplit.piece($0, of: split) }
+            .filter { FileManager.default.fileExists(atPath: $0) }
+        #expect(pieces.count == 3 || pieces.count == 4, "7 s in files of 2 s and a keyframe: \(pieces)")
+        #expect(!FileManager.default.fileExists(atPath: split), "no file by the name without a number")
+        var frames = 0
+        for piece in pieces {
+            #expect(try decodesCleanly(piece), "\(piece)")
+            let probed = try Tools.probe(piece)
+            frames += probed.frames
+            let times = try Tools.frameTimes(piece)
+            #expect((times.first ?? 1) < 0.05, "\(piece) starts at zero: \(times.prefix(3))")
+            let first = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                  "packet=flags", "-read_intervals", "%+#1", "-of", "csv=p=0", piece])
+            #expect(first.stdout.hasPrefix("K"), "\(piece) starts on a keyframe: \(first.stdout)")
+            if piece != pieces.last { #expect(probed.duration ?? 0 >= 1.9, "\(piece): \(probed.duration ?? 0) s") }
+        }
+        #expect(frames == (try Tools.probe(whole).frames), "every picture of the run, in one file or the next")
+    }
+
     @Test func podiumControlChangesARunningRecordingThatPlaysSmoothlyAcrossEveryChange() throws {
         let scene = try Tools.scene("video", on: server.display)
         defer { _ = try? scene.interrupt() }

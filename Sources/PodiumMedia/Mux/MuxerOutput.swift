@@ -13,6 +13,7 @@ public final class MuxerOutput: RunOutput, PacketSink {
     public let program: Program
     public let isRequired: Bool
     private let client: SocketWriter?
+    private let flushInterval: Duration
     /// Packets waiting for the output's thread, and the flags that end it.
     private let queue: OutputQueue
     private let logger: Logger
@@ -31,6 +32,7 @@ public final class MuxerOutput: RunOutput, PacketSink {
                 capacity: Int, logger: Logger, client: Int32? = nil) {
         self.url = url
         self.program = program
+        self.flushInterval = flushInterval
         route = url.route(flushInterval: flushInterval)
         isRequired = client == nil
         let queue = OutputQueue(capacity: capacity, counters: counters)
@@ -74,9 +76,9 @@ public final class MuxerOutput: RunOutput, PacketSink {
         var wasUp = false
         var timeline = PausedTimeline()
         while !queue.ended.isRaised {
-            let muxer: MuxerSink
+            var muxer: MuxerSink
             do {
-                muxer = try open(hub.streams(of: program))
+                muxer = try open(hub.streams(of: program), piece: 1)
             } catch {
                 if firstAttempt { opened(error) }
                 firstAttempt = false
@@ -93,7 +95,7 @@ public final class MuxerOutput: RunOutput, PacketSink {
             firstAttempt = false
             queue.connected("\(url)", again: wasUp, clock: clock, logger: logger)
             wasUp = true
-            let fault = drain(into: muxer, streams: hub.streams(of: program), timeline: &timeline, clock: clock)
+            let fault = drain(into: &muxer, streams: hub.streams(of: program), timeline: &timeline, clock: clock)
             hub.unsubscribe(self)
             queue.isTaking = false
             let finishFault = finish(muxer)
@@ -106,10 +108,15 @@ public final class MuxerOutput: RunOutput, PacketSink {
         }
     }
 
-    /// Opens the destination for `streams` and writes the container's header; a TCP connect
-    /// waits up to 5 s.
-    private func open(_ streams: [StreamDescription]) throws(PodiumError) -> MuxerSink {
-        guard let muxer = MuxerSink(url: url, route: route, streams: streams, interrupt: queue.interrupt,
+    /// Opens the destination (file `piece` of a split recording) for `streams` and writes the
+    /// container's header; a TCP connect waits up to 5 s.
+    private func open(_ streams: [StreamDescription], piece: Int) throws(PodiumError) -> MuxerSink {
+        var (target, route) = (url, route)
+        if case .file(let path, let container, .some) = url {
+            target = .file(path: FileSplit.piece(piece, of: path), container: container, split: nil)
+            route = target.route(flushInterval: flushInterval)
+        }
+        guard let muxer = MuxerSink(url: target, route: route, streams: streams, interrupt: queue.interrupt,
                                     client: client)
         else {
             throw .software("\(url): out of memory")
@@ -118,17 +125,38 @@ public final class MuxerOutput: RunOutput, PacketSink {
         return muxer
     }
 
-    /// Writes packets until the queue is closed (the end) or a write fails; while paused, none.
-    private func drain(into muxer: MuxerSink, streams: [StreamDescription], timeline: inout PausedTimeline,
+    /// Writes packets until the queue is closed (the end) or a write fails; while paused, none. A
+    /// split recording goes on in a new file at the first keyframe past its mark.
+    private func drain(into muxer: inout MuxerSink, streams: [StreamDescription], timeline: inout PausedTimeline,
                        clock: some PacingClock) -> PodiumError? {
         var first: Int64?
+        var piece = (number: 1, start: Int64?.none, bytes: Int64(0))
         while let packet = queue.pop() {
             guard let stream = streams.first(where: { $0.id == packet.streamID }) else { continue }
             let time = packet.presentationTime * 1_000_000 / Int64(max(1, stream.timeScale))
-            guard timeline.admits(time: time, picture: stream.video != nil, keyframe: packet.isKeyframe,
+            let picture = stream.video != nil
+            guard timeline.admits(time: time, picture: picture, keyframe: packet.isKeyframe,
                                   paused: isPaused.load(ordering: .relaxed)) else { continue }
-            muxer.cut = timeline.cut
             let placed = time - timeline.cut
+            if case .file(_, _, let split?) = url, picture, packet.isKeyframe, let start = piece.start,
+               split.isFull(microseconds: placed - start, bytes: piece.bytes) {
+                if let fault = finish(muxer) { return fault }
+                piece = (piece.number + 1, placed, 0)
+                do {
+                    muxer = try open(streams, piece: piece.number)
+                } catch {
+                    return error
+                }
+                // Each file's times start at its first picture.
+                muxer.startTimeline(at: placed)
+                logger.notice("\(url): now writing file \(piece.number)")
+            }
+            // Sound that the encoders handed on after the picture a file starts with, but that
+            // was heard before it, is left out (milliseconds): the file before is finished.
+            if piece.number > 1, !picture, placed < piece.start ?? placed { continue }
+            piece.start = piece.start ?? placed
+            piece.bytes += Int64(packet.size)
+            muxer.cut = timeline.cut
             let base = first ?? placed
             first = base
             if placed - base > written.load(ordering: .relaxed) { written.store(placed - base, ordering: .relaxed) }

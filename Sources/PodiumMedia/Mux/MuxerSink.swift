@@ -201,6 +201,12 @@ final class MuxerSink {
         heldPicture = (packet, cut)
     }
 
+    /// Starts this destination's timeline at `microseconds` of the run's (pauses cut out): a new
+    /// file of a split recording starts at zero.
+    func startTimeline(at microseconds: Int64) {
+        origin = microseconds
+    }
+
     /// Hands one packet, said to last `duration`, to the muxer, `cut` microseconds earlier.
     ///
     /// The corresponding C function is `av_interleaved_write_frame`.

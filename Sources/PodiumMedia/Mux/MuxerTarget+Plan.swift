@@ -17,15 +17,22 @@ extension MuxerTarget: StreamOutputPlan {
 
     public var files: [String] {
         switch self {
-        case .file(let path, _), .hls(let path, _): [path]
+        case .file(let path, _, let split): [split == nil ? path : FileSplit.piece(1, of: path)]
+        case .hls(let path, _): [path]
         case .udp, .tcp, .tcpListen, .srt, .rtmp, .rtsp: []
         }
     }
 
     public func check(overwrite: Bool) throws(PodiumError) {
         switch self {
-        case .file(let path, _):
-            try OutputCheck.creatable(path, as: .output(path), overwrite: overwrite)
+        case .file(let path, _, let split):
+            guard split != nil else { return try OutputCheck.creatable(path, as: .output(path), overwrite: overwrite) }
+            // Every file it may write is new: none of an earlier recording's is replaced unasked.
+            try OutputCheck.creatable(FileSplit.piece(1, of: path), as: .output("\(self)"), overwrite: overwrite)
+            for number in 2...999 where !overwrite && FileStatus(path: FileSplit.piece(number, of: path)) != nil {
+                throw .cannotCreate("\(FileSplit.piece(number, of: path)) already exists", about: .output("\(self)"),
+                                    remedy: .overwrite)
+            }
         case .rtmp(let target):
             if let authorities = target.trustedCertificates, !FileManager.default.isReadableFile(atPath: authorities) {
                 throw .usage("cannot read the certificate authorities in '\(authorities)'", about: .output("\(self)"))

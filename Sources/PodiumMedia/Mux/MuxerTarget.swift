@@ -4,8 +4,8 @@ public import PodiumCore
 /// SRT, RTMP, RTSP), a listener's clients, or an HLS folder. Each kind's route (`OutputRoute`)
 /// says how it is reached; `MuxerOutput` (or `ClientListener`) writes it on its own thread.
 public enum MuxerTarget: Hashable, Sendable, CustomStringConvertible {
-    /// A file; the container follows from its extension.
-    case file(path: String, container: Container)
+    /// A file; the container follows from its extension. With `split`, a file every so often.
+    case file(path: String, container: Container, split: FileSplit?)
     /// MPEG-TS datagrams to `host:port`, a unicast address or a multicast group.
     case udp(host: String, port: Int, options: DatagramOptions = .init())
     /// MPEG-TS over TCP to the peer that listens at `host:port`; `retries`: connect again, with
@@ -136,7 +136,7 @@ public enum MuxerTarget: Hashable, Sendable, CustomStringConvertible {
     /// The output as Podium names it in messages and statistics, its secrets masked (`••••`).
     public var description: String {
         switch self {
-        case .file(let path, _): path
+        case .file(let path, _, let split): path + (split.map { "?split=\($0)" } ?? "")
         case .hls(let path, let options): path + URLText.query(options.describedFields)
         case .udp(let host, let port, let options):
             "udp://\(URLText.bracketed(host)):\(port)" + URLText.query([
@@ -192,13 +192,13 @@ public enum MuxerTarget: Hashable, Sendable, CustomStringConvertible {
 
     /// The file's path, for a file sink.
     public var filePath: String? {
-        if case .file(let path, _) = self { return path }
+        if case .file(let path, _, _) = self { return path }
         return nil
     }
 
     /// A recording at `path` (`.mkv`, `.mp4`, `.ts` or `.flv`); `nil` for any other name.
     public init?(recording path: String) {
-        guard let target = try? Self.file(path), case .file = target else { return nil }
+        guard !path.contains("?"), let target = try? Self.file(path), case .file = target else { return nil }
         self = target
     }
 
@@ -218,11 +218,14 @@ public enum MuxerTarget: Hashable, Sendable, CustomStringConvertible {
         guard let container = Container.byExtension[ext] else {
             throw OptionParseError("unknown extension .\(ext); use .mkv, .mp4, .ts, .flv or .m3u8")
         }
-        if let query {
-            let key = query.prefix { $0 != "=" && $0 != "&" }
-            throw OptionParseError("unknown option ?\(key) for a file; files take "
-                                   + RenditionRequest.keys.sorted().map { "?\($0)=" }.joined(separator: ", "))
+        var split: FileSplit?
+        for (key, value) in try URLText.fields(query, scheme: "file", keys: "?split=") {
+            guard key == "split" else {
+                throw OptionParseError("unknown option ?\(key) for a file; files take ?split= and "
+                                       + RenditionRequest.keys.sorted().map { "?\($0)=" }.joined(separator: ", "))
+            }
+            split = try FileSplit(parsing: value)
         }
-        return .file(path: path, container: container)
+        return .file(path: path, container: container, split: split)
     }
 }

@@ -58,7 +58,7 @@ extension MuxerTarget {
         // packet after: half the interval keeps what a kill loses within it.
         let microseconds = flushInterval.nanoseconds / 2_000
         switch self {
-        case .file(let path, let container):
+        case .file(let path, let container, _):
             let options: [(String, String)] = switch container {
             // Fragmented, so a run that is killed still leaves a playable file.
             case .mp4:
