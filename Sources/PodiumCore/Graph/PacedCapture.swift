@@ -51,10 +51,11 @@ public struct PacedCapture: FrameSource {
                 // Woken by the run's controls and its stop; at the latest for the next repeat, and
                 // often enough to see a new reader and a pointer that was warped.
                 let now = clock.now()
-                let repeatDue = lastFrame.map { fanOut.origin + $0 + idleInterval } ?? now
-                if repeatDue > now,
-                   grabber.awaitChange(timeout: min(repeatDue - now, Self.longestRest), or: fanOut.controlsChanged) {
-                    let passed = pacer.pass(until: clock.now())
+                // The run's end is a slot to take: the last picture is held to it.
+                let wake = min(lastFrame.map { fanOut.origin + $0 + idleInterval } ?? now, fanOut.end ?? .max)
+                if wake > now,
+                   grabber.awaitChange(timeout: min(wake - now, Self.longestRest), or: fanOut.controlsChanged) {
+                    let passed = pacer.pass(until: min(clock.now(), wake))
                     counters.unchanged.add(passed, ordering: .relaxed)
                     if passed > 0, let deadline = pacer.lastDeadline { reached = deadline - fanOut.origin }
                 }

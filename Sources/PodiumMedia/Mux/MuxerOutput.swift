@@ -149,7 +149,10 @@ public final class MuxerOutput: RunOutput, PacketSink {
                 }
                 // Each file's times start at its first picture.
                 muxer.startTimeline(at: placed)
-                logger.notice("\(url): now writing file \(piece.number)")
+                if case .file(let path, _, _) = url {
+                    let done = FileSplit.piece(piece.number - 1, of: path)
+                    logger.notice("\(done) is done; now writing \(FileSplit.piece(piece.number, of: path))")
+                }
             }
             // Sound that the encoders handed on after the picture a file starts with, but that
             // was heard before it, is left out (milliseconds): the file before is finished.
