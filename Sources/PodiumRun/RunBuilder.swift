@@ -85,6 +85,7 @@ public enum RunBuilder {
                           let program = Program(streams: [video] + (sound.map { [$0.stage.stream] } ?? []))
                           return RecordingDesk(hub: hub, program: program, capacity: capacity, logger: logger)
                       },
+                      replay: outputs.lazy.compactMap { $0 as? any ReplayControl }.first,
                       presenter: presenter, pen: pen)
         return RunSession(run: run, plan: plan, streams: streams, encodeStage: encodeStage,
                           soundStage: sound?.stage, servers: servers, logger: logger)

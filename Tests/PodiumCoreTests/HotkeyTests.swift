@@ -22,7 +22,8 @@ import Testing
     @Test func defaultsAreCtrlAltAndTheWindowsKeys() throws {
         let keys = try Hotkeys()
         #expect(keys.summary == "Ctrl+Alt with B blank, W white, H highlight, Z zoom, D pen, L layout, P pause, "
-                + "Equal faster, Minus slower, R record, Shift+R record-pause")
+                + "Equal faster, Minus slower, R record, Shift+R record-pause, S replay-save")
+        #expect(keys.without([.saveReplay]).summary.hasSuffix("R record, Shift+R record-pause"))
         let moved = try Hotkeys(changes: ["pause=Super+F5"])
         #expect(moved.summary.hasPrefix("blank Ctrl+Alt+B, white Ctrl+Alt+W, "), "\(moved.summary)")
         #expect(moved.summary.contains("pause Super+F5"), "\(moved.summary)")
@@ -39,7 +40,8 @@ import Testing
         #expect(lines.contains("bindsym Ctrl+Shift+Prior exec podium control key z"))
         #expect(lines.contains("bindsym Ctrl+Mod1+minus exec podium control key -"))
         #expect(lines.contains("bindsym Ctrl+Mod1+r exec podium control key r"))
-        #expect(lines.last == "bindsym Ctrl+Mod1+Shift+r exec podium control key p")
+        #expect(lines.contains("bindsym Ctrl+Mod1+Shift+r exec podium control key p"))
+        #expect(lines.last == "bindsym Ctrl+Mod1+s exec podium control key s")
         #expect([HotkeyAction.blank, .white, .pause, .faster, .slower].map(\.command)
                 == [.blank(.black), .blank(.white), .pause, .frameRate(1), .frameRate(-1)])
     }

@@ -73,4 +73,40 @@ import Testing
         let chosen = reply(#"{"command":"record","record":"start","file":"/tmp/x.mkv"}"#, by: .control, control: control)
         #expect(chosen["changes"] as? [String] == ["recording off → /tmp/x.mkv, by control"], "\(chosen)")
     }
+
+    /// A replay that only remembers what it was asked to save.
+    final class Replay: ReplayControl {
+        let asked = Mutex<[(length: Duration?, path: String)]>([])
+        func save(last length: Duration?, to path: String) throws(PodiumError) -> Double {
+            asked.withLock { $0.append((length, path)) }
+            return length?.seconds ?? 120
+        }
+        var replay: ReplayStatus { ReplayStatus(span: 120, seconds: 120, memoryBytes: 0, spilledBytes: 0, saves: 0) }
+    }
+
+    @Test func theRemoteSavesTheReplayByItsOwnNameAndIsNotToldIt() {
+        let replay = Replay()
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let control = RunControl(tuning: LiveTuning(frameRate: FrameRate(30), plannedRate: nil), layout: nil,
+                                 recordings: nil, replay: replay, presenter: PresenterTools(), hub: StreamHub(),
+                                 clock: FakeClock(), logger: logger, quit: {})
+        let chosen = reply(#"{"command":"save","file":"/tmp/chosen-by-the-phone.mkv"}"#, by: .remote, control: control)
+        #expect(chosen["ok"] as? Bool == false && replay.asked.withLock { $0 }.isEmpty, "\(chosen)")
+        let saved = reply(#"{"command":"key","value":"s"}"#, by: .remote, control: control)
+        #expect(saved["changes"] as? [String] == ["replay last 2:00 → saved, by remote"], "\(saved)")
+        let named = replay.asked.withLock { $0.last?.path } ?? ""
+        #expect(named.hasPrefix(FileManager.default.currentDirectoryPath + "/podium-replay-") && named.hasSuffix(".mkv"))
+
+        let part = reply(#"{"command":"save","value":"30s","file":"/tmp/q.mkv"}"#, by: .control, control: control)
+        #expect(part["changes"] as? [String] == ["replay last 0:30 → /tmp/q.mkv, by control"], "\(part)")
+        #expect(replay.asked.withLock { $0.last?.length } == .seconds(30))
+        let bad = reply(#"{"command":"save","value":"soon"}"#, by: .control, control: control)
+        #expect((bad["error"] as? String)?.contains("save 'soon': expected a duration") == true, "\(bad)")
+
+        let none = RunControl(tuning: LiveTuning(frameRate: FrameRate(30), plannedRate: nil), layout: nil,
+                              recordings: nil, presenter: PresenterTools(), hub: StreamHub(), clock: FakeClock(),
+                              logger: logger, quit: {})
+        let refused = reply(#"{"command":"save"}"#, by: .control, control: none)
+        #expect((refused["error"] as? String)?.contains("this run keeps no replay (--replay 2m") == true, "\(refused)")
+    }
 }

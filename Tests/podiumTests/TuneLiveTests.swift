@@ -263,8 +263,11 @@ import Testing
         #expect(abs(duration - wall) < 1.5, "\(duration) s recorded of \(wall) s")
         let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
         #expect(gaps.allSatisfy { $0 > 0 }, "times only go forward")
+        // On the 10 fps grid; a slot the scene had not drawn for yet (a busy machine) holds the
+        // picture one slot longer, which a player shows as it should.
         let slow = zip(times, gaps).filter { $0.0 > 3 && $0.0 < 4 }.map(\.1)
-        #expect(!slow.isEmpty && slow.allSatisfy { abs($0 - 0.1) < 0.002 }, "10 fps: \(slow)")
+        let onGrid = slow.allSatisfy { abs($0 - 0.1 * ($0 / 0.1).rounded()) < 0.002 && $0 > 0.05 }
+        #expect(slow.count >= 7 && onGrid && slow.filter { $0 > 0.15 }.count <= 1, "10 fps: \(slow)")
         // Windows read off the change records, not guessed: each `podium control` takes its own
         // time on a busy machine. Before: at 10 fps and 4M; after: past the keyframe asked for.
         let changes = try records(stats, kind: "change")

@@ -36,6 +36,8 @@ public struct PodiumError: Error, Sendable, Equatable, CustomStringConvertible {
         case plot(String)
         /// A recording started while the run goes (`record start FILE`).
         case recording(String)
+        /// The file a replay is saved to (`save FILE`).
+        case savedReplay(String)
         case preset(String)
         case encoder(String)
         case size(PixelSize)
@@ -61,6 +63,7 @@ public struct PodiumError: Error, Sendable, Equatable, CustomStringConvertible {
             switch self {
             case .output(let value), .statsFile(let value), .plot(let value): "'\(value)'"
             case .recording(let path): "record start '\(path)'"
+            case .savedReplay(let path): "save '\(path)'"
             case .preset(let preset): "preset '\(preset)'"
             case .encoder(let name): "encoder '\(name)'"
             case .size(let size): "size \(size)"

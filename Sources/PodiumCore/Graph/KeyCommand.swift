@@ -34,6 +34,8 @@ public enum KeyCommand: Sendable, Equatable {
     case record
     /// `p`: pause the recording (the pause is cut out of it), or resume it.
     case pauseRecording
+    /// `s`: save the replay (`--replay`) to `podium-replay-DATE-TIME.mkv` in the run's folder.
+    case saveReplay
     /// `?`: the keys, said on one line.
     case help
 
@@ -41,7 +43,7 @@ public enum KeyCommand: Sendable, Equatable {
     /// by its own name; not the end of the run, nor what is the window's or the terminal's own.
     public var isOnTheRemote: Bool {
         switch self {
-        case .pause, .frameRate, .blank, .highlight, .zoom, .cycleLayout, .record, .pauseRecording: true
+        case .pause, .frameRate, .blank, .highlight, .zoom, .cycleLayout, .record, .pauseRecording, .saveReplay: true
         case .quit, .encoderRate, .keyframe, .pen, .swapSources, .resize, .fullscreen, .help: false
         }
     }
@@ -68,6 +70,7 @@ public enum KeyCommand: Sendable, Equatable {
         case "f": self = .fullscreen
         case "r": self = .record
         case "p": self = .pauseRecording
+        case "s": self = .saveReplay
         case "?": self = .help
         default: return nil
         }
@@ -78,11 +81,12 @@ public enum KeyCommand: Sendable, Equatable {
     ///   - quality: `<` and `>` step the constant quality (a run without `--bitrate`).
     ///   - presenter: the highlight and the zoom are drawn (on X11 screens).
     ///   - pen: the pen can be had (an X11 screen).
+    ///   - replay: the run keeps a replay to save.
     public static func help(layouts: Bool, window: Bool, quality: Bool = false, presenter: Bool = true,
-                            pen: Bool = true) -> String {
+                            pen: Bool = true, replay: Bool = false) -> String {
         var keys = ["space pause", "b w blank"] + (presenter ? ["h highlight", "z zoom"] : []) + (pen ? ["d pen"] : [])
         keys += ["+ - frame rate", quality ? "< > quality" : "< > bit rate", "k keyframe", "r record",
-                 "p pause recording", "q quit"]
+                 "p pause recording"] + (replay ? ["s save replay"] : []) + ["q quit"]
         if layouts { keys += ["l layout", "x swap sources", "[ ] resize"] }
         if window { keys.append("f fullscreen") }
         return "keys: " + keys.joined(separator: ", ")
@@ -133,10 +137,17 @@ extension RunControl {
             } catch {
                 logger.warning("\(error.message)")
             }
+        case .saveReplay:
+            do throws(PodiumError) {
+                return try saveReplay(last: nil, to: nil, by: origin)
+            } catch {
+                logger.warning("\(error.message)")
+            }
         case .help:
             let quality = if case .quality = tuning.plannedRate { true } else { false }
             let keys = KeyCommand.help(layouts: layout != nil, window: window, quality: quality,
-                                       presenter: presenter.unavailable == nil, pen: pen.unavailable == nil)
+                                       presenter: presenter.unavailable == nil, pen: pen.unavailable == nil,
+                                       replay: replay != nil)
             logger.notice("\(keys)")
             if let global = globalKeys.withLock({ $0 }) { logger.notice("global keys: \(global)") }
         case .fullscreen:
@@ -179,10 +190,28 @@ extension RunControl {
         return report(RunChange(setting: "recording", from: from, to: to, by: origin))
     }
 
+    /// Writes the last `length` of the run (all that is kept for `nil`) to `path`, or to a new file
+    /// named by the time in the run's folder, and says so once it is written.
+    func saveReplay(last length: Duration?, to path: String?, by origin: ChangeOrigin) throws(PodiumError)
+        -> RunChange {
+        guard let replay else { throw .usage("save: this run keeps no replay (--replay 2m keeps the last two minutes)") }
+        var file = path ?? ""
+        if path == nil {
+            var now = time(nil), moment = tm()
+            localtime_r(&now, &moment)
+            file = FileManager.default.currentDirectoryPath + "/" + Self.recordingName(for: moment, kind: "replay-")
+        }
+        let seconds = try replay.save(last: length, to: file)
+        let whole = Int(seconds.rounded())
+        let length = "\(whole / 60):" + (whole % 60 < 10 ? "0" : "") + "\(whole % 60)"
+        return report(RunChange(setting: "replay", from: "last \(length)", to: file, by: origin))
+    }
+
     /// `podium-2026-11-28-071512.mkv`: the recording named by the (local) time `moment`.
-    static func recordingName(for moment: tm) -> String {
+    /// - Parameter kind: what it is, after `podium-` (`replay-`).
+    static func recordingName(for moment: tm, kind: String = "") -> String {
         let day = [moment.tm_year + 1900, moment.tm_mon + 1, moment.tm_mday].map { String(format: "%02d", $0) }
         let time = [moment.tm_hour, moment.tm_min, moment.tm_sec].map { String(format: "%02d", $0) }.joined()
-        return "podium-" + day.joined(separator: "-") + "-" + time + ".mkv"
+        return "podium-" + kind + day.joined(separator: "-") + "-" + time + ".mkv"
     }
 }

@@ -84,12 +84,14 @@ public final class Run: Sendable {
     ///   - layout: the layout of two sources, for keys to change.
     ///   - tuning: what may change as the run goes on; by default the counters' rate, in any bounds.
     ///   - recordings: what starts and stops recordings as the run goes on.
+    ///   - replay: the last minutes kept, for `save`.
     ///   - presenter: the tools on the picture the grabber draws, which keys turn on and off.
     ///   - pen: the presenter's pen.
     public init(source: any FrameSource, stages: [any FrameStage], sound: SoundBranch? = nil, outputs: OutputGroup,
                 hub: StreamHub, counters: RunCounters, limits: Limits, logger: Logger,
                 clock: any PacingClock = MonotonicClock(), layout: LayoutSwitch? = nil, tuning: LiveTuning? = nil,
-                recordings: (any RecordingControl)? = nil, presenter: PresenterTools = PresenterTools(),
+                recordings: (any RecordingControl)? = nil, replay: (any ReplayControl)? = nil,
+                presenter: PresenterTools = PresenterTools(),
                 pen: PenControl = PenControl()) {
         self.source = source
         self.stages = stages
@@ -98,8 +100,8 @@ public final class Run: Sendable {
         control = RunControl(tuning: tuning ?? LiveTuning(frameRate: FrameRate(counters.targetFPS),
                                                           plannedRate: counters.renditions.isEmpty ? nil
                                                               : .quality(EncoderRate.defaultQuality)),
-                             layout: layout, recordings: recordings, presenter: presenter, pen: pen, hub: hub,
-                             clock: clock, logger: logger, quit: { stopping.stop() })
+                             layout: layout, recordings: recordings, replay: replay, presenter: presenter, pen: pen,
+                             hub: hub, clock: clock, logger: logger, quit: { stopping.stop() })
         self.sound = sound
         self.outputs = outputs
         self.hub = hub

@@ -6,6 +6,8 @@ import Foundation
 public struct ControlRequest: Codable, Sendable, Equatable {
     public enum Command: String, Codable, Sendable, CaseIterable {
         case status, pause, resume, keyframe, set, record
+        /// `save [LENGTH] [FILE]`: the replay written to a file.
+        case save
         /// The presenter's keys: `blank black|white|off`, `highlight [on|off]`, `zoom [1|2|4]`,
         /// `pen [on|off]`, `layout [next|swap]` (without a value: what the key does).
         case blank, highlight, zoom, pen, layout
@@ -19,8 +21,10 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var values: [String: String]?
     /// `record`: `start` with a file, `pause`, `resume` or `stop`.
     public var record: String?
+    /// `record start`'s file; `save`'s, if it names one.
     public var file: String?
     /// The presenter's commands: what to set (`black`, `on`, `2`, `swap`); `nil` for the key's own.
+    /// `save`: how much (`30s`); `nil` for all that is kept.
     public var value: String?
 
     public init(command: Command, values: [String: String]? = nil, record: String? = nil, file: String? = nil,
@@ -117,10 +121,12 @@ extension ControlStatus {
 }
 
 extension RunChange {
-    /// The change as the remote is told it: a recording is on, paused or off, its file unnamed.
+    /// The change as the remote is told it: a recording is on, paused or off, a replay saved, its
+    /// file unnamed.
     var withoutFiles: RunChange {
-        guard setting == "recording" else { return self }
         var change = self
+        if setting == "replay" { change.to = "saved" }
+        guard setting == "recording" else { return change }
         let unnamed = { (state: String) in state == "off" || state == "paused" ? state : "on" }
         (change.from, change.to) = (from.map(unnamed), unnamed(to))
         return change
@@ -165,6 +171,16 @@ extension RunControl {
             return [change]
         case .set: return try set(request.values ?? [:], by: origin)
         case .record: return [try record(request, by: origin)]
+        case .save:
+            var length: Duration?
+            if let value = request.value {
+                do {
+                    length = try Duration(parsing: value)
+                } catch {
+                    throw .usage("save '\(value)': \(error.reason)")
+                }
+            }
+            return [try saveReplay(last: length, to: request.file, by: origin)]
         case .blank, .highlight, .zoom, .pen, .layout: return try present(request, by: origin)
         case .key:
             guard let name = request.value, let command = KeyCommand(key: name), command != .fullscreen,

@@ -20,6 +20,8 @@ public final class RunControl: Sendable {
     public let tuning: LiveTuning
     /// Recordings started and stopped while the run goes on; `nil` when nothing is encoded.
     public let recordings: (any RecordingControl)?
+    /// The last minutes kept (`--replay`), for `save`; `nil` when none are.
+    public let replay: (any ReplayControl)?
     /// The pointer highlight and the zoom, turned on and off by keys.
     public let presenter: PresenterTools
     /// The presenter's pen, turned on and off by keys; its strokes drawn by its input.
@@ -41,15 +43,17 @@ public final class RunControl: Sendable {
     ///   - tuning: what may change as the run goes on.
     ///   - layout: the layout of two sources, for keys to change.
     ///   - recordings: what starts and stops recordings as the run goes on.
+    ///   - replay: the last minutes kept, for `save`.
     ///   - presenter: the tools on the picture the grabber draws, which keys turn on and off.
     ///   - pen: the presenter's pen.
     ///   - quit: ends the run.
     public init(tuning: LiveTuning, layout: LayoutSwitch?, recordings: (any RecordingControl)?,
-                presenter: PresenterTools, pen: PenControl = PenControl(), hub: StreamHub, clock: any PacingClock,
+                replay: (any ReplayControl)? = nil, presenter: PresenterTools, pen: PenControl = PenControl(), hub: StreamHub, clock: any PacingClock,
                 logger: Logger, quit: @escaping @Sendable () -> Void) {
         self.tuning = tuning
         self.layout = layout
         self.recordings = recordings
+        self.replay = replay
         self.presenter = presenter
         self.pen = pen
         self.hub = hub

@@ -9,13 +9,12 @@ public enum FileSplit: Hashable, Sendable, CustomStringConvertible {
     /// `30m`, `90s`, `1h` (at least a second), or `500M`, `2G` (binary: `G` is 2³⁰ bytes, at
     /// least 1M).
     public init(parsing text: String) throws(OptionParseError) {
-        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
-        if let unit = text.last.flatMap({ units[$0] }) {
-            guard let count = Double(text.dropLast()), count.isFinite, count > 0,
-                  count * Double(unit) >= Double(1 << 20), count * Double(unit) < 0x1p62 else {
-                throw OptionParseError("?split=\(text): expected a size of 1M or more, such as 500M or 2G")
+        if ByteSize.looksLikeOne(text) {
+            do {
+                self = .size(try ByteSize(parsing: text, least: 1 << 20).bytes)
+            } catch {
+                throw OptionParseError("?split=\(text): \(error.reason)")
             }
-            self = .size(Int64(count * Double(unit)))
             return
         }
         let length: Duration
@@ -33,11 +32,7 @@ public enum FileSplit: Hashable, Sendable, CustomStringConvertible {
         case .every(let length):
             let seconds = length.components.seconds
             return seconds % 3600 == 0 ? "\(seconds / 3600)h" : seconds % 60 == 0 ? "\(seconds / 60)m" : "\(seconds)s"
-        case .size(let bytes):
-            for (unit, scale) in [("T", Int64(1) << 40), ("G", 1 << 30), ("M", 1 << 20)] where bytes % scale == 0 {
-                return "\(bytes / scale)\(unit)"
-            }
-            return "\(bytes >> 10)K"
+        case .size(let bytes): return ByteSize(bytes: bytes).description
         }
     }
 

@@ -105,6 +105,7 @@ public struct Hotkey: Sendable, Hashable, CustomStringConvertible {
 public enum HotkeyAction: String, Sendable, CaseIterable {
     case blank, white, highlight, zoom, pen, layout, pause, faster, slower, record
     case pauseRecording = "record-pause"
+    case saveReplay = "replay-save"
 
     /// The mirror window's key for it (`KeyCommand(key:)`), which `podium control key` takes too.
     public var windowKey: String {
@@ -120,6 +121,7 @@ public enum HotkeyAction: String, Sendable, CaseIterable {
         case .slower: "-"
         case .record: "r"
         case .pauseRecording: "p"
+        case .saveReplay: "s"
         }
     }
 
@@ -137,6 +139,7 @@ public enum HotkeyAction: String, Sendable, CaseIterable {
         case .slower: "lower the frame rate a step"
         case .record: "start a recording, or stop it"
         case .pauseRecording: "pause the recording, or resume it"
+        case .saveReplay: "save the last minutes kept (--replay) to a file"
         }
     }
 
@@ -159,6 +162,7 @@ public enum HotkeyAction: String, Sendable, CaseIterable {
         case .slower: "Ctrl+Alt+Minus"
         case .record: "Ctrl+Alt+R"
         case .pauseRecording: "Ctrl+Alt+Shift+R"
+        case .saveReplay: "Ctrl+Alt+S"
         }
     }
 }

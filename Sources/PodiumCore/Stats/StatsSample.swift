@@ -137,6 +137,8 @@ public struct StatsSample: Sendable, Codable, Equatable {
     public var layout: String? = nil
     /// The recording the presenter started (`r`, `record start`), while there is one.
     public var recording: RecordingStatus? = nil
+    /// What the replay keeps (`--replay`), when there is one.
+    public var replay: ReplayStatus? = nil
     /// Whether the budget chooses the rate (`--fps auto`, `--max-cpu`), and what holds it below the
     /// highest now (`cpu`, `encoder`, `sink`, `capture`).
     public var auto: Bool? = nil

@@ -17,6 +17,22 @@ final class AVPacketPayload: PacketPayload, @unchecked Sendable {
         self.owned = owned
     }
 
+    /// A packet of `count` bytes read back from `file` at `offset` (a replay's spilled packet),
+    /// shown at `presentationTime` (decoded then too: no picture is reordered); `nil` when out of
+    /// memory or the read failed.
+    init?(reading count: Int, at offset: Int64, from file: SpillFile, presentationTime: Int64, duration: Int64,
+          isKeyframe: Bool) {
+        guard let owned = OwnedPacket(), av_new_packet(owned.pointer, Int32(count)) >= 0,
+              file.read(into: UnsafeMutableRawBufferPointer(start: owned.pointer.pointee.data, count: count),
+                        at: offset)
+        else { return nil }
+        owned.pointer.pointee.pts = presentationTime
+        owned.pointer.pointee.dts = presentationTime
+        owned.pointer.pointee.duration = duration
+        if isKeyframe { owned.pointer.pointee.flags |= AV_PKT_FLAG_KEY }
+        self.owned = owned
+    }
+
     var byteCount: Int { Int(packet.pointee.size) }
 
     func withUnsafeBytes<Result, Failure: Error>(

@@ -7,6 +7,8 @@
   const said = document.getElementById("said");
   const figures = document.getElementById("figures");
   const chart = document.getElementById("chart");
+  // Shown while the run keeps a replay (--replay).
+  const save = document.getElementById("save");
   const samples = [];
   const kept = 60;
   // For tests and the curious: what was sent and how fast the run answered.
@@ -50,6 +52,7 @@
 
   function take(status) {
     const sample = status.sample;
+    if (sample) save.hidden = !sample.replay;
     if (!sample || (samples.length && samples[samples.length - 1].elapsed === sample.elapsed)) return;
     const drops = sample.drops;
     samples.push({

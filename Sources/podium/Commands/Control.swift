@@ -20,6 +20,8 @@ extension Podium {
                   record start FILE       record the run to FILE (.mkv, .mp4, .ts) from now
                   record pause, resume    cut what follows out of it, or go on (one file)
                   record stop             stop that recording, finalized
+                  save [LENGTH] [FILE]    write the replay (--replay) to FILE (default: a new
+                                          podium-replay-DATE-TIME.mkv), the last LENGTH only
                   blank [black|white|off] every output black or white, or the screen again
                                           (without a value: black, or back, as the b key)
                   highlight [on|off]      the pointer's highlight (without: on or off, as h)
@@ -41,6 +43,7 @@ extension Podium {
                   podium control set fps=15
                   podium control --pid 4242 pause
                   podium control record start part2.mkv
+                  podium control save 30s question.mkv
                   podium control blank white
                   podium control --json status
                 """
@@ -56,7 +59,7 @@ extension Podium {
         var json = false
 
         @Argument(help: ArgumentHelp("status, pause, resume, keyframe, set SETTING=VALUE, record start FILE, "
-                                     + "record pause|resume|stop, blank, highlight, zoom, pen, layout or key KEY",
+                                     + "record pause|resume|stop, save [LENGTH] [FILE], blank, highlight, zoom, pen, layout or key KEY",
                                  valueName: "command"))
         var words: [String] = []
 
@@ -76,7 +79,7 @@ extension Podium {
             }
             guard let command = ControlRequest.Command(rawValue: first) else {
                 throw .usage("'\(first)' is not a command of podium control: status, pause, resume, keyframe, set, "
-                             + "record, blank, highlight, zoom, pen, layout or key")
+                             + "record, save, blank, highlight, zoom, pen, layout or key")
             }
             let rest = Array(words.dropFirst())
             if command == .record {
@@ -91,6 +94,21 @@ extension Podium {
                 default:
                     throw .usage("record: 'record start FILE', 'record pause', 'record resume' or 'record stop'")
                 }
+            }
+            if command == .save {
+                guard rest.count <= 2 else { throw .usage("save: 'save', 'save 30s', 'save FILE' or 'save 30s FILE'") }
+                var request = ControlRequest(command: .save)
+                for word in rest {
+                    if request.value == nil, request.file == nil, (try? Duration(parsing: word)) != nil {
+                        request.value = word
+                    } else if request.file == nil {
+                        // The run's folder is not this one: the file is named in full.
+                        request.file = word.hasPrefix("/") ? word : FileManager.default.currentDirectoryPath + "/" + word
+                    } else {
+                        throw .usage("save '\(word)': one file at most, after the length")
+                    }
+                }
+                return request
             }
             if command == .key {
                 guard rest.count == 1 else { throw .usage("key: name one of the presenter's keys, such as key b") }

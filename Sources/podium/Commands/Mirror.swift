@@ -86,6 +86,7 @@ extension Podium {
         @OptionGroup(title: "Scale (window and recording)") var scale: ScaleOptions
         @OptionGroup(title: "Encode (for --to)") var encode: EncodeOptions
         @OptionGroup(title: "Sound (for --to)") var sound: SoundOptions
+        @OptionGroup(title: "Replay") var replay: ReplayOptions
         @OptionGroup(title: "Run") var runOptions: RunOptions
 
         @Option(name: .customLong("to"), help: ArgumentHelp("Also record or stream to a file or URL, as in 'podium stream'.", valueName: "URL"),
@@ -107,6 +108,7 @@ extension Podium {
         func run() async throws {
             let logger = RunSetup.logger(runOptions)
             let defaults = encode.defaults(scale)
+            let outputs = outputs + [replay.destination].compactMap { $0 }
             let streams = OutputRequest.streams(of: outputs)
             let viewers = ViewerRequest.viewers(of: outputs)
             try hotkeys.checkRemote(viewers: viewers)
@@ -125,7 +127,7 @@ extension Podium {
             let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: [window],
                                              encoding: encoding, sound: sound.plan(for: outputs), limits: runOptions.limits))
             try await PlanRunner.run(plan, parts: ["mirroring to \(targetDisplay)"], options: runOptions,
-                                     hotkeys: try hotkeys.globalKeys(byDefault: true), remote: hotkeys.remote,
+                                     hotkeys: try hotkeys.globalKeys(byDefault: true, replay: replay.replay != nil), remote: hotkeys.remote,
                                      showRemote: hotkeys.showRemote, logger: logger)
         }
     }

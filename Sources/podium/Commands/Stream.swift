@@ -123,6 +123,7 @@ extension Podium {
         )
 
         @OptionGroup(title: "Output") var output: OutputOptions
+        @OptionGroup(title: "Output") var replay: ReplayOptions
         @OptionGroup(title: "Capture") var capture: CaptureOptions
         @OptionGroup(title: "Global keys and the remote") var hotkeys: HotkeyOptions
         @OptionGroup(title: "Scale") var scale: ScaleOptions
@@ -131,9 +132,10 @@ extension Podium {
         @OptionGroup(title: "Run") var runOptions: RunOptions
 
         func run() async throws {
-            try output.requireOne()
-            let job = StreamJob(outputs: output.outputs, hotkeys: hotkeys, scale: scale, encode: encode, sound: sound,
-                                runOptions: runOptions)
+            // A replay alone is a run to keep the last minutes of.
+            if replay.destination == nil { try output.requireOne() }
+            let job = StreamJob(outputs: output.outputs + [replay.destination].compactMap { $0 }, hotkeys: hotkeys,
+                                scale: scale, encode: encode, sound: sound, runOptions: runOptions)
             try await job.check()
             try await job.run(capture: capture)
         }
@@ -191,7 +193,7 @@ struct StreamJob {
         let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: windows,
                                          encoding: encoding, sound: sound.plan(for: outputs), limits: runOptions.limits))
         try await PlanRunner.run(plan, parts: parts, options: runOptions,
-                                 hotkeys: try hotkeys.globalKeys(byDefault: false), remote: hotkeys.remote,
+                                 hotkeys: try hotkeys.globalKeys(byDefault: false, replay: outputs.contains { $0.output is ReplayPlan }), remote: hotkeys.remote,
                                  input: input, showRemote: hotkeys.showRemote, logger: logger)
     }
 }

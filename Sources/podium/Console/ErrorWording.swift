@@ -15,7 +15,7 @@ extension PodiumError {
         case .outputs: "--to"
         case .statsFile(let path): "--stats-json '\(path)'"
         case .plot(let path): "--plot '\(path)'"
-        case .recording: subject.description
+        case .recording, .savedReplay: subject.description
         case .preset(let preset): "--preset '\(preset)'"
         case .encoder(let name): "--encoder '\(name)'"
         case .size(let size): "--size \(size)"

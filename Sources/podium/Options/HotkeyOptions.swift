@@ -36,10 +36,13 @@ struct HotkeyOptions: ParsableArguments {
     }
 
     /// The keys held for the whole desktop, or `nil` when the run holds none.
-    /// - Parameter byDefault: whether the command holds them without `--hotkeys`.
-    func globalKeys(byDefault: Bool) throws(OptionParseError) -> Hotkeys? {
+    /// - Parameters:
+    ///   - byDefault: whether the command holds them without `--hotkeys`.
+    ///   - replay: the run keeps a replay: its key is held too.
+    func globalKeys(byDefault: Bool, replay: Bool) throws(OptionParseError) -> Hotkeys? {
         guard hotkeys ?? (byDefault || !hotkeyChanges.isEmpty) else { return nil }
-        return try Hotkeys(changes: hotkeyChanges)
+        let keys = try Hotkeys(changes: hotkeyChanges)
+        return replay ? keys : keys.without([.saveReplay])
     }
 
     func validate() throws {

@@ -49,6 +49,7 @@ final class StatsReporter: Sendable {
             sample.state = state()
             sample.layout = run.control.layout?.layout.description
             sample.recording = run.control.recordings?.recording
+            sample.replay = run.control.replay?.replay
             let tuning = run.control.tuning
             sample.targetFPS = tuning.frameRate.framesPerSecond
             let decision = budget.withLock { budget -> FrameRateBudget.Decision? in
