@@ -200,7 +200,12 @@ cpw_sound *cpw_sound_open(const char *remote, const char *target, uint32_t node,
         PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Capture", PW_KEY_MEDIA_ROLE, "Production",
         PW_KEY_NODE_LATENCY, "1024/48000", PW_KEY_APP_NAME, "Podium", NULL);
     if (properties != NULL && monitor) pw_properties_set(properties, PW_KEY_STREAM_CAPTURE_SINK, "true");
-    if (properties != NULL && target != NULL) pw_properties_set(properties, PW_KEY_TARGET_OBJECT, target);
+    // A source named is recorded or nothing is: when it goes (a microphone unplugged), the stream
+    // ends rather than being moved to another, whose sound would be heard in its place.
+    if (properties != NULL && target != NULL) {
+        pw_properties_set(properties, PW_KEY_TARGET_OBJECT, target);
+        pw_properties_set(properties, PW_KEY_NODE_DONT_RECONNECT, "true");
+    }
     return open_sound(remote, properties, node, on_sound, NULL, on_state, context, error, error_size);
 }
 

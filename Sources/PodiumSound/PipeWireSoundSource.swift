@@ -100,8 +100,14 @@ public final class PipeWireSoundSource: SoundSource {
             _ = link.wake.wait(timeout: stream == nil ? .now() + .seconds(1) : .distantFuture)
             guard !feed.isStopping else { break }
             if stream != nil, link.ended.load(ordering: .acquiring) {
-                // The server went away, or the application stopped: silence until it is back.
-                feed.interrupted()
+                // The server went away, the source named did (a microphone unplugged), or the
+                // application stopped: silence until it is back.
+                let device: String? = if case .named(let name) = request, Self.isReachable(remote: remote) {
+                    name
+                } else {
+                    nil
+                }
+                feed.interrupted(device: device)
                 cpw_sound_close(stream)
                 stream = nil
             } else if stream == nil {

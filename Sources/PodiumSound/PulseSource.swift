@@ -9,8 +9,8 @@ public import PodiumCore
 /// Each block is stamped with when its first sample was heard, on the run's clock: the time it
 /// was read, less the stream's latency as the server measures it (signed: the monitor of an
 /// output gets its sound before the room hears it), smoothed by the feed's sound clock. When the
-/// server goes away the source says so and connects again every second; the run fills the time
-/// with silence.
+/// server goes away, or a source named does (a microphone unplugged: it is not moved to another),
+/// the source says so and connects again every second; the run fills the time with silence.
 public struct PulseSource: SoundSource {
     public let request: SoundRequest
     /// Its level in the mix, in decibels, for the start message.
@@ -39,6 +39,16 @@ public struct PulseSource: SoundSource {
         }
     }
 
+    /// A source named is recorded or nothing is: another is not heard in its place when it goes.
+    private var stays: Bool { if case .named = request { true } else { false } }
+
+    /// The stream again, once the server answers and (for a source named) has that source again:
+    /// PipeWire would record its default for a name it does not know.
+    private func reconnect() throws(PodiumError) -> RecordingStream {
+        if stays { _ = try SoundServerInfo.read(for: request, server: server).source(for: request) }
+        return try RecordingStream(device: device, request: request, server: server, stays: stays)
+    }
+
     public func run(into feed: SoundFeed) {
         var connected: RecordingStream?
         let said: String
@@ -46,7 +56,7 @@ public struct PulseSource: SoundSource {
             // PipeWire records the default for a name it does not know: check it is there first.
             let info = try SoundServerInfo.read(for: request, server: server)
             let source = try info.source(for: request)
-            connected = try RecordingStream(device: device, request: request, server: server)
+            connected = try RecordingStream(device: device, request: request, server: server, stays: stays)
             let level = gain == 0 ? "" : " at \(gain > 0 ? "+" : "")\(gain.plain) dB"
             said = "sound from \(source.description) (\(source.name))\(level) on \(info.serverName)"
         } catch {
@@ -62,7 +72,7 @@ public struct PulseSource: SoundSource {
                 let retry = clock.now() + Self.retryInterval
                 while !feed.isStopping && clock.now() < retry { usleep(20_000) }
                 guard !feed.isStopping else { break }
-                connected = try? RecordingStream(device: device, request: request, server: server)
+                connected = try? reconnect()
                 continue
             }
             let outcome = open.next { samples, latency in
@@ -72,8 +82,8 @@ public struct PulseSource: SoundSource {
                 let heard = latency >= 0 ? now &- min(now, UInt64(latency)) : now &+ UInt64(-latency)
                 feed.deliver(samples, heardAt: heard)
             }
-            if outcome == .lost {
-                feed.interrupted()
+            if outcome == .lost || outcome == .sourceGone {
+                feed.interrupted(device: outcome == .sourceGone ? device : nil)
                 connected = nil
             }
         }

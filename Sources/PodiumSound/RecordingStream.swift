@@ -20,14 +20,19 @@ final class RecordingStream {
         case waiting
         /// The server went away.
         case lost
+        /// The source it records went away (the server is there): a microphone unplugged.
+        case sourceGone
     }
 
     /// Connects to the sound server and opens a recording stream of `device`.
     ///
     /// The corresponding C functions are `pa_context_connect` and `pa_stream_connect_record`.
-    /// - Parameter server: the server's address; `nil` for the one `PULSE_SERVER` names, or the user's own.
+    /// - Parameters:
+    ///   - server: the server's address; `nil` for the one `PULSE_SERVER` names, or the user's own.
+    ///   - stays: the stream ends when its source goes, rather than moving to another (a source
+    ///     named: another microphone would be heard in its place).
     /// - Throws: 69 when there is no server, or it refuses the stream.
-    init(device: String, request: SoundRequest, server: String? = nil) throws(PodiumError) {
+    init(device: String, request: SoundRequest, server: String? = nil, stays: Bool = false) throws(PodiumError) {
         guard let loop = pa_mainloop_new() else { throw .software("out of memory connecting to the sound server") }
         guard let context = pa_context_new(pa_mainloop_get_api(loop), "Podium") else {
             pa_mainloop_free(loop)
@@ -57,7 +62,7 @@ final class RecordingStream {
         var attributes = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max,
                                         minreq: UInt32.max, fragsize: fragment)
         let flags = pa_stream_flags_t(PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_INTERPOLATE_TIMING.rawValue
-                                      | PA_STREAM_AUTO_TIMING_UPDATE.rawValue)
+                                      | PA_STREAM_AUTO_TIMING_UPDATE.rawValue | (stays ? PA_STREAM_DONT_MOVE.rawValue : 0))
         guard pa_stream_connect_record(stream, device, &attributes, flags) >= 0 else {
             throw .unavailable("the sound server refused to record: " + reason, about: subject)
         }
@@ -84,8 +89,8 @@ final class RecordingStream {
     /// The corresponding C functions are `pa_stream_peek`, `pa_stream_get_latency` and `pa_stream_drop`.
     func next(_ body: (UnsafeBufferPointer<Float>, Int64) -> Void) -> Outcome {
         for attempt in 0..<2 {
-            guard PA_STREAM_IS_GOOD(pa_stream_get_state(stream)) != 0,
-                  PA_CONTEXT_IS_GOOD(pa_context_get_state(context)) != 0 else { return .lost }
+            guard PA_CONTEXT_IS_GOOD(pa_context_get_state(context)) != 0 else { return .lost }
+            guard PA_STREAM_IS_GOOD(pa_stream_get_state(stream)) != 0 else { return .sourceGone }
             if pa_stream_readable_size(stream) > 0 {
                 var data: UnsafeRawPointer?
                 var bytes = 0

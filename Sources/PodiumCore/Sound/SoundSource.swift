@@ -113,14 +113,15 @@ public final class SoundFeed: Sendable {
         }
     }
 
-    /// The source lost its server and tries again; silence fills the time until it is back. Said
-    /// once, as its coming back is.
-    public func interrupted() {
+    /// The source lost its server, or its device went away (`device`: a microphone unplugged),
+    /// and tries again; silence fills the time until it is back. Said once, as its coming back is.
+    public func interrupted(device: String? = nil) {
         sourceCounters?.reconnecting.store(true, ordering: .relaxed)
         soundClock.withLock { $0.reset() }
         held.withLock { $0.removeAll(keepingCapacity: true) }
         guard lostAt.exchange(max(1, run.clock.now()), ordering: .relaxed) == 0 else { return }
-        run.logger.warning("sound: \(name) lost its sound server; silence until it is back")
+        let what = device.map { "\($0) went away" } ?? "\(name) lost its sound server"
+        run.logger.warning("sound: \(what); silence until it is back")
     }
 
     /// The first sound after the source lost its server: said once, with how long it was away.
