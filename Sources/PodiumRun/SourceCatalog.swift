@@ -28,7 +28,7 @@ public enum SourceCatalog {
     ///   cannot be honoured.
     public static func capturePlan(
         _ requests: [SourceRequest], lookup: SourceLookup, layout: Layout, filter: ScaleFilter = .box,
-        idleFPS: FrameRate = FrameRate(1),
+        idleFPS: FrameRate? = FrameRate(1),
         environment: [String: String]? = nil
     ) async throws(PodiumError) -> CapturePlan {
         let sources = try await onOwnThread("podium-display") { () throws(PodiumError) -> [any SourcePlan] in

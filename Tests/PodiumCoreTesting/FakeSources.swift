@@ -74,9 +74,9 @@ public final class FakeGrabber: FrameGrabber, Sendable {
         return true
     }
 
-    /// A paced source over this grabber.
+    /// A paced source over this grabber; `idleFPS` 0 repeats nothing (a file's needs).
     public func source(fps: Int = 30, idleFPS: Int = 1) -> PacedCapture {
-        PacedCapture(idleFPS: FrameRate(idleFPS)) { [self] () throws(PodiumError) in self }
+        PacedCapture(idleFPS: idleFPS > 0 ? FrameRate(idleFPS) : nil) { [self] () throws(PodiumError) in self }
     }
 }
 

@@ -100,6 +100,23 @@ import Testing
         #expect(stage.slotTimes.last == FrameGrid(fps: FrameRate(30)).offset(ofSlot: 89))
     }
 
+    /// Outputs that need no repeats (files): a still screen is grabbed once, and again only for an
+    /// encoder asked for a keyframe (an output that joined), which takes the request with it.
+    @Test func aStillScreenIsGrabbedAgainOnlyForAKeyframeAskedFor() async {
+        let hub = StreamHub()
+        let grabber = FakeGrabber(clock: FakeClock(), changes: false) { sequence in
+            if sequence == 0 { hub.requestKeyframe(stream: 0) }
+            if sequence == 1 { _ = hub.takeKeyframeRequest(stream: 0) }
+        }
+        let stage = RecordingStage()
+        let run = Run(source: grabber.source(idleFPS: 0), stages: [stage], outputs: OutputGroup(outputs: []),
+                      hub: hub, counters: RunCounters(targetFPS: 30, sinkURLs: []),
+                      limits: .init(duration: .seconds(3)), logger: Self.logger, clock: grabber.clock)
+        #expect(await run.run() == nil)
+        #expect(grabber.slotTimes == [0, FrameGrid(fps: FrameRate(30)).offset(ofSlot: 1)], "\(grabber.slotTimes)")
+        #expect(run.counters.sources[0].unchanged.load(ordering: .relaxed) == slots(seconds: 3, fps: 30) - 2)
+    }
+
     @Test func aGrabberThatFailsEndsTheRunWithItsError() async {
         let grabber = FakeGrabber(clock: FakeClock(), failAt: 3)
         let stage = RecordingStage()

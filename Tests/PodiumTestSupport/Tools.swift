@@ -150,7 +150,9 @@ public enum Tools {
             (time: frame.time, mean: Double(frame.pixels.reduce(0) { $0 + Int($1) }) / Double(frame.pixels.count))
         }
         let times = levels.filter { marked($0.mean) }.map(\.time)
-        return (levels, times.first.flatMap { first in times.last.map { first...$0 } })
+        // A picture shows until the next: a still one is not sent again to a file.
+        let ends = times.last.map { last in levels.first { $0.time > last }?.time ?? last }
+        return (levels, times.first.flatMap { first in ends.map { first...$0 } })
     }
 
     /// Every frame of `path` with its time, decoded by ffmpeg to RGB (3 bytes a pixel) at its own

@@ -1,4 +1,5 @@
 import Foundation
+import PodiumCore
 import PodiumTestSupport
 import Testing
 
@@ -197,6 +198,27 @@ import Testing
         #expect(result.stderr.components(separatedBy: "--stats-json").count <= 2,
                 "the statistics file's fault is said at most once")
         #expect(try Tools.probe(recording).frames >= 10, "the recording decodes up to the fault")
+    }
+
+    /// A split recording on a disk that fills up: 74, and every file written before decodes, the
+    /// one the fault cut short up to it.
+    @Test(.enabled(if: TemporaryMount.permitted, "mounting a tmpfs is not permitted here"))
+    func fullDiskWhileSplitting() throws {
+        let mount = try TemporaryMount(megabytes: 4)
+        let scene = try startScene("video")
+        defer { _ = try? scene.interrupt() }
+        let recording = mount.path + "/talk.mkv"
+        let result = try Tools.podium(["stream", "--bitrate", "20M", "--keyint", "500ms", "--duration", "30s",
+                                       "--to", recording + "?split=1M"], display: server.display)
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.stderr.contains("No space left on device"), "\(result.stderr)")
+        let pieces = (1...99).map { FileSplit.piece($0, of: recording) }
+            .filter { FileManager.default.fileExists(atPath: $0) }
+        #expect(pieces.count >= 2, "\(pieces)")
+        let size = { (piece: String) in (try? FileManager.default.attributesOfItem(atPath: piece)[.size] as? Int) ?? 0 }
+        for piece in pieces where size(piece) > 4_096 {
+            #expect(try Tools.probe(piece).frames >= 1, "\(piece) decodes")
+        }
     }
 }
 

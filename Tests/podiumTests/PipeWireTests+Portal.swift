@@ -166,7 +166,8 @@ extension PipeWireTests {
         let span = try #require(white, "no white frame: \(levels)")
         #expect(abs(span.upperBound - span.lowerBound - 2) < 0.6, "white for as long as it was blank: \(levels)")
         #expect(levels.contains { $0.time < span.lowerBound && $0.mean < 150 }
-                && levels.contains { $0.time > span.upperBound && $0.mean < 150 }, "the node before and after: \(levels)")
+                && levels.contains { $0.time >= span.upperBound && $0.mean < 150 },
+                "the node before and after: \(levels)")
         let bind = portal.requests().first { $0["request"] as? String == "BindShortcuts" }
         let asked = bind?["shortcuts"] as? [[String: Any]] ?? []
         #expect(asked.map { $0["id"] as? String ?? "" } == ["blank", "white", "highlight", "zoom", "pen", "layout",

@@ -320,7 +320,7 @@ import Testing
         let (levels, white) = try Tools.greyLevels(output) { $0 > 235 }
         let span = try #require(white, "no white frame: \(levels)")
         #expect(abs(span.upperBound - span.lowerBound - 1.5) < 0.6, "white for as long as it was blank: \(levels)")
-        #expect(levels.contains { $0.time > span.upperBound && $0.mean < 220 }, "the screen again after: \(levels)")
+        #expect(levels.contains { $0.time >= span.upperBound && $0.mean < 220 }, "the screen again after: \(levels)")
     }
 
     /// `r` (Ctrl+Alt+R, `podium control key r`) starts a recording named by the time in the

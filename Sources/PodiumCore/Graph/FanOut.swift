@@ -77,6 +77,10 @@ public final class FanOut: Sendable {
     /// Rung when the run's controls change or it stops: a resting capture wakes for it.
     public var controlsChanged: Doorbell { run.control.changed }
 
+    /// Whether an encoder was asked for a keyframe it has not made yet: an unchanged picture is
+    /// grabbed again for it.
+    public var keyframeWanted: Bool { run.hub.isKeyframeWanted }
+
     /// Ends the run with `error` (the source is gone for good).
     public func fail(_ error: PodiumError) { run.fail(error) }
 

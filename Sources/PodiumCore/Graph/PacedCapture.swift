@@ -3,18 +3,20 @@ import Synchronization
 /// A pull source paced by the run: its grabber is asked for a picture at each slot of the
 /// frame-rate grid, on absolute deadlines of the monotonic clock. A missed slot is skipped and
 /// counted, never caught up in a burst. With nothing changed, nothing is grabbed but a repeat at
-/// the idle rate (so players and late joiners keep going); a grabber that says when its picture
+/// the idle rate, where the outputs need one (players and late joiners keep going), and for an
+/// encoder asked for a keyframe (an output that joined); a grabber that says when its picture
 /// changes is slept on meanwhile, the slots passed over counted as unchanged.
 public struct PacedCapture: FrameSource {
     /// Opens the grabber on the capture thread, where it stays.
     public typealias Open = @Sendable () throws(PodiumError) -> any FrameGrabber
 
-    /// How often an unchanged picture is still grabbed and handed on.
-    public let idleFPS: FrameRate
+    /// How often an unchanged picture is still grabbed and handed on; `nil`: only when an encoder
+    /// is asked for a keyframe.
+    public let idleFPS: FrameRate?
     private let open: Open
 
     /// Paced at the run's frame rate (`Run.tuning`), which may change as it goes.
-    public init(idleFPS: FrameRate, open: @escaping Open) {
+    public init(idleFPS: FrameRate?, open: @escaping Open) {
         self.idleFPS = idleFPS
         self.open = open
     }
@@ -32,7 +34,7 @@ public struct PacedCapture: FrameSource {
         let counters = fanOut.counters
         var fps = fanOut.frameRate
         var pacer = FramePacer(grid: FrameGrid(fps: fps), start: fanOut.origin)
-        let idleInterval = idleFPS.intervalNanoseconds
+        let idleInterval = idleFPS?.intervalNanoseconds ?? .max
         var sequence: UInt64 = 0
         /// The slot time of the last frame handed on, and the size of the last one grabbed.
         var lastFrame: UInt64?
@@ -52,7 +54,8 @@ public struct PacedCapture: FrameSource {
                 // often enough to see a new reader and a pointer that was warped.
                 let now = clock.now()
                 // The run's end is a slot to take: the last picture is held to it.
-                let wake = min(lastFrame.map { fanOut.origin + $0 + idleInterval } ?? now, fanOut.end ?? .max)
+                let repeatDue = lastFrame.map { fanOut.origin + $0 } ?? now
+                let wake = min(idleInterval > .max - repeatDue ? .max : repeatDue + idleInterval, fanOut.end ?? .max)
                 if wake > now,
                    grabber.awaitChange(timeout: min(wake - now, Self.longestRest), or: fanOut.controlsChanged) {
                     let passed = pacer.pass(until: min(clock.now(), wake))
@@ -78,7 +81,9 @@ public struct PacedCapture: FrameSource {
             if fanOut.isPaused && fanOut.blank == nil { continue }
             let look = fanOut.look()
             guard look.wantsFrame else { continue }
-            let idle = lastFrame.map { slotTime >= $0 + idleInterval } ?? true
+            // An encoder asked for a keyframe (an output joined) needs a picture to make it of.
+            let idle = lastFrame.map { slotTime - min(slotTime, $0) >= idleInterval } ?? true
+                || fanOut.keyframeWanted
             if let colour = fanOut.blank {
                 // Nothing is grabbed: the colour goes out when it is new, then at the idle rate.
                 afterBlank = true

@@ -67,7 +67,8 @@ public struct OutputNeeds: Sendable, Equatable {
     /// The longest keyframe interval it plays well with (an HLS segment); `nil`: the run's.
     public var keyframeInterval: Duration?
     /// How often an unchanged picture must still reach it (Chromium plays no HLS segments of
-    /// MPEG-TS whose pictures are a second apart).
+    /// MPEG-TS whose pictures are a second apart); 0 for none (a file: a player holds a picture
+    /// until the next).
     public var idleFPS = 1
     /// The sound codec it carries when none is asked for.
     public var soundCodec: AudioCodec = .aac

@@ -71,8 +71,9 @@ public struct CapturePlan: Sendable {
     public var sources: [any SourcePlan]
     /// With two sources, how they are composed.
     public var composition: Composition?
-    /// How often an unchanged picture is still grabbed and sent on.
-    public var idleFPS: FrameRate
+    /// How often an unchanged picture is still grabbed and sent on; `nil`: only for an encoder
+    /// asked for a keyframe (no output needs repeats).
+    public var idleFPS: FrameRate?
     /// `--highlight-pointer`: on from the start with this look; `nil` until `h`.
     public var highlight: PointerHighlight?
     /// `--zoom`: the factor at the start.
@@ -80,14 +81,14 @@ public struct CapturePlan: Sendable {
     /// `--pen-keep`: the pen's strokes stay when pen mode ends.
     public var penKeepsStrokes = false
 
-    public init(sources: [any SourcePlan], composition: Composition? = nil, idleFPS: FrameRate = FrameRate(1)) {
+    public init(sources: [any SourcePlan], composition: Composition? = nil, idleFPS: FrameRate? = FrameRate(1)) {
         self.sources = sources
         self.composition = composition
         self.idleFPS = idleFPS
     }
 
     /// One source.
-    public init(_ source: any SourcePlan, idleFPS: FrameRate = FrameRate(1)) {
+    public init(_ source: any SourcePlan, idleFPS: FrameRate? = FrameRate(1)) {
         self.init(sources: [source], idleFPS: idleFPS)
     }
 

@@ -92,6 +92,9 @@ public final class StreamHub: Sendable {
         keyframesWanted.bitwiseOr(1 << UInt64(stream & 63), ordering: .releasing)
     }
 
+    /// Whether a keyframe of any stream was asked for and not taken yet.
+    public var isKeyframeWanted: Bool { keyframesWanted.load(ordering: .relaxed) != 0 }
+
     /// Whether a keyframe of `stream` was asked for since the last call. Reading clears it; call
     /// from the stream's encoder thread.
     public func takeKeyframeRequest(stream: Int) -> Bool {

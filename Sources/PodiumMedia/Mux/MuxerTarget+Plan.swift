@@ -6,9 +6,15 @@ public import PodiumCore
 extension MuxerTarget: StreamOutputPlan {
     public var needs: OutputNeeds {
         var needs = OutputNeeds(globalHeader: needsGlobalHeader)
-        if case .hls(_, let options) = self {
+        switch self {
+        case .hls(_, let options):
             needs.keyframeInterval = options.segment
             needs.idleFPS = options.segmentType == .mpegts ? 2 : 1
+        case .file:
+            // A still screen costs a recording nothing: its last picture lasts until the next.
+            needs.idleFPS = 0
+        case .udp, .tcp, .tcpListen, .srt, .rtmp, .rtsp:
+            break
         }
         return needs
     }

@@ -117,7 +117,8 @@ extension Podium {
             }
             try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan(for: outputs),
                                      run: runOptions)
-            let capturePlan = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.output),
+            let capturePlan = try await RunSetup.capturePlan(capture.source,
+                                                            outputs: streams.map(\.output) + viewers.map(\.options),
                                                             filter: scale.scaleFilter)
             let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
                                             fps: capture.fps.start, encode: defaults)

@@ -178,7 +178,8 @@ struct StreamJob {
         let defaults = encode.defaults(scale)
         let streams = OutputRequest.streams(of: outputs)
         let viewers = ViewerRequest.viewers(of: outputs)
-        let capturePlan = try await RunSetup.capturePlan(capture.source, outputs: streams.map(\.output),
+        let capturePlan = try await RunSetup.capturePlan(capture.source,
+                                                        outputs: streams.map(\.output) + viewers.map(\.options),
                                                         filter: scale.scaleFilter, given: source)
         let encoding = try EncodingPlan(outputs: streams, viewers: viewers, source: capturePlan.size,
                                         fps: capture.fps.start, encode: defaults)

@@ -60,17 +60,20 @@ struct CaptureSource: ParsableArguments {
     var constantFPS = false
 
     @Option(name: .customLong("idle-fps"),
-            help: ArgumentHelp("How often an unchanged screen is still sent on (default: 1; 2 with an HLS output "
-                               + "of MPEG-TS segments).", valueName: "N"),
+            help: ArgumentHelp("How often an unchanged screen is still sent on (default: once a second to a "
+                               + "stream or viewer, twice to HLS of MPEG-TS segments, never to a file or window).",
+                               valueName: "N"),
             transform: parsed(FrameRate.init(parsing:)))
     var idleFPS: FrameRate?
 
     /// How often an unchanged screen is sent on: as asked, or as often as the output that wants
-    /// it most often needs (once a second; twice for an HLS output of MPEG-TS segments, as Chromium
-    /// cannot play those whose pictures are a second apart).
-    func idleRate(for outputs: [any OutputPlan]) -> FrameRate {
+    /// it most often needs (once a second for a stream; twice for an HLS output of MPEG-TS
+    /// segments, as Chromium cannot play those whose pictures are a second apart; never for a
+    /// file or a window); `nil` for never.
+    func idleRate(for outputs: [any OutputPlan]) -> FrameRate? {
         if let idleFPS { return idleFPS }
-        return FrameRate(outputs.map(\.needs.idleFPS).max() ?? 1)
+        let most = outputs.map(\.needs.idleFPS).max() ?? 0
+        return most > 0 ? FrameRate(most) : nil
     }
 
     func validate() throws {
