@@ -18,6 +18,8 @@ public final class FakeGrabber: FrameGrabber, Sendable {
     public let pool: FrameBufferPool
     /// Whether the screen changes between looks; an unchanged one is grabbed only when asked.
     public let changes: Bool
+    /// When the picture changes, on the clock, if not at every look (`changes` false).
+    public let changesAt: [UInt64]
     public let failAt: UInt64?
     /// Whether it says when it changes (it never does): the loop sleeps on it between looks.
     public let waits: Bool
@@ -25,14 +27,17 @@ public final class FakeGrabber: FrameGrabber, Sendable {
     public var looks: Int { counts.withLock { $0.looks } }
     public var waited: Int { counts.withLock { $0.waited } }
     private let counts = Mutex((looks: 0, waited: 0))
+    /// When the last look was.
+    private let lastLook = Mutex<UInt64?>(nil)
     /// Called after each grab with its sequence number, on the capture thread.
     private let afterGrab: @Sendable (UInt64) -> Void
     private let grabbed = Mutex<[UInt64]>([])
 
     public init(clock: FakeClock, cost: UInt64 = 1_000_000, buffers: Int = 8, changes: Bool = true,
-                failAt: UInt64? = nil, waits: Bool = false,
+                changesAt: [UInt64] = [], failAt: UInt64? = nil, waits: Bool = false,
                 afterGrab: @escaping @Sendable (UInt64) -> Void = { _ in }) {
         self.clock = clock
+        self.changesAt = changesAt
         self.waits = waits
         self.cost = cost
         self.changes = changes
@@ -53,7 +58,13 @@ public final class FakeGrabber: FrameGrabber, Sendable {
         throws(PodiumError) -> CaptureOutcome {
         counts.withLock { $0.looks += 1 }
         if sequence == failAt { throw .unavailable("the fake screen went away") }
-        guard changes || evenIfUnchanged else { return .unchanged }
+        let now = clock.now()
+        let since = lastLook.withLock { last in
+            defer { last = now }
+            return last
+        }
+        let changedSince = changesAt.contains { change in change <= now && since.map { change > $0 } ?? true }
+        guard changes || changedSince || evenIfUnchanged else { return .unchanged }
         guard let buffer = pool.acquire() else { return .busy }
         grabbed.withLock { $0.append(slotTime) }
         // What the fake screen shows: neither black nor white.
@@ -66,11 +77,12 @@ public final class FakeGrabber: FrameGrabber, Sendable {
                                     changedRows: RowBands(0..<4)))
     }
 
-    /// Nothing comes: the whole timeout passes on the fake clock.
+    /// Until the next change (`changesAt`), or the whole timeout on the fake clock.
     public func awaitChange(timeout: UInt64, or doorbell: Doorbell) -> Bool {
         guard waits else { return false }
         counts.withLock { $0.waited += 1 }
-        clock.sleep(until: clock.now() + timeout)
+        let now = clock.now()
+        clock.sleep(until: min(now + timeout, changesAt.first { $0 > now } ?? .max))
         return true
     }
 

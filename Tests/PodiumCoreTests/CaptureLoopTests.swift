@@ -117,6 +117,22 @@ import Testing
         #expect(run.counters.sources[0].unchanged.load(ordering: .relaxed) == slots(seconds: 3, fps: 30) - 2)
     }
 
+    /// A change that comes just after a look found nothing is that slot's (a little late), not the
+    /// next one's; one that comes later waits for the next slot.
+    @Test func aChangeJustAfterALookIsThatSlots() async {
+        let grid = FrameGrid(fps: FrameRate(30))
+        // Just after a slot slept through, just after a slot looked at, and too late for its slot.
+        let changes = [grid.offset(ofSlot: 30) + 2_000_000, grid.offset(ofSlot: 31) + 2_000_000,
+                       grid.offset(ofSlot: 60) + 20_000_000]
+        let grabber = FakeGrabber(clock: FakeClock(), changes: false, changesAt: changes, waits: true)
+        let stage = RecordingStage()
+        let run = run(grabber, [stage], idleFPS: 0, limits: .init(duration: .seconds(3)))
+        #expect(await run.run() == nil)
+        #expect(grabber.slotTimes == [0, 30, 31, 61].map { grid.offset(ofSlot: $0) }, "\(grabber.slotTimes)")
+        #expect(run.counters.sources[0].unchanged.load(ordering: .relaxed) == slots(seconds: 3, fps: 30) - 4)
+        #expect(run.counters.sources[0].skipped.load(ordering: .relaxed) == 0)
+    }
+
     @Test func aGrabberThatFailsEndsTheRunWithItsError() async {
         let grabber = FakeGrabber(clock: FakeClock(), failAt: 3)
         let stage = RecordingStage()

@@ -46,10 +46,12 @@ public struct PacedCapture: FrameSource {
         /// The last slot reached: where the run ends on the grid.
         var reached: UInt64?
         /// The last look found nothing changed: the grabber may be slept on until it says otherwise.
-        var resting = false
+        var resting: FramePacer.Slot?
+        /// A slot looked at again: a change came just after its look found nothing.
+        var again: FramePacer.Slot?
         while !fanOut.isStopping {
-            if resting {
-                resting = false
+            if let looked = resting {
+                resting = nil
                 // Woken by the run's controls and its stop; at the latest for the next repeat, and
                 // often enough to see a new reader and a pointer that was warped.
                 let now = clock.now()
@@ -58,7 +60,16 @@ public struct PacedCapture: FrameSource {
                 let wake = min(idleInterval > .max - repeatDue ? .max : repeatDue + idleInterval, fanOut.end ?? .max)
                 if wake > now,
                    grabber.awaitChange(timeout: min(wake - now, Self.longestRest), or: fanOut.controlsChanged) {
-                    let passed = pacer.pass(until: min(clock.now(), wake))
+                    // A change that came within a quarter interval of a slot that missed it (the
+                    // look, or a slot slept through) is that slot's, taken a little late: a source
+                    // drawing at the capture's own rate just after each slot would otherwise lose
+                    // every other picture to the slot after.
+                    let woke = clock.now(), quarter = pacer.grid.interval / 4
+                    if woke < looked.deadline + quarter {
+                        again = looked
+                        continue
+                    }
+                    let passed = pacer.pass(until: min(woke, wake) - min(min(woke, wake), quarter))
                     counters.unchanged.add(passed, ordering: .relaxed)
                     if passed > 0, let deadline = pacer.lastDeadline { reached = deadline - fanOut.origin }
                 }
@@ -68,8 +79,10 @@ public struct PacedCapture: FrameSource {
                 fps = fanOut.frameRate
                 pacer = pacer.retimed(to: FrameGrid(fps: fps))
             }
-            guard let slot = pacer.nextSlot(clock: clock, maximumSleep: 50_000_000) else { continue }
-            counters.skipped.add(slot.skipped, ordering: .relaxed)
+            let retried = again != nil
+            guard let slot = again ?? pacer.nextSlot(clock: clock, maximumSleep: 50_000_000) else { continue }
+            again = nil
+            if !retried { counters.skipped.add(slot.skipped, ordering: .relaxed) }
             if let end = fanOut.end, slot.deadline >= end {
                 fanOut.stopRun()
                 break
@@ -116,6 +129,8 @@ public struct PacedCapture: FrameSource {
             }
             switch outcome {
             case .frame(var frame):
+                // The slot's first look was counted unchanged.
+                if retried { counters.unchanged.subtract(1, ordering: .relaxed) }
                 frame.interval = pacer.grid.interval
                 if afterBlank { frame.changedRows = nil }
                 afterBlank = false
@@ -125,8 +140,12 @@ public struct PacedCapture: FrameSource {
                 sequence += 1
                 fanOut.deliver(frame, to: look)
             case .unchanged:
-                counters.unchanged.add(1, ordering: .relaxed)
-                resting = true
+                if !retried {
+                    counters.unchanged.add(1, ordering: .relaxed)
+                    resting = slot
+                }
+            case .repainted where retried:
+                counters.repainted.add(1, ordering: .relaxed)
             case .repainted:
                 counters.unchanged.add(1, ordering: .relaxed)
                 counters.repainted.add(1, ordering: .relaxed)
