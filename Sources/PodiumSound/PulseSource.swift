@@ -83,7 +83,7 @@ public struct PulseSource: SoundSource {
                 feed.deliver(samples, heardAt: heard)
             }
             if outcome == .lost || outcome == .sourceGone {
-                feed.interrupted(device: outcome == .sourceGone ? device : nil)
+                feed.interrupted(device: outcome == .sourceGone ? "\(request)" : nil)
                 connected = nil
             }
         }

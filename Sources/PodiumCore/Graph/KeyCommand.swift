@@ -137,11 +137,21 @@ extension RunControl {
             } catch {
                 logger.warning("\(error.message)")
             }
-        case .saveReplay:
+        case .saveReplay where origin == .remote || origin == .control:
+            // Each on a thread of its own, waiting to say what was saved.
             do throws(PodiumError) {
                 return try saveReplay(last: nil, to: nil, by: origin)
             } catch {
                 logger.warning("\(error.message)")
+            }
+        case .saveReplay:
+            // The window, the terminal and the desktop's keys go on while the file is written.
+            Thread.detachNewThread { [self] in
+                do throws(PodiumError) {
+                    _ = try saveReplay(last: nil, to: nil, by: origin)
+                } catch {
+                    logger.warning("\(error.message)")
+                }
             }
         case .help:
             let quality = if case .quality = tuning.plannedRate { true } else { false }
@@ -200,6 +210,11 @@ extension RunControl {
             var now = time(nil), moment = tm()
             localtime_r(&now, &moment)
             file = FileManager.default.currentDirectoryPath + "/" + Self.recordingName(for: moment, kind: "replay-")
+            // Two saves in one second: the second's name says so.
+            let named = file
+            for number in 2...99 where FileStatus(path: file) != nil {
+                file = named.dropLast(".mkv".count) + "-\(number).mkv"
+            }
         }
         let seconds = try replay.save(last: length, to: file)
         let whole = Int(seconds.rounded())

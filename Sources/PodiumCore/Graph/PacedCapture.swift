@@ -82,6 +82,8 @@ public struct PacedCapture: FrameSource {
             let retried = again != nil
             guard let slot = again ?? pacer.nextSlot(clock: clock, maximumSleep: 50_000_000) else { continue }
             again = nil
+            // A slot looked at again: its first look, counted unchanged, is this one.
+            if retried { counters.unchanged.subtract(1, ordering: .relaxed) }
             if !retried { counters.skipped.add(slot.skipped, ordering: .relaxed) }
             if let end = fanOut.end, slot.deadline >= end {
                 fanOut.stopRun()
@@ -129,8 +131,6 @@ public struct PacedCapture: FrameSource {
             }
             switch outcome {
             case .frame(var frame):
-                // The slot's first look was counted unchanged.
-                if retried { counters.unchanged.subtract(1, ordering: .relaxed) }
                 frame.interval = pacer.grid.interval
                 if afterBlank { frame.changedRows = nil }
                 afterBlank = false
@@ -140,12 +140,9 @@ public struct PacedCapture: FrameSource {
                 sequence += 1
                 fanOut.deliver(frame, to: look)
             case .unchanged:
-                if !retried {
-                    counters.unchanged.add(1, ordering: .relaxed)
-                    resting = slot
-                }
-            case .repainted where retried:
-                counters.repainted.add(1, ordering: .relaxed)
+                counters.unchanged.add(1, ordering: .relaxed)
+                // Rests once a slot: a slot looked at again goes on to the next.
+                if !retried { resting = slot }
             case .repainted:
                 counters.unchanged.add(1, ordering: .relaxed)
                 counters.repainted.add(1, ordering: .relaxed)

@@ -10,9 +10,10 @@ extension MuxerTarget: StreamOutputPlan {
         case .hls(_, let options):
             needs.keyframeInterval = options.segment
             needs.idleFPS = options.segmentType == .mpegts ? 2 : 1
-        case .file:
-            // A still screen costs a recording nothing: its last picture lasts until the next.
-            needs.idleFPS = 0
+        case .file(_, _, let split):
+            // A still screen costs a recording nothing: its last picture lasts until the next. One
+            // cut into files needs keyframes to cut at.
+            needs.idleFPS = split == nil ? 0 : 1
         case .udp, .tcp, .tcpListen, .srt, .rtmp, .rtsp:
             break
         }

@@ -23,8 +23,8 @@ public final class ReplayKeeper: RunOutput, PacketSink, ReplayControl {
     /// The streams kept, as their encoders described them when the run started.
     private let streams = Mutex<[StreamDescription]>([])
     private let saves = Atomic<Int>(0)
-    /// One save at a time.
-    private let saving = Mutex<Void>(())
+    /// Set while a save is written: one at a time, the others refused (not queued).
+    private let saving = Atomic<Bool>(false)
     /// A spill file is left for a new one past this size: a file whose packets all went is freed.
     private static let spillFileSize: Int64 = 64 << 20
 
@@ -99,13 +99,15 @@ public final class ReplayKeeper: RunOutput, PacketSink, ReplayControl {
                 window.withLock { $0.spilled(index, as: .spilled(file, offset: offset)) }
                 spill.failedAt = nil
             } catch {
+                spill = Spill(file: nil, failedAt: now)
+                spillWhileFull(&spill, now: now)
+                // What was spilled went first: the oldest part of a replay goes before the newest.
                 let seconds = Double(window.withLock { $0.heldSpan }) / 1e6
                 logger.warning("""
                     replay: cannot spill to \(plan.spillFolder) (\(error)); it keeps what memory holds \
-                    (\(plan.memoryLimit >> 20) MiB, \(Int(seconds)) s now)
+                    (\(plan.memoryLimit >> 20) MiB, the last \(Int(seconds)) s now)
                     """)
-                spill = Spill(file: nil, failedAt: now)
-                return spillWhileFull(&spill, now: now)
+                return
             }
         }
     }
@@ -119,6 +121,10 @@ public final class ReplayKeeper: RunOutput, PacketSink, ReplayControl {
     }
 
     public func save(last length: Duration?, to path: String) throws(PodiumError) -> Double {
+        guard !saving.exchange(true, ordering: .acquiring) else {
+            throw .usage("save: one is being written; save again once it is done")
+        }
+        defer { saving.store(false, ordering: .releasing) }
         let subject = PodiumError.Subject.savedReplay(path)
         guard let target = MuxerTarget(recording: path) else {
             throw .usage("name a file ending in .mkv, .mp4 or .ts", about: subject)
@@ -133,19 +139,18 @@ public final class ReplayKeeper: RunOutput, PacketSink, ReplayControl {
             throw .cannotCreate("the file exists (a save never replaces one); name a new file", about: subject)
         }
         try OutputCheck.creatable(path, as: subject, overwrite: false)
-        return try saving.withLock { _ throws(PodiumError) in
-            let kept = window.withLock { Array($0.saved(last: length.map { $0.nanoseconds / 1_000 })) }
-            guard !kept.isEmpty else {
-                throw .usage("save: nothing is kept yet (the replay starts at the run's first keyframe)")
-            }
-            do throws(PodiumError) {
-                let seconds = try write(kept, to: target, streams: described)
-                saves.add(1, ordering: .relaxed)
-                return seconds
-            } catch {
-                unlink(path)
-                throw error
-            }
+        let kept = window.withLock { Array($0.saved(last: length.map { $0.nanoseconds / 1_000 })) }
+        guard !kept.isEmpty else {
+            throw .usage("save: nothing is kept yet (the replay starts at the run's first keyframe)")
+        }
+        do throws(PodiumError) {
+            let seconds = try write(kept, to: target, streams: described)
+            saves.add(1, ordering: .relaxed)
+            return seconds
+        } catch {
+            // What this save began is not a file anyone can use.
+            unlink(path)
+            throw error
         }
     }
 
