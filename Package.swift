@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -93,6 +94,7 @@ let package = Package(
                 "CBuildInfo",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         .target(

@@ -23,12 +23,12 @@ import Testing
         // Nothing before the first keyframe: a save could not start there.
         window.append(Window.Entry(streamID: 0, presentationTime: 0, duration: 0, time: 0, isKeyframe: false,
                                    isPicture: true, byteCount: 5, stored: 99))
-        #expect(window.entries.isEmpty)
+        #expect(window.count == 0)
         Self.run(seconds: 10, into: &window)
         // The newest picture is at 9.9 s: 6.9 s is the span's start, so the group of 6 s is the first.
-        #expect(window.entries.first?.stored == 60 && window.entries.first?.isKeyframe == true)
+        #expect(window.saved(last: nil).first?.stored == 60 && window.saved(last: nil).first?.isKeyframe == true)
         #expect(window.heldSpan == 3_900_000)
-        #expect(window.entries.count == 2 * 40)
+        #expect(window.count == 2 * 40)
         #expect(window.memoryBytes == 40 * 1_100 && window.spilledBytes == 0)
         // A save of the last 1.5 s starts at the keyframe of 8 s: at least what was asked.
         #expect(window.saved(last: 1_500_000).first?.stored == 80)
@@ -48,10 +48,10 @@ import Testing
         }
         #expect(window.memoryBytes <= 10_000 && window.memoryBytes > 10_000 - 1_100)
         #expect(window.memoryBytes + window.spilledBytes == 20 * 1_100)
-        #expect(window.entries[..<window.spilledCount].allSatisfy { $0.stored >= 1_000_000 })
+        #expect((0..<window.spilledCount).allSatisfy { window[$0].stored >= 1_000_000 })
         // Two more seconds: the first second's group goes, spilled packets first.
         Self.run(seconds: 2, into: &window, from: 2)
-        #expect(window.entries.first?.time == 1_000_000)
+        #expect(window.saved(last: nil).first?.time == 1_000_000)
         #expect(window.memoryBytes + window.spilledBytes == 30 * 1_100)
         #expect(window.spilledCount == max(0, spilled - 20))
     }
@@ -60,7 +60,7 @@ import Testing
         var window = Window(span: 60_000_000, memoryLimit: 1_000)
         Self.run(seconds: 3, into: &window)
         while window.nextToSpill != nil, window.dropOldestGroup() > 0 {}
-        #expect(window.entries.first?.stored == 20 && window.entries.first?.isKeyframe == true)
+        #expect(window.saved(last: nil).first?.stored == 20 && window.saved(last: nil).first?.isKeyframe == true)
         #expect(window.memoryBytes == 10 * 1_100, "the newest group stays, over the limit")
         #expect(window.dropOldestGroup() == 0)
     }

@@ -1,3 +1,5 @@
+import DequeModule
+
 /// The last stretch of a run's encoded streams, as `--replay 2m` keeps it: every packet of the
 /// picture and its sound, from the picture's keyframe at or before the stretch's start, so that a
 /// save starts on a keyframe and holds at least what was asked. Older groups of pictures (a
@@ -42,8 +44,9 @@ public struct ReplayWindow<Stored> {
     public let span: Int64
     /// Bytes of packets held in memory before the oldest are spilled.
     public let memoryLimit: Int
-    /// Oldest first; the first is a picture's keyframe.
-    public private(set) var entries: [Entry] = []
+    /// Oldest first; the first is a picture's keyframe. A ring: letting go of the oldest moves
+    /// nothing (a 2 h replay keeps half a million).
+    private var entries = Deque<Entry>()
     /// How many of the first entries are spilled.
     public private(set) var spilledCount = 0
     public private(set) var memoryBytes = 0
@@ -58,6 +61,12 @@ public struct ReplayWindow<Stored> {
         self.span = span
         self.memoryLimit = memoryLimit
     }
+
+    /// How many packets are kept.
+    public var count: Int { entries.count }
+
+    /// Packet `index` from the oldest kept.
+    public subscript(index: Int) -> Entry { entries[index] }
 
     /// From the first keyframe to the newest picture, in microseconds: what a save can hold.
     public var heldSpan: Int64 {
@@ -109,14 +118,14 @@ public struct ReplayWindow<Stored> {
 
     /// The entries a save of the last `microseconds` writes (all of them for `nil`): from the
     /// latest keyframe at or before that much before the newest picture, or from the first.
-    public func saved(last microseconds: Int64?) -> ArraySlice<Entry> {
-        guard let microseconds, let newest else { return entries[...] }
+    public func saved(last microseconds: Int64?) -> [Entry] {
+        guard let microseconds, let newest else { return Array(entries) }
         var start = 0
         for index in entries.indices where entries[index].opensGroup {
             guard entries[index].time <= newest - microseconds else { break }
             start = index
         }
-        return entries[start...]
+        return Array(entries[start...])
     }
 
     private mutating func dropFirst(_ count: Int) -> Int {

@@ -87,7 +87,7 @@ public final class ReplayKeeper: RunOutput, PacketSink, ReplayControl {
             return
         }
         while let (index, bytes) = window.withLock({ window in
-            window.nextToSpill.map { ($0, window.entries[$0].stored) }
+            window.nextToSpill.map { ($0, window[$0].stored) }
         }) {
             guard case .held(let payload) = bytes else { return }
             do throws(Errno) {
@@ -139,7 +139,7 @@ public final class ReplayKeeper: RunOutput, PacketSink, ReplayControl {
             throw .cannotCreate("the file exists (a save never replaces one); name a new file", about: subject)
         }
         try OutputCheck.creatable(path, as: subject, overwrite: false)
-        let kept = window.withLock { Array($0.saved(last: length.map { $0.nanoseconds / 1_000 })) }
+        let kept = window.withLock { $0.saved(last: length.map { $0.nanoseconds / 1_000 }) }
         guard !kept.isEmpty else {
             throw .usage("save: nothing is kept yet (the replay starts at the run's first keyframe)")
         }
