@@ -133,6 +133,16 @@ import Testing
         #expect(run.counters.sources[0].skipped.load(ordering: .relaxed) == 0)
     }
 
+    /// `--frames 3` on a still screen recorded to a file (no idle repeat needed): it still ends,
+    /// the frames coming at a repeat a second.
+    @Test func aRunOfSoManyFramesEndsOnAStillScreen() async {
+        let grabber = FakeGrabber(clock: FakeClock(), changes: false, waits: true)
+        let stage = RecordingStage()
+        let run = run(grabber, [stage], idleFPS: 0, limits: .init(frames: 3))
+        #expect(await run.run() == nil)
+        #expect(grabber.slotTimes == [0, 1_000_000_000, 2_000_000_000], "\(grabber.slotTimes)")
+    }
+
     @Test func aGrabberThatFailsEndsTheRunWithItsError() async {
         let grabber = FakeGrabber(clock: FakeClock(), failAt: 3)
         let stage = RecordingStage()

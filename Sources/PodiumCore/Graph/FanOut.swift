@@ -77,6 +77,9 @@ public final class FanOut: Sendable {
     /// Rung when the run's controls change or it stops: a resting capture wakes for it.
     public var controlsChanged: Doorbell { run.control.changed }
 
+    /// Whether the run ends after so many frames (`--frames`): a still screen must still bring them.
+    public var endsAfterFrames: Bool { run.limits.frames != nil }
+
     /// Whether an encoder was asked for a keyframe it has not made yet: an unchanged picture is
     /// grabbed again for it.
     public var keyframeWanted: Bool { run.hub.isKeyframeWanted }

@@ -34,7 +34,8 @@ public struct PacedCapture: FrameSource {
         let counters = fanOut.counters
         var fps = fanOut.frameRate
         var pacer = FramePacer(grid: FrameGrid(fps: fps), start: fanOut.origin)
-        let idleInterval = idleFPS?.intervalNanoseconds ?? .max
+        // A run of so many frames (`--frames`) ends on a still screen too: at the idle rate.
+        let idleInterval = (idleFPS ?? (fanOut.endsAfterFrames ? FrameRate(1) : nil))?.intervalNanoseconds ?? .max
         var sequence: UInt64 = 0
         /// The slot time of the last frame handed on, and the size of the last one grabbed.
         var lastFrame: UInt64?
