@@ -107,6 +107,6 @@ import Testing
                               recordings: nil, presenter: PresenterTools(), hub: StreamHub(), clock: FakeClock(),
                               logger: logger, quit: {})
         let refused = reply(#"{"command":"save"}"#, by: .control, control: none)
-        #expect((refused["error"] as? String)?.contains("this run keeps no replay (--replay 2m") == true, "\(refused)")
+        #expect((refused["error"] as? String)?.contains("save: this run keeps no replay") == true, "\(refused)")
     }
 }

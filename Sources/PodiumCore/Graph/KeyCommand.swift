@@ -204,7 +204,7 @@ extension RunControl {
     /// named by the time in the run's folder, and says so once it is written.
     func saveReplay(last length: Duration?, to path: String?, by origin: ChangeOrigin) throws(PodiumError)
         -> RunChange {
-        guard let replay else { throw .usage("save: this run keeps no replay (--replay 2m keeps the last two minutes)") }
+        guard let replay else { throw .usage("save: this run keeps no replay (a run asked to keeps its last minutes)") }
         var file = path ?? ""
         if path == nil {
             var now = time(nil), moment = tm()

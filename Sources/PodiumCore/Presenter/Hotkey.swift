@@ -139,7 +139,7 @@ public enum HotkeyAction: String, Sendable, CaseIterable {
         case .slower: "lower the frame rate a step"
         case .record: "start a recording, or stop it"
         case .pauseRecording: "pause the recording, or resume it"
-        case .saveReplay: "save the last minutes kept (--replay) to a file"
+        case .saveReplay: "save the last minutes the run kept to a file"
         }
     }
 
