@@ -77,14 +77,21 @@ extension Tools {
             .map { power(of: $0, in: samples) }.max() ?? 0
     }
 
-    /// The median of `tonePower` over each 100 ms of `samples`: a tone through a loaded machine's
-    /// sound server may skip or repeat a few milliseconds, and one measure over seconds would add
-    /// the pieces out of phase and see almost nothing of a tone that played throughout.
+    /// The median of `tonePower` over each 20 ms of `samples`: a tone through a loaded machine's
+    /// sound server skips or repeats a few milliseconds here and there (a CI run heard two thirds
+    /// of a tone's level with only a third of its tenths of a second in phase), and one measure
+    /// over a longer time would add the pieces out of phase and see little of a tone that played.
     public static func typicalTonePower(near hertz: Double, in samples: ArraySlice<Float>) -> Double {
-        let powers = stride(from: samples.startIndex, to: samples.endIndex - 4_800 + 1, by: 4_800).map {
-            tonePower(near: hertz, in: samples[$0..<$0 + 4_800])
-        }.sorted()
+        let powers = tonePowers(near: hertz, in: samples).sorted()
         return powers.isEmpty ? 0 : powers[powers.count / 2]
+    }
+
+    /// `tonePower` over each 20 ms of `samples`, in order.
+    static func tonePowers(near hertz: Double, in samples: ArraySlice<Float>) -> [Double] {
+        let window = 960
+        return stride(from: samples.startIndex, to: samples.endIndex - window + 1, by: window).map {
+            tonePower(near: hertz, in: samples[$0..<$0 + window])
+        }
     }
 
     /// The frequency (100 Hz to 2 kHz, in steps of 10 Hz) with the most power in `samples` (48 kHz).
@@ -99,14 +106,15 @@ extension Tools {
     }
 
     /// What a tone test that failed needs to say: the typical power near `hertz`, the strongest
-    /// frequency and the level of `samples`, and how many of its 100 ms have the tone.
+    /// frequency and the level of `samples`, and which of its 20 ms have the tone (`#`), some
+    /// sound without it (`~`) or silence (`.`).
     public static func describeTone(near hertz: Double, in samples: ArraySlice<Float>) -> String {
-        let windows = stride(from: samples.startIndex, to: samples.endIndex - 4_800 + 1, by: 4_800).map {
-            tonePower(near: hertz, in: samples[$0..<$0 + 4_800])
-        }
-        let strong = windows.filter { $0 > 1e-3 }.count
+        let powers = tonePowers(near: hertz, in: samples)
+        let map = zip(powers, stride(from: samples.startIndex, to: samples.endIndex - 960 + 1, by: 960)).map {
+            $0 > 1e-3 ? "#" : rms(samples[$1..<$1 + 960]) > 1e-3 ? "~" : "."
+        }.joined()
         return "typical power \(typicalTonePower(near: hertz, in: samples)) near \(Int(hertz)) Hz, "
-            + "\(strong) of \(windows.count) tenths of a second above 0.001, strongest at "
+            + "\(powers.filter { $0 > 1e-3 }.count) of \(powers.count) 20 ms above 0.001 (\(map)), strongest at "
             + "\(dominantFrequency(samples)) Hz, rms \(rms(samples))"
     }
 

@@ -140,7 +140,8 @@ public final class MuxerOutput: RunOutput, PacketSink {
             let placed = time - timeline.cut
             if case .file(_, _, let split?) = url, picture, packet.isKeyframe, let start = piece.start,
                split.isFull(microseconds: placed - start, bytes: piece.bytes) {
-                if let fault = finish(muxer) { return fault }
+                muxer.cut = timeline.cut
+                if let fault = finish(muxer, before: packet) { return fault }
                 piece = (piece.number + 1, placed, 0)
                 do {
                     muxer = try open(streams, piece: piece.number)
@@ -174,10 +175,11 @@ public final class MuxerOutput: RunOutput, PacketSink {
         return nil
     }
 
-    /// Finalizes a connection's muxer (writes the trailer where there is one).
-    private func finish(_ muxer: MuxerSink) -> PodiumError? {
+    /// Finalizes a connection's muxer (writes the trailer where there is one); a split recording's
+    /// file, `before` the picture the next one starts with.
+    private func finish(_ muxer: MuxerSink, before next: EncodedPacket? = nil) -> PodiumError? {
         do {
-            try muxer.finish()
+            try muxer.finish(before: next)
         } catch {
             return .io("\(url): could not finalize: \(error)")
         }

@@ -192,13 +192,18 @@ final class MuxerSink {
             return try send(packet, duration: packet.duration, cut: cut)
         }
         if let held = heldPicture {
-            // Until the next picture, in the file's time: a pause cut out between them is not shown.
-            let scale = Int64(streams[index].timeScale)
-            let cutBetween = (cut - held.cut) * scale / 1_000_000
-            let between = packet.presentationTime - held.packet.presentationTime - cutBetween
-            try send(held.packet, duration: max(1, between), cut: held.cut)
+            try send(held.packet, duration: duration(of: held, until: packet, scale: streams[index].timeScale),
+                     cut: held.cut)
         }
         heldPicture = (packet, cut)
+    }
+
+    /// How long the held picture lasts: until `next`, in the file's time (a pause cut out between
+    /// them is not shown).
+    private func duration(of held: (packet: EncodedPacket, cut: Int64), until next: EncodedPacket,
+                          scale: Int) -> Int64 {
+        let cutBetween = (cut - held.cut) * Int64(scale) / 1_000_000
+        return max(1, next.presentationTime - held.packet.presentationTime - cutBetween)
     }
 
     /// Starts this destination's timeline at `microseconds` of the run's (pauses cut out): a new
@@ -237,14 +242,18 @@ final class MuxerSink {
     /// Writes the trailer (the index a player needs) and closes the destination.
     ///
     /// The corresponding C functions are `av_write_trailer` and `avio_closep`.
+    /// - Parameter next: the picture the next file starts with (a split recording): the last one
+    ///   here lasts until it, so that the files, one after the other, keep the run's time line.
     /// - Throws: when the trailer could not be written (disk full, peer gone).
-    func finish() throws(FFmpegError) {
+    func finish(before next: EncodedPacket? = nil) throws(FFmpegError) {
         guard let context else { return }
         defer { close() }
         if headerWritten {
             if let held = heldPicture {
                 heldPicture = nil
-                try send(held.packet, duration: held.packet.duration, cut: held.cut)
+                let scale = streams.first { $0.id == held.packet.streamID }?.timeScale ?? 1
+                let lasting = next.map { duration(of: held, until: $0, scale: scale) } ?? held.packet.duration
+                try send(held.packet, duration: lasting, cut: held.cut)
             }
             headerWritten = false
             try check(av_write_trailer(context))
