@@ -152,7 +152,7 @@ import Testing
                 "at most 128 events a request")
         let browsed = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path,
                                     [link, "--size", "640x480", "--timeout", "30",
-                                     "--until", "window.podium && window.podium.painted >= 2",
+                                     "--until", "window.podium && window.podium.painted >= 1",
                                      "--value", "window.podium.painted", "--click", "body", "--type", "aB",
                                      "--then", "window.podiumInput.sent >= 8"],
                                     timeout: 60)
@@ -217,7 +217,7 @@ import Testing
         try sway.swaymsg("[title=\"Elsewhere\"] focus")
         let browsed = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path,
                                     [link, "--size", "640x480", "--timeout", "30",
-                                     "--until", "window.podium && window.podium.painted >= 2",
+                                     "--until", "window.podium && window.podium.painted >= 1",
                                      "--value", "window.podium.painted", "--click", "body", "--type", "aB\n",
                                      "--then", "window.podiumInput.sent >= 10"],
                                     timeout: 60)
@@ -261,7 +261,7 @@ import Testing
         let browse = { (keys: [String], sent: Int) throws in
             let browsed = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path,
                                         [link, "--size", "640x480", "--timeout", "30",
-                                         "--until", "window.podium && window.podium.painted >= 2",
+                                         "--until", "window.podium && window.podium.painted >= 1",
                                          "--value", "window.podium.painted", "--click", "body"] + keys
                                             + ["--then", "window.podiumInput.sent >= \(sent)"], timeout: 60)
             #expect(browsed.status == 0, "\(browsed.stdout) \(browsed.stderr)")

@@ -283,7 +283,7 @@ import Testing
         let browse = { (shot: String) throws -> CommandResult in
             try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path,
                           ["http://127.0.0.1:\(port)/", "--size", "640x480", "--timeout", "30",
-                           "--until", "window.podium && window.podium.painted >= 10", "--screenshot", shot],
+                           "--until", "window.podium && window.podium.painted >= 1", "--screenshot", shot],
                           timeout: 60)
         }
         let page = try browse(shot)

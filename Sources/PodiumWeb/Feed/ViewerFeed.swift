@@ -69,12 +69,17 @@ public final class ViewerFeed: GuestSink {
     /// turn every frame of the recording into a keyframe.
     private static let resyncInterval: UInt64 = 1_000_000_000
 
-    /// A picture in a fragment for a page that plays the sound lasts this long unless the next
-    /// comes sooner. Such a page places frames at their own times (so they keep in step with the
-    /// sound), and Media Source Extensions take a gap over twice the last frame's length for a
-    /// discontinuity, dropping every frame to the next keyframe: a frame must outlast the longest
-    /// wait for the next on a still screen (one second, at the slowest repeat `--idle-fps` allows).
-    static let heldFrameSeconds = 1
+    /// The pictures' fragments count time at 90 kHz (an encoder's microseconds would let a
+    /// fragment's picture last 71 minutes at most).
+    static let pictureTimeScale: Int64 = 90_000
+
+    /// How long a picture in a fragment for a page that plays the sound lasts unless the next
+    /// comes sooner: as long as a fragment can say, 13 hours. Such a page places frames at their
+    /// own times (so they keep in step with the sound); Media Source Extensions play no further
+    /// than the picture reaches (Chromium, 3 s past it), and take a gap over twice the last
+    /// frame's length for a discontinuity, dropping every frame to the next keyframe. A still
+    /// screen sends nothing for as long as it is still, so its last picture must last until then.
+    static let heldFrameDuration = Int64(UInt32.max) / pictureTimeScale * pictureTimeScale
 
     /// - Parameters:
     ///   - stream: the id of the rendition's picture stream on `hub`.
@@ -149,8 +154,8 @@ public final class ViewerFeed: GuestSink {
                     form = annexB ?? Self.annexBFrame(packet, parameters: parameters)
                     annexB = form
                 case .mse where playsSound:
-                    let held = stream.timeScale * Self.heldFrameSeconds
-                    form = heldFragment ?? Self.fragment(packet, sequence: sequence, stream: stream, duration: held)
+                    form = heldFragment
+                        ?? Self.fragment(packet, sequence: sequence, stream: stream, duration: Self.heldFrameDuration)
                     heldFragment = form
                 case .mse:
                     form = fragment ?? Self.fragment(packet, sequence: sequence, stream: stream)
@@ -293,9 +298,10 @@ public final class ViewerFeed: GuestSink {
 
     /// An fMP4 fragment of one frame: its NAL units with four-byte lengths, less the parameter
     /// sets and delimiters, which the initialization segment holds.
-    /// - Parameter duration: how long it lasts unless the next comes sooner; by default a frame interval.
+    /// - Parameter duration: how long it lasts unless the next comes sooner (at 90 kHz); by default
+    ///   a frame interval.
     private static func fragment(_ packet: EncodedPacket, sequence: UInt32, stream: StreamDescription,
-                                 duration: Int? = nil) -> ByteBuffer {
+                                 duration: Int64? = nil) -> ByteBuffer {
         packet.payload.withUnsafeBytes { bytes in
             func kept(_ unit: Range<Int>) -> Bool {
                 !unit.isEmpty && ![7, 8, 9, 12].contains(AnnexB.h264Type(bytes[unit.lowerBound]))
@@ -306,11 +312,13 @@ public final class ViewerFeed: GuestSink {
             out.reserveCapacity(frameHeaderSize + 120 + sampleSize)
             writeHeader(packet, into: &out)
             // Each frame lasts a frame interval unless the next comes sooner; the page plays them in sequence.
-            let interval = packet.duration > 0 ? packet.duration
-                : Int64(stream.timeScale / max(1, stream.video?.framesPerSecond ?? 30))
+            let scale = Int64(max(1, stream.timeScale))
+            let interval = packet.duration > 0 ? (packet.duration * pictureTimeScale + scale / 2) / scale
+                : pictureTimeScale / Int64(max(1, stream.video?.framesPerSecond ?? 30))
             FragmentedMP4.writeFragment(
-                into: &out, sequence: sequence, decodeTime: UInt64(max(0, packet.presentationTime)),
-                duration: UInt32(clamping: duration.map(Int64.init) ?? interval), isKeyframe: packet.isKeyframe,
+                into: &out, sequence: sequence,
+                decodeTime: UInt64(max(0, packet.presentationTime)) * UInt64(pictureTimeScale) / UInt64(scale),
+                duration: UInt32(clamping: duration ?? interval), isKeyframe: packet.isKeyframe,
                 sampleSize: sampleSize
             ) { out in
                 AnnexB.forEachUnit(in: bytes) { unit in
@@ -348,7 +356,7 @@ public final class ViewerFeed: GuestSink {
         initialization.writeInteger(Kind.initialization.rawValue)
         initialization.writeRepeatingByte(0, count: 7)
         var segment = FragmentedMP4.initialization(width: video.size.width, height: video.size.height,
-                                                   timeScale: stream.timeScale, configuration: configuration)
+                                                   timeScale: Int(pictureTimeScale), configuration: configuration)
         initialization.writeBuffer(&segment)
         return Parameters(annexB: annexB, config: config, initialization: initialization)
     }

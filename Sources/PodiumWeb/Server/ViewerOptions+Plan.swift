@@ -2,9 +2,12 @@ import Foundation
 public import PodiumCore
 
 /// The browser viewer is an output of its own: its server offers its renditions (H.264, with the
-/// codec's parameters out of band for the browser's decoder) to the pages that open it.
+/// codec's parameters out of band for the browser's decoder) to the pages that open it. A still
+/// screen sends its pages nothing: each holds its last picture (a page that places pictures beside
+/// the sound is told it lasts until the next, `ViewerFeed.heldFrameDuration`), and one that joins
+/// asks for a keyframe, grabbed for it at once.
 extension ViewerOptions: ServedOutputPlan {
-    public var needs: OutputNeeds { OutputNeeds(globalHeader: true) }
+    public var needs: OutputNeeds { OutputNeeds(globalHeader: true, idleFPS: 0) }
     public var isLocal: Bool { false }
     public var host: String? { address }
     public var isPrivate: Bool { secure || isLoopback }

@@ -61,7 +61,7 @@ struct CaptureSource: ParsableArguments {
 
     @Option(name: .customLong("idle-fps"),
             help: ArgumentHelp("How often an unchanged screen is still sent on (default: once a second to a "
-                               + "stream or viewer, twice to HLS of MPEG-TS segments, never to a file or window).",
+                               + "stream, twice to HLS of MPEG-TS segments, never to a file, window or viewer).",
                                valueName: "N"),
             transform: parsed(FrameRate.init(parsing:)))
     var idleFPS: FrameRate?
