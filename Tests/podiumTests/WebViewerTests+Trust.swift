@@ -170,5 +170,11 @@ extension WebViewerTests {
         #expect(value["href"] as? String == "http://127.0.0.1:\(port)/?rendition=240p", "\(value)")
         #expect(value["cookie"] as? String == "", "HttpOnly: the script reads no token")
         #expect(value["reloaded"] as? String == "1" && (value["painted"] as? Int ?? 0) >= 5, "\(value)")
+        // The token is in its link, once, and nowhere else: not in the statistics of the page it played.
+        let ended = try served.run.interrupt()
+        let stats = try String(contentsOfFile: served.stats, encoding: .utf8)
+        #expect(stats.contains("\"watching\"") && !stats.contains(token), "no token in the statistics")
+        let lines = ended.stderr.split(separator: "\n").filter { $0.contains(token) }
+        #expect(lines.count == 1 && lines.first?.contains("viewers open") == true, "\(ended.stderr)")
     }
 }
