@@ -197,7 +197,8 @@ import Testing
         }
         let all = try Tools.probe(whole)
         #expect(frames == all.frames, "every picture of the run, in one file or the next")
-        #expect(abs(seconds - (all.duration ?? 0)) < 0.005, "the files last \(seconds) s, the run's \(all.duration ?? 0) s")
+        #expect(abs(seconds - (all.duration ?? 0)) < 0.005,
+                "the files last \(seconds) s, the run's recording \(all.duration ?? 0) s")
     }
 
     @Test func podiumControlChangesARunningRecordingThatPlaysSmoothlyAcrossEveryChange() throws {
