@@ -19,6 +19,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "podium", targets: ["podium"]),
+        // The tests' VA driver (libpodiumfakeva.so, loaded as podiumfake_drv_video.so): a GPU's encoder.
+        .library(name: "podiumfakeva", type: .dynamic, targets: ["FakeVADriver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -186,6 +188,8 @@ let package = Package(
         .testTarget(name: "PodiumX11Tests", dependencies: ["PodiumX11", "PodiumTestSupport"]),
         // Counts the heap allocations of a thread, to check that the hot path makes none.
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
+        // libva's driver interface, answered by libx264 (see Tests/FakeVADriver/fake_va.c).
+        .target(name: "FakeVADriver", path: "Tests/FakeVADriver", linkerSettings: [.linkedLibrary("x264")]),
         .testTarget(name: "PodiumMediaTests", dependencies: ["PodiumMedia", "PodiumX11", "PodiumTestSupport", "CAllocationCounter"]),
         .testTarget(
             name: "PodiumWebTests",
