@@ -17,6 +17,10 @@
 //   frame:N         vaEndPicture fails (ENCODING_ERROR) from the Nth picture of the process on
 // FAKE_VA_LOG names a file that gets a line per picture encoded: its size, IDR or not, the rate
 // control, the bit rate and the QP asked.
+//
+// What it does not do: decode, scale, change the rate control of an open context (its first
+// picture's parameters hold), or keep an object alive for another thread (an object is used by one
+// thread at a time, as FFmpeg does); an image derived from a surface must go before the surface.
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -516,15 +520,18 @@ static VAStatus beginPicture(VADriverContextP ctx, VAContextID id, VASurfaceID t
     return VA_STATUS_SUCCESS;
 }
 
-static void keepMisc(Context *context, const VAEncMiscParameterBuffer *misc) {
+static void keepMisc(Context *context, const VAEncMiscParameterBuffer *misc, size_t size) {
+    size_t payload = size - sizeof *misc;
     switch (misc->type) {
     case VAEncMiscParameterTypeRateControl: {
+        if (payload < sizeof(VAEncMiscParameterRateControl)) break;
         const VAEncMiscParameterRateControl *rate = (const void *)misc->data;
         context->bitsPerSecond = rate->bits_per_second;
         context->targetPercentage = rate->target_percentage ? rate->target_percentage : 100;
         break;
     }
     case VAEncMiscParameterTypeFrameRate: {
+        if (payload < sizeof(VAEncMiscParameterFrameRate)) break;
         const VAEncMiscParameterFrameRate *rate = (const void *)misc->data;
         // num in the low 16 bits, den in the high ones (den 0: 1)
         context->frameRateNum = rate->framerate & 0xffff;
@@ -533,6 +540,7 @@ static void keepMisc(Context *context, const VAEncMiscParameterBuffer *misc) {
         break;
     }
     case VAEncMiscParameterTypeHRD: {
+        if (payload < sizeof(VAEncMiscParameterHRD)) break;
         const VAEncMiscParameterHRD *hrd = (const void *)misc->data;
         context->hrdBufferSize = hrd->buffer_size;
         break;
@@ -563,7 +571,7 @@ static VAStatus renderPicture(VADriverContextP ctx, VAContextID id, VABufferID *
             break;
         case VAEncMiscParameterBufferType:
             if (buffer->size < sizeof(VAEncMiscParameterBuffer)) return VA_STATUS_ERROR_INVALID_PARAMETER;
-            keepMisc(context, (VAEncMiscParameterBuffer *)buffer->data);
+            keepMisc(context, (VAEncMiscParameterBuffer *)buffer->data, buffer->size);
             break;
         default: break; // packed headers are not offered; anything else is not needed here
         }
@@ -631,6 +639,9 @@ static VAStatus endPicture(VADriverContextP ctx, VAContextID id) {
     long number = atomic_fetch_add(&picturesEncoded, 1) + 1;
     if (failing.frame && number >= failing.frame) return VA_STATUS_ERROR_ENCODING_ERROR;
     if (!context->encoder && openEncoder(context) < 0) return VA_STATUS_ERROR_OPERATION_FAILED;
+    x264_param_t opened;
+    x264_encoder_parameters(context->encoder, &opened);
+    if (surface->width < opened.i_width || surface->height < opened.i_height) return VA_STATUS_ERROR_INVALID_SURFACE;
     x264_picture_t in, out;
     x264_picture_init(&in);
     in.img.i_csp = X264_CSP_NV12;

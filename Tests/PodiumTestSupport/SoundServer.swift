@@ -81,6 +81,8 @@ extension Tools {
     /// sound server skips or repeats a few milliseconds here and there (a CI run heard two thirds
     /// of a tone's level with only a third of its tenths of a second in phase), and one measure
     /// over a longer time would add the pieces out of phase and see little of a tone that played.
+    /// A 20 ms window tells frequencies 50 Hz apart only: a test that must tell the pitch asks
+    /// `dominantFrequency` of the whole too.
     public static func typicalTonePower(near hertz: Double, in samples: ArraySlice<Float>) -> Double {
         let powers = tonePowers(near: hertz, in: samples).sorted()
         return powers.isEmpty ? 0 : powers[powers.count / 2]

@@ -125,6 +125,30 @@ import Testing
         #expect(Self.kinds(await Self.sent(to: webcodecs)) == ["text", "1"])
     }
 
+    /// A viewer that falls behind less than a second after the last keyframe asked for waits for
+    /// one: on a screen that then stays still (nothing more offered), it is asked again once the
+    /// second has passed, not never.
+    @Test func aViewerBehindOnAStillScreenHasItsKeyframeAskedAgain() throws {
+        let hub = StreamHub()
+        let feed = ViewerFeed(name: "240p", stream: Self.pictureStream, sound: Self.soundStream, hub: hub)
+        try feed.start(Self.streams(sound: .aac))
+        let viewer = Viewer(id: 1, decoder: .webcodecs)
+        feed.add(viewer)
+        _ = hub.takeKeyframeRequest(stream: Self.pictureStream)
+        // A keyframe and ten frames nobody reads, twice: behind at 0.33 s (asked), then at 0.73 s.
+        for start in [0, 400_000] as [Int64] {
+            feed.offer(Self.frame(at: start, keyframe: true))
+            for index in 1...10 { feed.offer(Self.frame(at: start + Int64(index) * 33_333, keyframe: false)) }
+            #expect(viewer.isResyncing)
+            #expect(hub.takeKeyframeRequest(stream: Self.pictureStream) == (start == 0), "asked at most once a second")
+        }
+        let second = Self.frame(at: 400_000 + 10 * 33_333, keyframe: false).captureTime
+        feed.resyncStragglers(at: second + 100_000_000)
+        #expect(!hub.isKeyframeWanted, "not within a second of the last asking")
+        feed.resyncStragglers(at: second + 700_000_000)
+        #expect(hub.takeKeyframeRequest(stream: Self.pictureStream), "asked again")
+    }
+
     /// Half a second of sound waiting is as far behind as ten frames: the viewer drops what waits,
     /// its sound with it, and starts again at the next keyframe; a few packets do not count as frames.
     @Test func soundCountsApartFromFramesAgainstAViewersBounds() async throws {

@@ -168,7 +168,8 @@ import Testing
             #expect(abs(heard - picture) <= 0.3, "\(output): sound ends at \(heard) s, the picture at \(picture) s")
             let samples = try Tools.decodeSound(output)
             let middle = samples[samples.count / 4..<samples.count * 3 / 4]
-            #expect(Tools.typicalTonePower(near: 1_000, in: middle) > 1e-3,
+            #expect(Tools.typicalTonePower(near: 1_000, in: middle) > 1e-3
+                    && abs(Tools.dominantFrequency(middle) - 1_000) <= 10,
                     "\(output): \(Tools.describeTone(near: 1_000, in: middle))")
         }
     }
@@ -215,7 +216,8 @@ import Testing
             let samples = try Tools.decodeSound(path)
             #expect(Double(samples.count) / 48_000 > 2, "\(path): \(samples.count) samples")
             let middle = samples[samples.count / 4..<samples.count * 3 / 4]
-            #expect(Tools.typicalTonePower(near: 1_000, in: middle) > 1e-3,
+            #expect(Tools.typicalTonePower(near: 1_000, in: middle) > 1e-3
+                    && abs(Tools.dominantFrequency(middle) - 1_000) <= 10,
                     "\(path): \(Tools.describeTone(near: 1_000, in: middle)); \(result.stderr); \(heard)")
         }
     }

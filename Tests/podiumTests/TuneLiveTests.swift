@@ -169,10 +169,12 @@ import Testing
     }
 
     /// `?split=2s`: a new file at the first keyframe past each 2 s, each whole, starting on a
-    /// keyframe at time zero, and together every picture a whole recording of the same run has.
-    @Test func aSplitRecordingLosesNoPictureAtTheCuts() throws {
-        let scene = try Tools.scene("video", on: server.display)
-        defer { _ = try? scene.interrupt() }
+    /// keyframe at time zero, and together every picture a whole recording of the same run has,
+    /// lasting as long: a moving screen, and a still one (a picture a second, each file's last
+    /// lasting until the next file's first).
+    @Test(arguments: [true, false]) func aSplitRecordingLosesNoPictureAtTheCuts(moving: Bool) throws {
+        let scene = moving ? try Tools.scene("video", on: server.display) : nil
+        defer { _ = try? scene?.interrupt() }
         let whole = path("whole.mkv"), split = path("talk.mkv")
         let result = try Tools.podium(["stream", "--display", server.display, "--keyint", "1s", "--duration", "7s",
                                        "--to", whole, "--to", split + "?split=2s"])

@@ -115,6 +115,9 @@ public final class MuxerOutput: RunOutput, PacketSink {
         if case .file(let path, let container, .some) = url {
             target = .file(path: FileSplit.piece(piece, of: path), container: container, split: nil)
             route = target.route(flushInterval: flushInterval)
+            // Each picture waits for the next, so a file's last one lasts until the keyframe the
+            // next file starts with: the files, one after the other, keep the run's time line.
+            route.holdsPictures = true
         }
         guard let muxer = MuxerSink(url: target, route: route, streams: streams, interrupt: queue.interrupt,
                                     client: client)

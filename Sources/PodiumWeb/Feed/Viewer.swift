@@ -44,8 +44,8 @@ final class Viewer: Sendable {
     static let maxFrames = 10
     /// Half a second of sound (20 to 21 ms a packet) is as far behind. Counted apart from frames:
     /// 50 small packets a second would otherwise fill the frames' bound in a fifth of a second,
-    /// and on a still screen, where frames come once a second, the bytes' bound would let
-    /// minutes of sound wait.
+    /// and on a still screen, where no frames come, the bytes' bound would let minutes of sound
+    /// wait.
     static let maxSoundPackets = 25
     /// Frames and sound together.
     static let maxBytes = 8 << 20
@@ -123,6 +123,9 @@ final class Viewer: Sendable {
         self.decoder = decoder
         self.soundCodecs = soundCodecs
     }
+
+    /// Whether it fell behind and waits for a keyframe to go on from.
+    var isResyncing: Bool { state.withLock { $0.resyncing } }
 
     /// Offers one frame. A viewer waiting for a keyframe starts at one, after `start` (its
     /// stream's codec parameters), so whatever it watched before, it can decode from here.

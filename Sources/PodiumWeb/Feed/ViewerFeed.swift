@@ -205,6 +205,15 @@ public final class ViewerFeed: GuestSink {
         if resync { requestKeyframe() }
     }
 
+    /// Asks again for the keyframe a viewer that fell behind waits for, when its first asking
+    /// came too soon after another's: a still screen sends nothing that would ask it again.
+    func resyncStragglers(at time: UInt64) {
+        let due = state.withLock { state in
+            state.viewers.contains { $0.isResyncing } && state.resyncDue(at: time)
+        }
+        if due { requestKeyframe() }
+    }
+
     public func close() {
         let viewers = state.withLock { state in
             state.closed = true
@@ -317,7 +326,7 @@ public final class ViewerFeed: GuestSink {
                 : pictureTimeScale / Int64(max(1, stream.video?.framesPerSecond ?? 30))
             FragmentedMP4.writeFragment(
                 into: &out, sequence: sequence,
-                decodeTime: UInt64(max(0, packet.presentationTime)) * UInt64(pictureTimeScale) / UInt64(scale),
+                decodeTime: UInt64((max(0, packet.presentationTime) * pictureTimeScale + scale / 2) / scale),
                 duration: UInt32(clamping: duration ?? interval), isKeyframe: packet.isKeyframe,
                 sampleSize: sampleSize
             ) { out in

@@ -255,7 +255,8 @@ extension ViewerServer {
             if let session = input.withLock({ $0 })?.session, session.fellQuietHolding {
                 await onOwnThread("podium-input") { session.releaseIfQuiet() }
             }
-            let viewers = state.withLock { Array($0.viewers.values) }
+            let (viewers, feeds) = state.withLock { (Array($0.viewers.values), $0.feeds) }
+            for feed in feeds { feed.resyncStragglers(at: clock.now()) }
             for viewer in viewers {
                 let counts = viewer.counts
                 board.update(viewer.id) { figures in

@@ -69,7 +69,7 @@ struct CaptureSource: ParsableArguments {
     /// How often an unchanged screen is sent on: as asked, or as often as the output that wants
     /// it most often needs (once a second for a stream; twice for an HLS output of MPEG-TS
     /// segments, as Chromium cannot play those whose pictures are a second apart; never for a
-    /// file or a window); `nil` for never.
+    /// file, a window or the browser viewer); `nil` for never.
     func idleRate(for outputs: [any OutputPlan]) -> FrameRate? {
         if let idleFPS { return idleFPS }
         let most = outputs.map(\.needs.idleFPS).max() ?? 0
