@@ -49,6 +49,7 @@ let package = Package(
             providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]
         ),
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
+        .systemLibrary(name: "CVA", providers: [.apt(["libva-dev", "libx11-dev"])]),
         .systemLibrary(name: "CQRencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
@@ -105,7 +106,9 @@ let package = Package(
         ),
         .target(
             name: "PodiumMedia",
-            dependencies: ["PodiumCore", "CFFmpeg", "CYUV", "CSRT", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "PodiumCore", "CFFmpeg", "CYUV", "CSRT", "CVA", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Sound from the desktop's sound server: straight from PipeWire where it runs, through libpulse
         // otherwise; and PipeWire's nodes, which the cameras are found among too.

@@ -14,6 +14,7 @@
 //   config          vaCreateConfig fails
 //   context         vaCreateContext fails (ALLOCATION_FAILED)
 //   sessions:N      vaCreateContext fails (MAX_NUM_EXCEEDED) once N contexts are open
+//   busy            vaCreateContext fails (HW_BUSY): other processes hold every session
 //   frame:N         vaEndPicture fails (ENCODING_ERROR) from the Nth picture of the process on
 // FAKE_VA_LOG names a file that gets a line per picture encoded: its size, IDR or not, the rate
 // control, the bit rate and the QP asked.
@@ -92,7 +93,7 @@ static const unsigned bases[] = { CONFIG_BASE, CONTEXT_BASE, SURFACE_BASE, BUFFE
 
 // The failures asked for, read once per process.
 static struct {
-    int init, noProfile, noEntrypoint, decodeOnly, config, context;
+    int init, noProfile, noEntrypoint, decodeOnly, config, context, busy;
     int sessions; // 0: no limit
     long frame;   // 0: never
 } failing;
@@ -111,6 +112,7 @@ static void readFailures(void) {
         else if (!strcmp(word, "decode-only")) failing.decodeOnly = 1;
         else if (!strcmp(word, "config")) failing.config = 1;
         else if (!strcmp(word, "context")) failing.context = 1;
+        else if (!strcmp(word, "busy")) failing.busy = 1;
         else if (!strncmp(word, "sessions:", 9)) failing.sessions = atoi(word + 9);
         else if (!strncmp(word, "frame:", 6)) failing.frame = atol(word + 6);
     }
@@ -490,6 +492,7 @@ static VAStatus createContext(VADriverContextP ctx, VAConfigID configID, int wid
     if (config->entrypoint != VAEntrypointEncSlice) return VA_STATUS_ERROR_UNIMPLEMENTED; // no decoding here
     if (width <= 0 || height <= 0 || width > MAX_SIZE || height > MAX_SIZE) return VA_STATUS_ERROR_INVALID_PARAMETER;
     if (failing.context) return VA_STATUS_ERROR_ALLOCATION_FAILED;
+    if (failing.busy) return VA_STATUS_ERROR_HW_BUSY;
     if (failing.sessions && atomic_fetch_add(&contextsOpen, 1) >= failing.sessions) {
         atomic_fetch_sub(&contextsOpen, 1);
         return VA_STATUS_ERROR_MAX_NUM_EXCEEDED;

@@ -3,11 +3,32 @@ import PodiumCore
 import Testing
 
 @Suite struct MediaTests {
+    /// Without a GPU, libx264 is H.264's default; the GPU's encoders are listed with why not.
     @Test func libx264IsTheDefaultH264EncoderAndOpens() {
-        let h264 = EncoderCatalog.available().filter { $0.codec == .h264 }
-        #expect(h264.first?.name == "libx264")
-        #expect(h264.first?.isDefault == true)
+        let h264 = EncoderCatalog.available(vaapiDevice: "/nonexistent/renderD128").filter { $0.codec == .h264 }
+        let vaapi = h264.first { $0.name == "h264_vaapi" }
+        #expect(vaapi?.reason == "no device (/nonexistent/renderD128 is not there)" && vaapi?.isDefault == false)
+        #expect(h264.first { $0.isDefault }?.name == "libx264")
         #expect(h264.filter(\.isDefault).count == 1)
+    }
+
+    /// `--encoder`: `auto` and `vaapi` fall to software where the GPU's cannot be used (`vaapi`
+    /// saying why), a speed preset is software's, and `software` never asks the GPU.
+    @Test func theEncoderChosenFallsToSoftwareWithoutAGPU() throws {
+        var settings = EncoderSettings(codec: .h264, encoder: .hardware, vaapiDevice: "/nonexistent/renderD128",
+                                       size: PixelSize(width: 320, height: 240), framesPerSecond: 30)
+        let hardware = try EncoderCatalog.pick(for: settings)
+        #expect(hardware.encoder.name == "libx264" && hardware.vaapiDevice == nil)
+        #expect(hardware.declined
+            == "h264_vaapi on /nonexistent/renderD128: no device (/nonexistent/renderD128 is not there)")
+        settings.encoder = .auto
+        #expect(try EncoderCatalog.pick(for: settings).declined == nil, "auto falls back without a word")
+        settings.encoder = .named("h264_vaapi")
+        #expect(try EncoderCatalog.pick(for: settings).declined != nil, "the GPU's by name is the GPU's")
+        settings.codec = .mjpeg
+        settings.encoder = .hardware
+        #expect(try EncoderCatalog.pick(for: settings).declined == "VAAPI encodes no mjpeg")
+        #expect(EncoderChoice(parsing: "vaapi") == .hardware && EncoderChoice(parsing: "libx265") == .named("libx265"))
     }
 
     @Test func encoderNamesAreChecked() {

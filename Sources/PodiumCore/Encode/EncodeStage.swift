@@ -253,7 +253,20 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
         let encoder = try open(stream)
         context.hub.describe(encoder.stream)
         description.withLock { $0 = (encoder.summary, encoder.label) }
+        if let notice = encoder.takeNotice() { context.logger.warning("\(counters.name): \(notice.message)") }
         return Open(encoder: encoder, worker: self, context: context)
+    }
+
+    /// Says what the encoder told once: software took over from the GPU's, say (a change of the
+    /// run, in the statistics too).
+    fileprivate func tell(_ notice: EncoderNotice, by encoder: Encoder, in context: StageContext) {
+        description.withLock { $0 = (encoder.summary, encoder.label) }
+        guard let fallback = notice.fallback else {
+            context.logger.warning("\(counters.name): \(notice.message)")
+            return
+        }
+        context.control.report(RunChange(setting: "encoder", from: fallback.from, to: fallback.to, by: .fault,
+                                         reason: "\(counters.name): \(notice.message)"))
     }
 
     /// An open encoder and what its packets need, on the thread that opened it.
@@ -322,6 +335,7 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
                 captureTimes.note(encoder.stream.ticks(nanoseconds: frame.slotTime), capturedAt: frame.captureTime)
                 try encoder.encode(slotTime: frame.slotTime, keyframe: keyframe, emit: publish)
                 counters.encode.record(nanoseconds: clock.now() - encodeStart)
+                if let notice = encoder.takeNotice() { worker.tell(notice, by: encoder, in: context) }
             } catch {
                 context.fail(.software("encoding \(counters.name) failed: \(error.message)"))
                 return false

@@ -1,8 +1,10 @@
 /// What the user asked of the encoder.
 public struct EncoderSettings: Sendable, Equatable {
     public var codec: VideoCodec
-    /// `--encoder`: a libavcodec encoder name; `nil` picks the codec's preferred one.
-    public var encoderName: String?
+    /// `--encoder`: the GPU's when it opens (the default), software, or an encoder by name.
+    public var encoder: EncoderChoice
+    /// `--vaapi-device`: the render node or X display a VAAPI encoder runs on.
+    public var vaapiDevice: String?
     public var size: PixelSize
     public var framesPerSecond: Int
     /// `nil` keeps the encoder's own quality-based rate control.
@@ -36,12 +38,14 @@ public struct EncoderSettings: Sendable, Equatable {
     public var rateBufferSeconds: Double { webRTC ? 1.0 / 3 : 1 }
 
     public init(
-        codec: VideoCodec = .h264, encoderName: String? = nil, size: PixelSize, framesPerSecond: Int,
+        codec: VideoCodec = .h264, encoder: EncoderChoice = .auto, vaapiDevice: String? = nil, size: PixelSize,
+        framesPerSecond: Int,
         bitrate: Bitrate? = nil, keyframeInterval: Duration = .seconds(2), preset: String? = nil,
         scaleFilter: ScaleFilter = .box
     ) {
         self.codec = codec
-        self.encoderName = encoderName
+        self.encoder = encoder
+        self.vaapiDevice = vaapiDevice
         self.size = size
         self.framesPerSecond = framesPerSecond
         self.bitrate = bitrate

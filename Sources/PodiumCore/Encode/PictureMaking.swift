@@ -53,9 +53,33 @@ public protocol PictureEncoding: AnyObject, SendableMetatype {
     /// new stream.
     /// - Throws: what it cannot change while it runs (it goes on as it was).
     func retune(_ tuning: EncoderTuning) throws(PodiumError)
+    /// What it has to tell once, if anything: the GPU's encoder not taken, or left for software.
+    func takeNotice() -> EncoderNotice?
+}
+
+/// What an encoder tells of itself once.
+public struct EncoderNotice: Sendable, Equatable {
+    /// The GPU's encoder and the software one that took over while the run went; `nil` when the
+    /// notice is of the encoder chosen at the start.
+    public var fallback: (from: String, to: String)?
+    /// Why, in a line.
+    public var message: String
+
+    public init(_ message: String, fallback: (from: String, to: String)? = nil) {
+        self.message = message
+        self.fallback = fallback
+    }
+
+    public static func == (left: EncoderNotice, right: EncoderNotice) -> Bool {
+        left.message == right.message && left.fallback?.from == right.fallback?.from
+            && left.fallback?.to == right.fallback?.to
+    }
 }
 
 extension PictureEncoding {
+    /// An encoder that has nothing to tell.
+    public func takeNotice() -> EncoderNotice? { nil }
+
     /// An encoder that is told nothing: its packets' times follow any frame rate as they are.
     public func retune(_ tuning: EncoderTuning) throws(PodiumError) {}
 }

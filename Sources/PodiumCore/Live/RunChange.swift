@@ -14,6 +14,8 @@ public enum ChangeOrigin: String, Sendable, Codable {
     case budget
     /// A WebRTC receiver's feedback, for its output's own encoder.
     case network
+    /// A failure Podium got round: the GPU's encoder failed and software took over.
+    case fault
 }
 
 /// One change made to a running run: said on one line (`fps 30 → 24, by key`) and written to
@@ -53,6 +55,7 @@ public struct RunChange: Sendable, Codable, Equatable {
         let who = switch by {
         case .budget: "the budget"
         case .network: "the network"
+        case .fault: "a fault"
         default: by.rawValue
         }
         return "\(what), by \(who)" + (reason.map { ": \($0)" } ?? "")

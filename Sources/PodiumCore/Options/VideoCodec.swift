@@ -1,6 +1,9 @@
 /// The codecs `--codec` offers.
 public enum VideoCodec: String, CaseIterable, Hashable, Sendable, Codable {
     case h264, hevc, vp9, av1, mjpeg
+
+    /// As people write it: `H.264`, `HEVC`, `VP9`, `AV1`, `MJPEG`.
+    public var displayName: String { self == .h264 ? "H.264" : rawValue.uppercased() }
 }
 
 /// The filter `--scale-filter` picks for resizing.

@@ -46,8 +46,10 @@ public struct ViewerRequest: Sendable {
 /// `--preset`, `--size`…): what every output gets unless it asks for its own.
 public struct EncodingDefaults: Sendable {
     public var codec: VideoCodec
-    /// `--encoder`: an encoder of `codec` by name; `nil` picks the codec's first that opens here.
-    public var encoder: String?
+    /// `--encoder`: the GPU's when it opens, software, or an encoder of `codec` by name.
+    public var encoder: EncoderChoice
+    /// `--vaapi-device`, or the device Podium found: a render node, or the captured X display.
+    public var vaapiDevice: String?
     public var bitrate: Bitrate?
     /// `--crf`.
     public var quality: Double?
@@ -57,11 +59,13 @@ public struct EncodingDefaults: Sendable {
     public var scale: ScaleRequest
     public var scaleFilter: ScaleFilter
 
-    public init(codec: VideoCodec = .h264, encoder: String? = nil, bitrate: Bitrate? = nil, quality: Double? = nil,
+    public init(codec: VideoCodec = .h264, encoder: EncoderChoice = .auto, vaapiDevice: String? = nil,
+                bitrate: Bitrate? = nil, quality: Double? = nil,
                 keyframeInterval: Duration = .seconds(2), preset: String? = nil, scale: ScaleRequest = .source,
                 scaleFilter: ScaleFilter = .box) {
         self.codec = codec
         self.encoder = encoder
+        self.vaapiDevice = vaapiDevice
         self.bitrate = bitrate
         self.quality = quality
         self.keyframeInterval = keyframeInterval
@@ -71,8 +75,11 @@ public struct EncodingDefaults: Sendable {
     }
 
     /// The encoder a request for `codec` gets: `--encoder` names an encoder of `--codec`; an
-    /// output asking for another codec gets that codec's.
-    public func encoderName(for codec: VideoCodec) -> String? { codec == self.codec ? encoder : nil }
+    /// output asking for another codec gets that codec's choice (`auto`, unless hardware or
+    /// software was asked for every codec).
+    public func encoder(for codec: VideoCodec) -> EncoderChoice {
+        codec == self.codec || encoder.name == nil ? encoder : .auto
+    }
 }
 
 /// Which encoders a run needs and what each feeds. Outputs that ask for the same encoding share
@@ -236,7 +243,7 @@ public struct EncodingPlan: Sendable {
     private static func settings(codec: VideoCodec, size: PixelSize, fps: FrameRate, encode: EncodingDefaults,
                                  bitrate: Bitrate? = nil, preset: String? = nil) -> EncoderSettings {
         var settings = EncoderSettings(
-            codec: codec, encoderName: encode.encoderName(for: codec), size: size,
+            codec: codec, encoder: encode.encoder(for: codec), vaapiDevice: encode.vaapiDevice, size: size,
             framesPerSecond: fps.framesPerSecond, bitrate: bitrate ?? encode.bitrate,
             keyframeInterval: encode.keyframeInterval, preset: preset ?? encode.preset,
             scaleFilter: encode.scaleFilter)

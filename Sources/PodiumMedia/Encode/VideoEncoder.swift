@@ -12,14 +12,14 @@ public import PodiumCore
 /// packets share a tick.
 /// Not thread-safe: made on its rendition's thread, which owns the `AVCodecContext`, and used there alone.
 public final class VideoEncoder: PictureEncoding {
-    /// The libavcodec encoder's name, such as `libx264`.
-    public let name: String
+    /// The libavcodec encoder's name, such as `libx264` (software's after a fall back from the GPU's).
+    public private(set) var name: String
     /// The settings it encodes with now: those it opened with, but for a rate changed since.
     public private(set) var settings: EncoderSettings
     /// The rate it opened with, which the run's tuning moves.
     private let plannedRate: EncoderRate
     /// The pixel format it encodes.
-    public let pixelFormatName: String
+    public private(set) var pixelFormatName: String
     /// The speed preset in effect: the user's, or Podium's low-latency default for this encoder.
     public var preset: String? {
         settings.preset ?? Self.liveOptions(for: name).first(where: { $0.0 == "preset" })?.1
@@ -38,7 +38,8 @@ public final class VideoEncoder: PictureEncoding {
         let settings: EncoderSettings
     }
     /// What opening another context takes.
-    private let codec: UnsafePointer<AVCodec>
+    private var codec: UnsafePointer<AVCodec>
+    /// The format of the pictures it is given (a GPU's encoder gets them uploaded as NV12).
     private let format: AVPixelFormat
     private let globalHeader: Bool
     private let ownedFrame: OwnedFrame
@@ -57,6 +58,17 @@ public final class VideoEncoder: PictureEncoding {
     private let plannedPicture: PixelSize
     private var flushed = false
     private var sentFrame = false
+    /// The GPU's surfaces the pictures are uploaded to, while a VAAPI encoder encodes.
+    private var hardware: VAAPIFrames?
+    /// Its device, while it encodes.
+    private var gpu: String?
+    /// Pictures sent to the encoder in all, for what a failure says.
+    private var picturesSent = 0
+    /// The next picture must be a keyframe: the GPU's encoder made one of its own to learn its
+    /// parameter sets, or software took over from it.
+    private var keyframeOwed = false
+    /// What the user should hear of the encoder chosen: the GPU's not taken, or left for software.
+    private var notice: EncoderNotice?
 
     /// Opens the encoder.
     ///
@@ -68,14 +80,32 @@ public final class VideoEncoder: PictureEncoding {
     /// - Throws: 64 when a user's `--preset` is refused, 69 when the encoder cannot open here.
     public init(settings: EncoderSettings, plannedPicture: PixelSize, globalHeader: Bool, streamID: Int = 0)
         throws(PodiumError) {
-        let encoder = try EncoderCatalog.encoder(for: settings)
+        let pick = try EncoderCatalog.pick(for: settings)
+        var hardwareContext: OwnedCodecContext?
+        var surfaces: VAAPIFrames?
+        var header: [UInt8] = []
+        var notice = pick.declined
+        if let device = pick.vaapiDevice {
+            do {
+                hardwareContext = try Self.openHardware(pick.encoder, device: device, settings: settings,
+                                                        globalHeader: globalHeader, frames: &surfaces,
+                                                        extradata: &header)
+            } catch {
+                notice = "\(pick.encoder.name) on \(device) did not open (\(error.message))"
+            }
+        }
+        let onHardware = surfaces != nil
+        let encoder = !onHardware && pick.vaapiDevice != nil
+            ? try EncoderCatalog.software(for: settings.codec) : pick.encoder
         name = encoder.name
         self.settings = settings
         self.plannedPicture = plannedPicture
-        guard let format = Self.pixelFormat(for: encoder) else {
+        guard let format = Self.pixelFormat(for: encoder) ?? (onHardware ? AV_PIX_FMT_YUV420P : nil) else {
             throw .unavailable("encoder \(encoder.name) takes none of the pixel formats Podium produces (yuv420p, yuvj420p)")
         }
-        pixelFormatName = String(cString: av_get_pix_fmt_name(format))
+        // The GPU's encoder gets its pictures as NV12 surfaces.
+        pixelFormatName = onHardware ? "nv12" : String(cString: av_get_pix_fmt_name(format))
+        gpu = onHardware ? pick.vaapiDevice : nil
         plannedRate = settings.rate
         codec = encoder
         self.format = format
@@ -84,34 +114,115 @@ public final class VideoEncoder: PictureEncoding {
             throw .software("out of memory opening \(encoder.name)")
         }
         let owned: OwnedCodecContext
-        do {
-            owned = try Self.openContext(encoder, settings: settings, format: format, globalHeader: globalHeader)
-        } catch {
-            if let preset = settings.preset,
-               Self.opens(encoder, codec: settings.codec, settings: settings, ignoringPreset: true) {
-                throw .usage("not a preset of \(encoder.name)", about: .preset(preset))
-            }
-            // An encoder that opens at a common size was refused this one.
-            var common = settings
-            common.size = PixelSize(width: 640, height: 360)
-            if settings.size != common.size, Self.opens(encoder, codec: settings.codec, settings: common) {
-                throw .usage("\(encoder.name) cannot encode pictures of this size", about: .size(settings.size),
-                             remedy: .otherSize)
-            }
-            throw error
+        if let context = hardwareContext.take() {
+            owned = context
+            hardware = surfaces
+            keyframeOwed = true
+        } else {
+            owned = try Self.openSoftware(encoder, settings: settings, format: format, globalHeader: globalHeader)
+            if let said = notice { notice = "\(said); \(encoder.name) encodes instead" }
         }
+        self.notice = notice.map { EncoderNotice($0) }
         let context = owned.pointer
-        stream = Self.describe(context, id: streamID, settings: settings)
+        stream = Self.describe(context, id: streamID, settings: settings, extradata: onHardware ? header : nil)
         let picture = frame.pointer
         picture.pointee.format = format.rawValue
         picture.pointee.width = Int32(settings.size.width)
         picture.pointee.height = Int32(settings.size.height)
-        picture.pointee.color_range = context.pointee.color_range
+        picture.pointee.color_range = Self.colors(format).ffmpegRange
         guard av_frame_get_buffer(picture, 0) >= 0 else { throw .software("cannot allocate a \(settings.size) frame") }
         ownedContext = owned
         ownedFrame = frame
         ownedPacket = packet
         ownedBorrowed = borrowed
+    }
+
+    /// Opens a software encoder, saying what of the settings it refuses.
+    private static func openSoftware(
+        _ encoder: UnsafePointer<AVCodec>, settings: EncoderSettings, format: AVPixelFormat, globalHeader: Bool
+    ) throws(PodiumError) -> OwnedCodecContext {
+        do {
+            return try openContext(encoder, settings: settings, format: format, globalHeader: globalHeader)
+        } catch {
+            if let preset = settings.preset,
+               opens(encoder, codec: settings.codec, settings: settings, ignoringPreset: true) {
+                throw .usage("not a preset of \(encoder.name)", about: .preset(preset))
+            }
+            // An encoder that opens at a common size was refused this one.
+            var common = settings
+            common.size = PixelSize(width: 640, height: 360)
+            if settings.size != common.size, opens(encoder, codec: settings.codec, settings: common) {
+                throw .usage("\(encoder.name) cannot encode pictures of this size", about: .size(settings.size),
+                             remedy: .otherSize)
+            }
+            throw error
+        }
+    }
+
+    /// Opens a VAAPI encoder on `device`, and has it encode a black picture: a driver that
+    /// writes no stream header gives its parameter sets with its first keyframe, and one that
+    /// opens and then refuses pictures is found out here, before the run counts on it.
+    /// - Parameters:
+    ///   - frames: set to its surfaces once it encoded.
+    ///   - extradata: set to the stream's parameter sets.
+    /// - Returns: the context.
+    private static func openHardware(
+        _ encoder: UnsafePointer<AVCodec>, device: String, settings: EncoderSettings, globalHeader: Bool,
+        frames opened: inout VAAPIFrames?, extradata header: inout [UInt8]
+    ) throws(PodiumError) -> OwnedCodecContext {
+        let frames: VAAPIFrames
+        do {
+            frames = try VAAPIFrames(device: device, size: settings.size)
+        } catch {
+            throw .unavailable("no device: \(error)")
+        }
+        let owned = try openContext(encoder, settings: settings, format: AV_PIX_FMT_VAAPI, globalHeader: globalHeader,
+                                    frames: frames.frames)
+        var extradata = extradata(of: owned.pointer)
+        do {
+            let parameterSets = try firstParameterSets(owned.pointer, frames: frames, codec: settings.codec)
+            if extradata.isEmpty { extradata = parameterSets }
+        } catch {
+            throw .unavailable("its first picture failed: \(error)")
+        }
+        opened = frames
+        header = extradata
+        return owned
+    }
+
+    /// Encodes a black picture and returns the parameter sets its packet starts with (H.264's
+    /// SPS and PPS, HEVC's VPS too), as a stream header in Annex B; the packet is dropped.
+    private static func firstParameterSets(
+        _ context: UnsafeMutablePointer<AVCodecContext>, frames: VAAPIFrames, codec: VideoCodec
+    ) throws(FFmpegError) -> [UInt8] {
+        guard let ownedBlack = OwnedFrame(), let ownedPacket = OwnedPacket() else {
+            throw FFmpegError(code: cffmpeg_averror(ENOMEM))
+        }
+        let black = ownedBlack.pointer
+        black.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+        black.pointee.width = context.pointee.width
+        black.pointee.height = context.pointee.height
+        try check(av_frame_get_buffer(black, 0))
+        paintBlack(black)
+        black.pointee.pts = 0
+        black.pointee.pict_type = AV_PICTURE_TYPE_I
+        try frames.upload(black)
+        try check(avcodec_send_frame(context, frames.surface))
+        av_frame_unref(frames.surface)
+        let packet = ownedPacket.pointer
+        try check(avcodec_receive_packet(context, packet))
+        defer { av_packet_unref(packet) }
+        let hevc = codec == .hevc
+        let bytes = UnsafeRawBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))
+        var header: [UInt8] = []
+        AnnexB.forEachUnit(in: bytes) { range in
+            guard let first = range.first.map({ bytes[$0] }) else { return }
+            let type = hevc ? (first >> 1) & 0x3F : AnnexB.h264Type(first)
+            if hevc ? (32...34).contains(type) : (7...8).contains(type) {
+                header += [0, 0, 0, 1] + bytes[range]
+            }
+        }
+        return header
     }
 
     deinit {
@@ -120,12 +231,20 @@ public final class VideoEncoder: PictureEncoding {
         if !flushed { Self.endStream(context, sendingBlankFrame: !sentFrame) }
     }
 
+    /// What the user should hear once of the encoder chosen, if anything: the GPU's not taken, or
+    /// left for software while the run went on.
+    public func takeNotice() -> EncoderNotice? {
+        defer { notice = nil }
+        return notice
+    }
+
     /// `h264 with libx264 (yuv420p 1920x1080, constant quality, preset ultrafast, keyframe every 2s)`.
     public var summary: String {
         let rate = settings.bitrate.map { "\($0)bit/s" }
             ?? settings.quality.map { "crf \($0.plain)" } ?? "constant quality"
         let preset = preset.map { ", preset \($0)" } ?? ""
-        return "\(settings.codec) with \(name) (\(pixelFormatName) \(settings.size), \(rate)\(preset), "
+        let device = gpu.map { " on \($0)" } ?? ""
+        return "\(settings.codec) with \(name)\(device) (\(pixelFormatName) \(settings.size), \(rate)\(preset), "
             + "keyframe every \(settings.keyframeInterval.seconds.plain)s)"
     }
 
@@ -200,7 +319,23 @@ public final class VideoEncoder: PictureEncoding {
         // The encoder keeps its own reference to a shared picture if it needs one.
         defer { if sendsBorrowed { av_frame_unref(borrowed) } }
         input.pointee.pts = stream.ticks(nanoseconds: slotTime)
-        input.pointee.pict_type = keyframe || handedOver ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        let intra = keyframe || handedOver || keyframeOwed
+        input.pointee.pict_type = intra ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        keyframeOwed = false
+        picturesSent += 1
+        if let hardware {
+            do throws(FFmpegError) {
+                try hardware.upload(input)
+                try check(avcodec_send_frame(context, hardware.surface))
+                sentFrame = true
+                try drain(emit)
+                return
+            } catch {
+                // The same picture goes to software at once, as its first keyframe: none is lost.
+                try fallBack(because: error)
+                input.pointee.pict_type = AV_PICTURE_TYPE_I
+            }
+        }
         do {
             try check(avcodec_send_frame(context, input))
             sentFrame = true
@@ -208,6 +343,26 @@ public final class VideoEncoder: PictureEncoding {
         } catch {
             throw .software("\(name): \(error)")
         }
+    }
+
+    /// Leaves the GPU's encoder for the codec's software one, at the same rate, on the stream the
+    /// outputs have: its parameter sets go with each keyframe, so a decoder set up by the GPU's
+    /// stream header takes them as they come.
+    /// - Throws: 70 when no software encoder opens either.
+    private func fallBack(because error: FFmpegError) throws(PodiumError) {
+        let left = name
+        let software = try EncoderCatalog.software(for: settings.codec)
+        let opened = try Self.openSoftware(software, settings: settings, format: format, globalHeader: false)
+        // The broken context is freed, not ended: a driver that failed may fail that too.
+        ownedContext = opened
+        hardware = nil
+        gpu = nil
+        codec = software
+        name = software.name
+        pixelFormatName = String(cString: av_get_pix_fmt_name(format))
+        sentFrame = false
+        notice = EncoderNotice("\(left) failed at picture \(picturesSent) (\(error)); \(name) encodes from here",
+                               fallback: (left, name))
     }
 
     /// Takes a new bit rate or quality, and the frame rate, from the next frame on. libx264 takes
@@ -317,14 +472,14 @@ public final class VideoEncoder: PictureEncoding {
 
     /// The stream an opened encoder produces, in Podium's words.
     private static func describe(
-        _ context: UnsafeMutablePointer<AVCodecContext>, id: Int, settings: EncoderSettings
+        _ context: UnsafeMutablePointer<AVCodecContext>, id: Int, settings: EncoderSettings, extradata header: [UInt8]?
     ) -> StreamDescription {
         let codec = context.pointee
         let video = StreamDescription.Video(
             codec: settings.codec, size: settings.size, framesPerSecond: settings.framesPerSecond,
             colors: ColorTags(range: codec.color_range == AVCOL_RANGE_JPEG ? .full : .limited))
         return StreamDescription(
-            id: id, video: video, timeScale: Int(timeBase.den), extradata: extradata(of: context),
+            id: id, video: video, timeScale: Int(timeBase.den), extradata: header ?? extradata(of: context),
             profile: codec.profile == FF_PROFILE_UNKNOWN ? nil : Int(codec.profile),
             level: codec.level == FF_LEVEL_UNKNOWN ? nil : Int(codec.level), bitrate: settings.bitrate)
     }
@@ -336,14 +491,20 @@ public final class VideoEncoder: PictureEncoding {
     }
 
     /// A context for `encoder` configured by `settings`, opened.
+    /// - Parameter frames: a GPU's surfaces, which a hardware encoder takes its pictures in.
     private static func openContext(
-        _ encoder: UnsafePointer<AVCodec>, settings: EncoderSettings, format: AVPixelFormat, globalHeader: Bool
+        _ encoder: UnsafePointer<AVCodec>, settings: EncoderSettings, format: AVPixelFormat, globalHeader: Bool,
+        frames: UnsafeMutablePointer<AVBufferRef>? = nil
     ) throws(PodiumError) -> OwnedCodecContext {
         guard let owned = OwnedCodecContext(encoder) else { throw .software("out of memory opening \(encoder.name)") }
         // Quiet: a refusal is reported once, in Podium's words with FFmpeg's reason.
         try FFmpegLog.quietly { () throws(PodiumError) in
             try configure(owned.pointer, encoder: encoder, settings: settings, format: format,
                           globalHeader: globalHeader)
+            if let frames {
+                owned.pointer.pointee.sw_pix_fmt = AV_PIX_FMT_NV12
+                owned.pointer.pointee.hw_frames_ctx = av_buffer_ref(frames)
+            }
             try open(owned.pointer, encoder: encoder)
         }
         return owned
@@ -387,6 +548,11 @@ public final class VideoEncoder: PictureEncoding {
         while avcodec_receive_packet(context, packet.pointer) >= 0 { av_packet_unref(packet.pointer) }
     }
 
+    /// How pictures of `format` are made: JPEG's full range, or video's limited one.
+    private static func colors(_ format: AVPixelFormat) -> ColorTags {
+        ColorTags(range: format == AV_PIX_FMT_YUVJ420P ? .full : .limited)
+    }
+
     private static func pixelFormat(for encoder: UnsafePointer<AVCodec>) -> AVPixelFormat? {
         guard var formats = encoder.pointee.pix_fmts else { return AV_PIX_FMT_YUV420P }
         var offered: [AVPixelFormat] = []
@@ -410,7 +576,7 @@ public final class VideoEncoder: PictureEncoding {
         context.pointee.framerate = AVRational(num: Int32(settings.framesPerSecond), den: 1)
         context.pointee.gop_size = Int32(settings.gopSize)
         // Say how the pictures were made (see `ColorTags`), or players guess: untagged HD is taken for BT.709.
-        let colors = ColorTags(range: format == AV_PIX_FMT_YUVJ420P ? .full : .limited)
+        let colors = Self.colors(format)
         context.pointee.color_range = colors.ffmpegRange
         context.pointee.colorspace = colors.ffmpegMatrix
         context.pointee.color_primaries = colors.ffmpegPrimaries
@@ -424,10 +590,16 @@ public final class VideoEncoder: PictureEncoding {
                 ? 0 : Int64(bitrate.bitsPerSecond)
             context.pointee.rc_buffer_size = Self.rateBuffer(bitrate, settings)
         }
-        if let quality = settings.quality {
+        // A GPU's encoder keeps a constant quantiser where software keeps a constant quality: the
+        // same number, x264's default (23) where none was asked (VAAPI's own is 20).
+        let quality = settings.quality ?? (format == AV_PIX_FMT_VAAPI && settings.bitrate == nil
+            ? EncoderRate.defaultQuality : nil)
+        if let quality {
             // Quality alone sets the rate (libvpx takes a bit rate beside crf as a cap).
             context.pointee.bit_rate = 0
-            let result = av_opt_set(context.pointee.priv_data, "crf", quality.plain, 0)
+            let result = format == AV_PIX_FMT_VAAPI
+                ? av_opt_set(context.pointee.priv_data, "qp", "\(Int(quality.rounded()))", 0)
+                : av_opt_set(context.pointee.priv_data, "crf", quality.plain, 0)
             if result == FFmpegError.optionNotFound.code {
                 throw .usage("encoder \(encoder.name) has no constant quality (crf)", about: .quality(quality),
                              remedy: .bitrate)

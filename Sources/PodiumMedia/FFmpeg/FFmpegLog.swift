@@ -20,8 +20,10 @@ public enum FFmpegLog {
             let transcript = FFmpegLog.transcript
             // A protocol's faults (a refused connection, a broken pipe) reach the user once, in
             // Podium's words naming the output; FFmpeg's own line for each attempt is detail. So
-            // is what an output says while it opens: a server's refusal is quoted from it.
-            let level = FFmpegLog.isProtocol(context) || transcript != nil ? max(level, AV_LOG_VERBOSE) : level
+            // is what an output says while it opens: a server's refusal is quoted from it; and a
+            // GPU encoder's failure, which software takes over from (said once, naming both).
+            let detail = FFmpegLog.isProtocol(context) || FFmpegLog.isGPUEncoder(context) || transcript != nil
+            let level = detail ? max(level, AV_LOG_VERBOSE) : level
             guard level <= av_log_get_level() || transcript != nil, let format, let arguments else { return }
             var prefixState: Int32 = 1
             let line = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { buffer -> String in
@@ -80,6 +82,16 @@ public enum FFmpegLog {
         guard let logged = context?.assumingMemoryBound(to: UnsafePointer<AVClass>?.self).pointee,
               let name = logged.pointee.class_name else { return false }
         return strcmp(name, "URLContext") == 0
+    }
+
+    /// Whether a log line comes from a VAAPI encoder (`h264_vaapi`), or a hardware device's or
+    /// surfaces' context.
+    private static func isGPUEncoder(_ context: UnsafeMutableRawPointer?) -> Bool {
+        guard let logged = context?.assumingMemoryBound(to: UnsafePointer<AVClass>?.self).pointee,
+              let className = logged.pointee.class_name else { return false }
+        if strcmp(className, "AVHWDeviceContext") == 0 || strcmp(className, "AVHWFramesContext") == 0 { return true }
+        guard let name = logged.pointee.item_name?(context) else { return false }
+        return String(cString: name).hasSuffix("_vaapi")
     }
 
     private static func ffmpegLevel(_ level: Logger.Level) -> Int32 {

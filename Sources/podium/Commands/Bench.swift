@@ -99,8 +99,10 @@ extension Podium {
 
         func run() async throws {
             if let plot { try OutputCheck.creatable(plot, as: .plot(plot), overwrite: overwrite) }
-            if let name = encode.encoder { try EncoderCatalog.validate(name: name, codec: encode.codec) }
-            if let preset = encode.preset { try EncoderCatalog.validate(preset: preset, encoderName: encode.encoder, codec: encode.codec) }
+            if let name = encode.encoder.name { try EncoderCatalog.validate(name: name, codec: encode.codec) }
+            if let preset = encode.preset {
+                try EncoderCatalog.validate(preset: preset, encoder: encode.encoder, codec: encode.codec)
+            }
             let logger = RunSetup.logger(.error)
 
             let size = sceneSize ?? PixelSize(width: 1920, height: 1080)

@@ -1,13 +1,22 @@
 import ArgumentParser
 import PodiumCore
+import PodiumMedia
 
 /// How to compress.
 struct EncodeOptions: ParsableArguments {
     @Option(help: "The video codec.")
     var codec: VideoCodec = .h264
 
-    @Option(help: ArgumentHelp("A libavcodec encoder by name (default: the codec's first that opens here; see 'podium encoders').", valueName: "NAME"))
-    var encoder: String?
+    @Option(help: ArgumentHelp("auto: the GPU's (VAAPI) when it opens, else software; vaapi; software; or an "
+                               + "encoder by name (default: auto; see 'podium encoders').",
+                               valueName: "auto|vaapi|software|NAME"),
+            transform: EncoderChoice.init(parsing:))
+    var encoder: EncoderChoice = .auto
+
+    @Option(name: .customLong("vaapi-device"),
+            help: ArgumentHelp("The GPU for VAAPI: a render node or an X display (default: "
+                               + "\(VAAPIProbe.renderNode) when there is one, else $DISPLAY).", valueName: "PATH|:N"))
+    var vaapiDevice: String?
 
     @Option(name: [.customLong("bitrate"), .customShort("b"), .customLong("video-bit-rate")],
             help: ArgumentHelp("Target bit rate, such as 800k or 6M (default: constant quality, see --crf).",
@@ -31,6 +40,9 @@ struct EncodeOptions: ParsableArguments {
         if let quality, !(0...63).contains(quality) {
             throw ValidationError("--crf '\(quality.plain)' must be from 0 to 63")
         }
+        if let vaapiDevice, vaapiDevice.isEmpty || vaapiDevice.contains("\0") {
+            throw ValidationError("--vaapi-device '\(vaapiDevice)' is neither a render node's path nor an X display")
+        }
         if quality != nil && bitrate != nil {
             throw ValidationError("--crf and --bitrate cannot be combined: one sets the quality, the other the rate")
         }
@@ -40,7 +52,8 @@ struct EncodeOptions: ParsableArguments {
 extension EncodeOptions {
     /// What every output gets unless it asks for its own, with the picture sized by `scale`.
     func defaults(_ scale: ScaleOptions) -> EncodingDefaults {
-        EncodingDefaults(codec: codec, encoder: encoder, bitrate: bitrate, quality: quality, keyframeInterval: keyint,
+        EncodingDefaults(codec: codec, encoder: encoder, vaapiDevice: vaapiDevice, bitrate: bitrate, quality: quality,
+                         keyframeInterval: keyint,
                          preset: preset, scale: scale.request, scaleFilter: scale.scaleFilter)
     }
 }

@@ -32,10 +32,10 @@ enum RunSetup {
             try output.output.validate(codec: codec)
             if let sound { try output.output.validate(sound: sound.codec) }
             // As the plan will choose it.
-            let encoder = encode.encoderName(for: codec)
-            if let encoder { try EncoderCatalog.validate(name: encoder, codec: codec) }
+            let encoder = encode.encoder(for: codec)
+            if let name = encoder.name { try EncoderCatalog.validate(name: name, codec: codec) }
             if let preset = output.rendition.preset ?? encode.preset {
-                try EncoderCatalog.validate(preset: preset, encoderName: encoder, codec: codec)
+                try EncoderCatalog.validate(preset: preset, encoder: encoder, codec: codec)
             }
         }
         try validateViewers(viewers, encode: encode)
@@ -58,7 +58,7 @@ enum RunSetup {
                 throw .usage("another viewer listens on port \(port) already", about: .output("\(viewer.options)"))
             }
             if let preset = viewer.rendition.preset ?? encode.preset {
-                try EncoderCatalog.validate(preset: preset, encoderName: encode.encoderName(for: codec), codec: codec)
+                try EncoderCatalog.validate(preset: preset, encoder: encode.encoder(for: codec), codec: codec)
             }
         }
     }
