@@ -111,6 +111,54 @@ import Testing
         }
     }
 
+    /// A new bit rate while the GPU encodes (`podium control set bitrate=…`): a second session at
+    /// that rate takes over at a keyframe; the file decodes whole.
+    @Test func aNewBitRateTakesASecondSessionAtAKeyframe() throws {
+        let driver = try FakeVA()
+        let output = path("retuned.mkv")
+        var environment = driver.environment
+        environment["DISPLAY"] = server.display
+        let run = try Tools.start(Tools.podium.path, ["stream", "--constant-fps", "--frames", "90", "-b", "2M",
+                                                      "--control", "--vaapi-device", server.display, "--to", output],
+                                  environment: environment)
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 1)
+        let set = try Tools.podium(["control", "--pid", "\(run.pid)", "set", "bitrate=500k"])
+        #expect(set.status == 0, "\(set.stderr)")
+        let result = try run.wait(timeout: 30)
+        #expect(result.status == 0 && !result.stderr.contains("cannot change its rate"), "\(result.stderr)")
+        let pictures = driver.pictures
+        let retuned = pictures.firstIndex { $0.contains("bps=500000") }
+        #expect(retuned.map { pictures[$0].contains(" IDR ") } == true, "\(pictures)")
+        #expect(pictures.filter { $0.contains("bps=500000") }.count >= 30, "\(pictures)")
+        #expect(try Tools.probe(output).frames == 90)
+    }
+
+    /// A browser watching through the switch (Media Source Extensions, which take the stream's
+    /// parameter sets from the fragments' header, the GPU's): the page plays on with software's.
+    @Test func aBrowserPlaysOnThroughTheSwitch() throws {
+        let scene = try Tools.scene(on: server.display)
+        defer { _ = try? scene.interrupt() }
+        let driver = try FakeVA(failing: ["frame:90"])
+        let port = Tools.freePort()
+        let token = "vaapi-viewer-token-0123"
+        var environment = driver.environment
+        environment["DISPLAY"] = server.display
+        let viewer = "http://127.0.0.1:\(port)?token=\(token)&name=podium.test"
+        let run = try Tools.start(Tools.podium.path, ["stream", "--duration", "14s", "--vaapi-device", server.display,
+                                                      "--to", viewer], environment: environment)
+        try run.waitForStderr(containing: "viewers open ")
+        let page = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path, [
+            "http://podium.test:\(port)/?token=\(token)", "--size", "320x240", "--timeout", "25",
+            "--until", "window.podium && window.podium.painted >= 240", "--value", "window.podium",
+            "--flag=--host-resolver-rules=MAP podium.test 127.0.0.1",
+        ], timeout: 60)
+        let result = try run.wait(timeout: 30)
+        #expect(result.stderr.contains("encoder h264_vaapi → libx264, by a fault"), "\(result.stderr)")
+        #expect(page.status == 0 && page.stdout.contains(#""decoder":"mse""#),
+                "8 s of pictures, the switch 3 s in: \(page.stdout) \(page.stderr)")
+    }
+
     /// A ladder falls back per rendition: with one session free, one rendition gets the GPU and the
     /// other software, each said; both play. `--encoder software` leaves the GPU alone.
     @Test func eachRenditionFallsBackOnItsOwn() throws {

@@ -351,6 +351,7 @@ public final class VideoEncoder: PictureEncoding {
     /// - Throws: 70 when no software encoder opens either.
     private func fallBack(because error: FFmpegError) throws(PodiumError) {
         let left = name
+        discardSuccessor()
         let software = try EncoderCatalog.software(for: settings.codec)
         let opened = try Self.openSoftware(software, settings: settings, format: format, globalHeader: false)
         // The broken context is freed, not ended: a driver that failed may fail that too.
@@ -409,11 +410,15 @@ public final class VideoEncoder: PictureEncoding {
         var next = settings
         next.rate = rate
         let refusal = "\(name) cannot change its rate while it runs: it keeps \(settings.rate)"
-        guard let opened = try? Self.openContext(codec, settings: next, format: format, globalHeader: globalHeader)
+        // On the GPU, another session on the same surfaces.
+        let kind = hardware == nil ? format : AV_PIX_FMT_VAAPI
+        guard let opened = try? Self.openContext(codec, settings: next, format: kind, globalHeader: globalHeader,
+                                                 frames: hardware?.frames)
         else {
             throw .unavailable(refusal)
         }
-        guard decodesAlike(Self.extradata(of: opened.pointer), stream.extradata) else {
+        // The GPU's stream carries its parameter sets before each keyframe: a decoder takes new ones.
+        guard hardware != nil || decodesAlike(Self.extradata(of: opened.pointer), stream.extradata) else {
             throw .unavailable("\(refusal) (at \(rate) its stream parameters differ)")
         }
         successor = Successor(context: opened, settings: next)

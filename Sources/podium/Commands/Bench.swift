@@ -113,7 +113,8 @@ extension Podium {
             var capture = source
             if let server { capture.display = server.display }
             let sweep = rates ?? (ladder == nil ? BenchRate.defaultSweep : [.fps(30)])
-            let runner = BenchRunner(plan: .init(source: capture, encode: encode.defaults(scale), sound: sound.plan(),
+            let defaults = encode.defaults(scale, display: capture.display)
+            let runner = BenchRunner(plan: .init(source: capture, encode: defaults, sound: sound.plan(),
                                                  rates: sweep, ladder: ladder, seconds: seconds, scene: scene,
                                                  xServer: server?.pid),
                                      logger: logger)

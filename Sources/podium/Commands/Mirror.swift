@@ -107,7 +107,7 @@ extension Podium {
 
         func run() async throws {
             let logger = RunSetup.logger(runOptions)
-            let defaults = encode.defaults(scale)
+            let defaults = encode.defaults(scale, display: capture.source.display)
             let outputs = outputs + [replay.destination].compactMap { $0 }
             let streams = OutputRequest.streams(of: outputs)
             let viewers = ViewerRequest.viewers(of: outputs)

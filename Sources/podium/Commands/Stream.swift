@@ -175,7 +175,7 @@ struct StreamJob {
     ///   - input: plays the browser viewer's pointer and keys (`podium extend --allow-input`).
     func run(capture: CaptureOptions, parts more: [String] = [], source: (any SourcePlan)? = nil,
              input: (any InputInjector)? = nil) async throws {
-        let defaults = encode.defaults(scale)
+        let defaults = encode.defaults(scale, display: capture.source.display)
         let streams = OutputRequest.streams(of: outputs)
         let viewers = ViewerRequest.viewers(of: outputs)
         let capturePlan = try await RunSetup.capturePlan(capture.source,

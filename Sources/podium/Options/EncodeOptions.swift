@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PodiumCore
 import PodiumMedia
 
@@ -51,9 +52,14 @@ struct EncodeOptions: ParsableArguments {
 
 extension EncodeOptions {
     /// What every output gets unless it asks for its own, with the picture sized by `scale`.
-    func defaults(_ scale: ScaleOptions) -> EncodingDefaults {
-        EncodingDefaults(codec: codec, encoder: encoder, vaapiDevice: vaapiDevice, bitrate: bitrate, quality: quality,
-                         keyframeInterval: keyint,
-                         preset: preset, scale: scale.request, scaleFilter: scale.scaleFilter)
+    /// - Parameter display: the X display captured, which the GPU is asked through when no
+    ///   render node is there (an X display's driver is found by DRI, or `LIBVA_DRIVER_NAME`).
+    func defaults(_ scale: ScaleOptions, display: String? = nil) -> EncodingDefaults {
+        let xDisplay = display.flatMap { $0.contains(":") ? $0 : nil } ?? ProcessInfo.processInfo.environment["DISPLAY"]
+        return EncodingDefaults(codec: codec, encoder: encoder,
+                                vaapiDevice: vaapiDevice ?? VAAPIProbe.defaultDevice(display: xDisplay),
+                                bitrate: bitrate, quality: quality, keyframeInterval: keyint, preset: preset,
+                                scale: scale.request, scaleFilter: scale.scaleFilter)
     }
+
 }
