@@ -64,12 +64,18 @@ import Testing
         #expect(RunControl.recordingName(for: moment) == "podium-2026-11-28-070502.mkv")
     }
 
+    /// A key the user gives takes the place of a default they never chose, which is said; two
+    /// keys the user gives alike are refused.
     @Test func aChangeMovesOneActionAndAClashIsRefused() throws {
         let keys = try Hotkeys(changes: ["BLANK=Super+F5"])
         #expect(keys.action(for: try Hotkey(parsing: "Super+F5")) == .blank)
         #expect(keys.action(for: try Hotkey(parsing: "Ctrl+Alt+B")) == nil)
-        #expect(throws: OptionParseError("Ctrl+Alt+W is both blank and white")) {
-            try Hotkeys(changes: ["blank=Ctrl+Alt+W"])
+        let pen = try Hotkeys(changes: ["pen=Ctrl+Alt+P"])
+        #expect(pen.action(for: try Hotkey(parsing: "Ctrl+Alt+P")) == .pen)
+        #expect(!pen.bindings.contains { $0.action == .pause } && pen.displaced.map(\.action) == [.pause])
+        #expect(pen.summary.hasSuffix("; pause has none (Ctrl+Alt+P is pen's)"), "\(pen.summary)")
+        #expect(throws: OptionParseError("Ctrl+Alt+Q is both zoom and pen")) {
+            try Hotkeys(changes: ["pen=Ctrl+Alt+Q", "zoom=Ctrl+Alt+Q"])
         }
         #expect(throws: OptionParseError.self) { try Hotkeys(changes: ["blank"]) }
     }

@@ -172,10 +172,17 @@ public struct Hotkeys: Sendable, Equatable {
     /// Each action and its key, in `HotkeyAction`'s order.
     public private(set) var bindings: [(action: HotkeyAction, key: Hotkey)]
 
-    /// - Parameter changes: `--hotkey` values, `ACTION=KEYS` (`blank=Ctrl+Alt+B`).
+    /// Actions whose default key the user gave to another, each with the key and who has it now.
+    public private(set) var displaced: [(action: HotkeyAction, key: Hotkey, by: HotkeyAction)] = []
+
+    /// - Parameter changes: `--hotkey` values, `ACTION=KEYS` (`blank=Ctrl+Alt+B`). A key given
+    ///   this way takes the place of a default that had it (that action is left without a global
+    ///   key, and `summary` says so); two given the same key are refused.
     public init(changes: [String] = []) throws(OptionParseError) {
         var keys: [HotkeyAction: Hotkey] = [:]
-        for change in HotkeyAction.allCases.map({ "\($0.rawValue)=\($0.defaultKeys)" }) + changes {
+        var chosen: Set<HotkeyAction> = []
+        let defaults = HotkeyAction.allCases.map { "\($0.rawValue)=\($0.defaultKeys)" }
+        for (index, change) in (defaults + changes).enumerated() {
             guard let equals = change.firstIndex(of: "=") else {
                 throw OptionParseError("'\(change)' is not ACTION=KEYS, such as blank=Ctrl+Alt+B")
             }
@@ -189,13 +196,19 @@ public struct Hotkeys: Sendable, Equatable {
             } catch {
                 throw OptionParseError("'\(change)': \(error.reason)")
             }
+            if index >= defaults.count { chosen.insert(action) }
         }
-        bindings = HotkeyAction.allCases.compactMap { action in keys[action].map { (action, $0) } }
-        for (index, binding) in bindings.enumerated() {
-            if let other = bindings[..<index].first(where: { $0.key == binding.key }) {
-                throw OptionParseError("\(binding.key) is both \(other.action.rawValue) and \(binding.action.rawValue)")
+        for action in HotkeyAction.allCases where chosen.contains(action) {
+            guard let key = keys[action] else { continue }
+            for other in HotkeyAction.allCases where other != action && keys[other] == key {
+                guard !chosen.contains(other) else {
+                    throw OptionParseError("\(key) is both \(action.rawValue) and \(other.rawValue)")
+                }
+                keys[other] = nil
+                displaced.append((other, key, action))
             }
         }
+        bindings = HotkeyAction.allCases.compactMap { action in keys[action].map { (action, $0) } }
     }
 
     /// These keys but those of `actions`: what a run holds once other programs kept theirs.
@@ -223,8 +236,10 @@ public struct Hotkeys: Sendable, Equatable {
         let shared = bindings.dropFirst().reduce(bindings.first?.key.modifiers ?? []) {
             $0.intersection($1.key.modifiers)
         }
+        // A default the user's key took is said, so its loss is no surprise.
+        let lost = displaced.map { "; \($0.action.rawValue) has none (\($0.key) is \($0.by.rawValue)'s)" }.joined()
         guard !shared.isEmpty else {
-            return bindings.map { "\($0.action.rawValue) \($0.key)" }.joined(separator: ", ")
+            return bindings.map { "\($0.action.rawValue) \($0.key)" }.joined(separator: ", ") + lost
         }
         var prefix = Hotkey(modifiers: shared, keysym: 0, key: "").description
         prefix.removeLast()
@@ -232,10 +247,11 @@ public struct Hotkeys: Sendable, Equatable {
             var own = binding.key
             own.modifiers.subtract(shared)
             return "\(own) \(binding.action.rawValue)"
-        }.joined(separator: ", ")
+        }.joined(separator: ", ") + lost
     }
 
     public static func == (lhs: Hotkeys, rhs: Hotkeys) -> Bool {
         lhs.bindings.map(\.action) == rhs.bindings.map(\.action) && lhs.bindings.map(\.key) == rhs.bindings.map(\.key)
+            && lhs.displaced.map(\.action) == rhs.displaced.map(\.action)
     }
 }
