@@ -3,7 +3,7 @@ import Synchronization
 import Glibc
 
 /// nginx with libnginx-mod-rtmp, started by `Scripts/media-server` (and so with the configuration
-/// the README documents) on loopback ports of its own, in a folder of its own. Stopped when
+/// doc/outputs.md documents) on loopback ports of its own, in a folder of its own. Stopped when
 /// released.
 public final class MediaServer: Sendable {
     public let rtmpPort: Int

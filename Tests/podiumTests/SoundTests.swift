@@ -327,7 +327,7 @@ import Testing
 /// targets (a median within 10 ms, none beyond 25 ms), at 120 fps. The clapper draws each flash at
 /// its beep's instant; a grabbed picture shows it up to one frame interval later, which at 120 fps
 /// spreads the offsets by ±4 ms: what is left is the sound's timing, which is Podium's to get right.
-/// (The README has 30 and 60 fps figures.)
+/// (doc/sound.md has 30 and 60 fps figures.)
 /// Alone (`Scripts/test` runs this suite after the others): it judges real-time timing, which the
 /// other suites' load on two cores would blur.
 @Suite(.serialized) struct AVSyncTests {

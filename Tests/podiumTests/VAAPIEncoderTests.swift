@@ -134,31 +134,6 @@ import Testing
         #expect(try Tools.probe(output).frames == 90)
     }
 
-    /// A browser watching through the switch (Media Source Extensions, which take the stream's
-    /// parameter sets from the fragments' header, the GPU's): the page plays on with software's.
-    @Test func aBrowserPlaysOnThroughTheSwitch() throws {
-        let scene = try Tools.scene(on: server.display)
-        defer { _ = try? scene.interrupt() }
-        let driver = try FakeVA(failing: ["frame:90"])
-        let port = Tools.freePort()
-        let token = "vaapi-viewer-token-0123"
-        var environment = driver.environment
-        environment["DISPLAY"] = server.display
-        let viewer = "http://127.0.0.1:\(port)?token=\(token)&name=podium.test"
-        let run = try Tools.start(Tools.podium.path, ["stream", "--duration", "14s", "--vaapi-device", server.display,
-                                                      "--to", viewer], environment: environment)
-        try run.waitForStderr(containing: "viewers open ")
-        let page = try Tools.run(Tools.repository.appendingPathComponent("Scripts/browse").path, [
-            "http://podium.test:\(port)/?token=\(token)", "--size", "320x240", "--timeout", "25",
-            "--until", "window.podium && window.podium.painted >= 240", "--value", "window.podium",
-            "--flag=--host-resolver-rules=MAP podium.test 127.0.0.1",
-        ], timeout: 60)
-        let result = try run.wait(timeout: 30)
-        #expect(result.stderr.contains("encoder h264_vaapi → libx264, by a fault"), "\(result.stderr)")
-        #expect(page.status == 0 && page.stdout.contains(#""decoder":"mse""#),
-                "8 s of pictures, the switch 3 s in: \(page.stdout) \(page.stderr)")
-    }
-
     /// A ladder falls back per rendition: with one session free, one rendition gets the GPU and the
     /// other software, each said; both play. `--encoder software` leaves the GPU alone.
     @Test func eachRenditionFallsBackOnItsOwn() throws {

@@ -97,6 +97,25 @@ import Testing
         #expect(result.stderr.contains("viewers 2 (most 2 at once, latency p50 "), "\(result.stderr)")
     }
 
+    /// The GPU's encoder (the tests' VA driver) failing 3 s in, software taking over: a page that
+    /// plays with Media Source Extensions, which took the stream's parameter sets from the
+    /// fragments' header (the GPU's), plays on with software's, each before its keyframe.
+    @Test func aPagePlaysOnThroughTheSwitchFromTheGPUsEncoder() throws {
+        let server = try XvfbServer(width: 320, height: 240)
+        let scene = try Tools.scene(on: server.display)
+        defer { _ = try? scene.interrupt() }
+        let driver = try FakeVA(failing: ["frame:90"])
+        let port = Tools.freePort()
+        let served = try serve("http://127.0.0.1:\(port)?name=podium.test", display: server.display, seconds: 14,
+                               more: ["--vaapi-device", server.display], environment: driver.environment)
+        let link = served.link.replacingOccurrences(of: "127.0.0.1", with: "podium.test")
+        // 8 s of pictures, the switch 3 s into the run.
+        let page = try watch(link, frames: 240, flags: ["--host-resolver-rules=MAP podium.test 127.0.0.1"])
+        #expect(page["decoder"] as? String == "mse", "\(page)")
+        let result = try served.run.wait(timeout: 30)
+        #expect(result.stderr.contains("encoder h264_vaapi → libx264, by a fault"), "\(result.stderr)")
+    }
+
     /// Plain HTTP to a name that is not local: no WebCodecs, so Media Source Extensions play, and
     /// what the page shows is the screen.
     @Test func plainHTTPOverTheLANPlaysWithMediaSourceExtensions() throws {
