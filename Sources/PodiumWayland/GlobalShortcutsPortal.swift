@@ -18,9 +18,9 @@ public enum GlobalShortcutsPortal {
     /// - Throws: 69 when there is no portal with global shortcuts, or it refuses; 77 when the
     ///   user cancels its dialog.
     public static func hold(_ hotkeys: Hotkeys, isStopping: @escaping @Sendable () -> Bool,
-                            bound: ([(action: HotkeyAction, trigger: String)]) -> Void,
-                            pressed: (HotkeyAction) -> Void) throws(PodiumError) -> String? {
-        let ids = hotkeys.bindings.map { strdup($0.action.rawValue) }
+                            bound: ([(action: LiveAction, trigger: String)]) -> Void,
+                            pressed: (LiveAction) -> Void) throws(PodiumError) -> String? {
+        let ids = hotkeys.bindings.map { strdup($0.action.name) }
         let descriptions = hotkeys.bindings.map { strdup("Podium: \($0.action.purpose)") }
         let triggers = hotkeys.bindings.map { strdup($0.key.portalTrigger) }
         defer { (ids + descriptions + triggers).forEach { free($0) } }
@@ -45,12 +45,12 @@ public enum GlobalShortcutsPortal {
         }
         defer { cportal_close(session) }
         bound(heard.takeUnretainedValue().drain().compactMap { id, trigger in
-            HotkeyAction(rawValue: id).map { (action: $0, trigger: trigger) }
+            LiveAction.named(id).map { (action: $0, trigger: trigger) }
         })
         while !isStopping() {
             let closed = cportal_shortcuts_wait(session, 100_000, Heard.take, heard.toOpaque()) != 0
             for (id, _) in heard.takeUnretainedValue().drain() {
-                if let action = HotkeyAction(rawValue: id) { pressed(action) }
+                if let action = LiveAction.named(id) { pressed(action) }
             }
             if closed { return "the desktop ended the global keys' session" }
         }

@@ -27,7 +27,7 @@ import Testing
         let output = try Tools.temporaryFolder().appendingPathComponent("hotkeys.mkv").path
         let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--hotkeys", "-t", "9s",
                                                       "--to", output])
-        try run.waitForStderr(containing: "global keys: Ctrl+Alt with B blank")
+        try run.waitForStderr(containing: "global keys: Ctrl+Alt with P pause, B blank")
         try run.waitForStderr(containing: "capturing")
         Thread.sleep(forTimeInterval: 2)
         try Tools.xdotool(server.display, "key", "ctrl+alt+b")
@@ -57,7 +57,7 @@ import Testing
         let first = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--hotkeys", "-t", "8s",
                                                         "--to", folder.appendingPathComponent("first.mkv").path])
         defer { _ = try? first.interrupt() }
-        try first.waitForStderr(containing: "global keys: Ctrl+Alt with B blank")
+        try first.waitForStderr(containing: "global keys: Ctrl+Alt with P pause, B blank")
         let second = try Tools.podium(["stream", "--hotkey", "faster=Ctrl+Alt+F", "-t", "2s",
                                        "--to", folder.appendingPathComponent("second.mkv").path],
                                       display: server.display)
@@ -76,7 +76,7 @@ import Testing
         let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--hotkeys", "-t", "20s",
                                                       "--to", folder.appendingPathComponent("remap.mkv").path])
         defer { _ = try? run.interrupt() }
-        try run.waitForStderr(containing: "global keys: Ctrl+Alt with B blank")
+        try run.waitForStderr(containing: "global keys: Ctrl+Alt with P pause, B blank")
         // B moves to a key code nothing grabbed: only a grab made again catches it there.
         let moved = try Tools.start("xmodmap", ["-e", "keycode 56 = NoSymbol", "-e", "keycode 200 = b B"],
                                     environment: ["DISPLAY": server.display]).wait(timeout: 10)

@@ -39,41 +39,13 @@ public enum KeyCommand: Sendable, Equatable {
     /// `?`: the keys, said on one line.
     case help
 
-    /// Whether the remote's page offers it: the presenter's screen tools, the rate, a recording
-    /// by its own name; not the end of the run, nor what is the window's or the terminal's own.
-    public var isOnTheRemote: Bool {
-        switch self {
-        case .pause, .frameRate, .blank, .highlight, .zoom, .cycleLayout, .record, .pauseRecording, .saveReplay: true
-        case .quit, .encoderRate, .keyframe, .pen, .swapSources, .resize, .fullscreen, .help: false
-        }
-    }
+    /// Whether the remote's page offers it (`LiveAction.button`).
+    public var isOnTheRemote: Bool { LiveAction.all.contains { $0.command == self && $0.isOnTheRemote } }
 
     /// The command of a key, by its name (`space`, `Escape`, `l`), or `nil` for a key without one.
     public init?(key: String) {
-        switch key {
-        case "space", " ": self = .pause
-        case "q", "Escape": self = .quit
-        case "+", "=": self = .frameRate(1)
-        case "-": self = .frameRate(-1)
-        case "<", ",": self = .encoderRate(-1)
-        case ">", ".": self = .encoderRate(1)
-        case "k": self = .keyframe
-        case "b": self = .blank(.black)
-        case "w": self = .blank(.white)
-        case "h": self = .highlight
-        case "z": self = .zoom
-        case "d": self = .pen
-        case "l": self = .cycleLayout
-        case "x": self = .swapSources
-        case "[": self = .resize(-1)
-        case "]": self = .resize(1)
-        case "f": self = .fullscreen
-        case "r": self = .record
-        case "p": self = .pauseRecording
-        case "s": self = .saveReplay
-        case "?": self = .help
-        default: return nil
-        }
+        guard let action = LiveAction.action(forKey: key) else { return nil }
+        self = action.command
     }
 
     /// The keys, as `?` says them; those of layouts only when there are two sources.
@@ -84,11 +56,12 @@ public enum KeyCommand: Sendable, Equatable {
     ///   - replay: the run keeps a replay to save.
     public static func help(layouts: Bool, window: Bool, quality: Bool = false, presenter: Bool = true,
                             pen: Bool = true, replay: Bool = false) -> String {
-        var keys = ["space pause", "b w blank"] + (presenter ? ["h highlight", "z zoom"] : []) + (pen ? ["d pen"] : [])
-        keys += ["+ - frame rate", quality ? "< > quality" : "< > bit rate", "k keyframe", "r record",
-                 "p pause recording"] + (replay ? ["s save replay"] : []) + ["q quit"]
-        if layouts { keys += ["l layout", "x swap sources", "[ ] resize"] }
-        if window { keys.append("f fullscreen") }
+        let when: [(LiveAction.Shown, Bool)] = [(.always, true), (.presenterTools, presenter), (.pen, pen),
+                                                 (.replay, replay), (.layouts, layouts), (.window, window)]
+        let shown = Set(when.filter(\.1).map(\.0))
+        let keys = LiveAction.all.filter { shown.contains($0.shown) }.compactMap { action in
+            quality && action.command == .encoderRate(-1) ? "< > quality" : action.help
+        }
         return "keys: " + keys.joined(separator: ", ")
     }
 }

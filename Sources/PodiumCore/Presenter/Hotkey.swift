@@ -101,95 +101,29 @@ public struct Hotkey: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// What a global key does: the presenter's keys of the mirror window, held for the whole desktop.
-public enum HotkeyAction: String, Sendable, CaseIterable {
-    case blank, white, highlight, zoom, pen, layout, pause, faster, slower, record
-    case pauseRecording = "record-pause"
-    case saveReplay = "replay-save"
-
-    /// The mirror window's key for it (`KeyCommand(key:)`), which `podium control key` takes too.
-    public var windowKey: String {
-        switch self {
-        case .blank: "b"
-        case .white: "w"
-        case .highlight: "h"
-        case .zoom: "z"
-        case .pen: "d"
-        case .layout: "l"
-        case .pause: "space"
-        case .faster: "+"
-        case .slower: "-"
-        case .record: "r"
-        case .pauseRecording: "p"
-        case .saveReplay: "s"
-        }
-    }
-
-    /// What it does, in a few words, for a desktop that lists the keys it holds for programs.
-    public var purpose: String {
-        switch self {
-        case .blank: "blank the picture black, or show it again"
-        case .white: "blank the picture white, or show it again"
-        case .highlight: "highlight the pointer, or stop"
-        case .zoom: "zoom in around the pointer: 2x, 4x, then back"
-        case .pen: "draw over the screen with the pointer, or stop"
-        case .layout: "the next layout of two sources"
-        case .pause: "freeze the picture, or go on"
-        case .faster: "raise the frame rate a step"
-        case .slower: "lower the frame rate a step"
-        case .record: "start a recording, or stop it"
-        case .pauseRecording: "pause the recording, or resume it"
-        case .saveReplay: "save the last minutes the run kept to a file"
-        }
-    }
-
-    /// What the key does to the run: what the window's key does.
-    public var command: KeyCommand { KeyCommand(key: windowKey) ?? .help }
-
-    /// The key each is bound to unless `--hotkey` says otherwise: Ctrl+Alt and the window's key
-    /// (`=` for `+`; Ctrl+Alt and the arrows switch workspaces on many desktops, openbox's and
-    /// GNOME's among them).
-    public var defaultKeys: String {
-        switch self {
-        case .blank: "Ctrl+Alt+B"
-        case .white: "Ctrl+Alt+W"
-        case .highlight: "Ctrl+Alt+H"
-        case .zoom: "Ctrl+Alt+Z"
-        case .pen: "Ctrl+Alt+D"
-        case .layout: "Ctrl+Alt+L"
-        case .pause: "Ctrl+Alt+P"
-        case .faster: "Ctrl+Alt+Equal"
-        case .slower: "Ctrl+Alt+Minus"
-        case .record: "Ctrl+Alt+R"
-        case .pauseRecording: "Ctrl+Alt+Shift+R"
-        case .saveReplay: "Ctrl+Alt+S"
-        }
-    }
-}
-
 /// The global keys of a run: every action's key, the defaults with `--hotkey` changes.
 public struct Hotkeys: Sendable, Equatable {
-    /// Each action and its key, in `HotkeyAction`'s order.
-    public private(set) var bindings: [(action: HotkeyAction, key: Hotkey)]
+    /// Each action and its key, in `LiveAction`'s order.
+    public private(set) var bindings: [(action: LiveAction, key: Hotkey)]
 
     /// Actions whose default key the user gave to another, each with the key and who has it now.
-    public private(set) var displaced: [(action: HotkeyAction, key: Hotkey, by: HotkeyAction)] = []
+    public private(set) var displaced: [(action: LiveAction, key: Hotkey, by: LiveAction)] = []
 
     /// - Parameter changes: `--hotkey` values, `ACTION=KEYS` (`blank=Ctrl+Alt+B`). A key given
     ///   this way takes the place of a default that had it (that action is left without a global
     ///   key, and `summary` says so); two given the same key are refused.
     public init(changes: [String] = []) throws(OptionParseError) {
-        var keys: [HotkeyAction: Hotkey] = [:]
-        var chosen: Set<HotkeyAction> = []
-        let defaults = HotkeyAction.allCases.map { "\($0.rawValue)=\($0.defaultKeys)" }
+        var keys: [LiveAction: Hotkey] = [:]
+        var chosen: Set<LiveAction> = []
+        let defaults = LiveAction.global.map { "\($0.name)=\($0.globalKey ?? "")" }
         for (index, change) in (defaults + changes).enumerated() {
             guard let equals = change.firstIndex(of: "=") else {
                 throw OptionParseError("'\(change)' is not ACTION=KEYS, such as blank=Ctrl+Alt+B")
             }
             let name = change[..<equals].lowercased()
-            guard let action = HotkeyAction(rawValue: name) else {
+            guard let action = LiveAction.named(String(name)) else {
                 throw OptionParseError("'\(change)': no action '\(name)'; the actions are "
-                                       + HotkeyAction.allCases.map(\.rawValue).joined(separator: ", "))
+                                       + LiveAction.all.map(\.name).joined(separator: ", "))
             }
             do {
                 keys[action] = try Hotkey(parsing: String(change[change.index(after: equals)...]))
@@ -198,35 +132,35 @@ public struct Hotkeys: Sendable, Equatable {
             }
             if index >= defaults.count { chosen.insert(action) }
         }
-        for action in HotkeyAction.allCases where chosen.contains(action) {
+        for action in LiveAction.all where chosen.contains(action) {
             guard let key = keys[action] else { continue }
-            for other in HotkeyAction.allCases where other != action && keys[other] == key {
+            for other in LiveAction.all where other != action && keys[other] == key {
                 guard !chosen.contains(other) else {
-                    throw OptionParseError("\(key) is both \(action.rawValue) and \(other.rawValue)")
+                    throw OptionParseError("\(key) is both \(action.name) and \(other.name)")
                 }
                 keys[other] = nil
                 displaced.append((other, key, action))
             }
         }
-        bindings = HotkeyAction.allCases.compactMap { action in keys[action].map { (action, $0) } }
+        bindings = LiveAction.all.compactMap { action in keys[action].map { (action, $0) } }
     }
 
     /// These keys but those of `actions`: what a run holds once other programs kept theirs.
-    public func without(_ actions: [HotkeyAction]) -> Hotkeys {
+    public func without(_ actions: [LiveAction]) -> Hotkeys {
         var kept = self
         kept.bindings.removeAll { actions.contains($0.action) }
         return kept
     }
 
     /// The action bound to `key`, if any.
-    public func action(for key: Hotkey) -> HotkeyAction? {
+    public func action(for key: Hotkey) -> LiveAction? {
         bindings.first { $0.key.modifiers == key.modifiers && $0.key.keysym == key.keysym }?.action
     }
 
     /// The lines to add to sway's configuration for these keys: `bindsym Ctrl+Mod1+b exec podium
     /// control key b` (sway offers no portal for global keys; `podium control` reaches the run).
     public var swayBindings: [String] {
-        bindings.map { "bindsym \($0.key.swayName) exec podium control key \($0.action.windowKey)" }
+        bindings.map { "bindsym \($0.key.swayName) exec podium control key \($0.action.key)" }
     }
 
     /// `Ctrl+Alt with B blank, W white, …` when every key has the same modifiers, else
@@ -237,16 +171,16 @@ public struct Hotkeys: Sendable, Equatable {
             $0.intersection($1.key.modifiers)
         }
         // A default the user's key took is said, so its loss is no surprise.
-        let lost = displaced.map { "; \($0.action.rawValue) has none (\($0.key) is \($0.by.rawValue)'s)" }.joined()
+        let lost = displaced.map { "; \($0.action.name) has none (\($0.key) is \($0.by.name)'s)" }.joined()
         guard !shared.isEmpty else {
-            return bindings.map { "\($0.action.rawValue) \($0.key)" }.joined(separator: ", ") + lost
+            return bindings.map { "\($0.action.name) \($0.key)" }.joined(separator: ", ") + lost
         }
         var prefix = Hotkey(modifiers: shared, keysym: 0, key: "").description
         prefix.removeLast()
         return prefix + " with " + bindings.map { binding in
             var own = binding.key
             own.modifiers.subtract(shared)
-            return "\(own) \(binding.action.rawValue)"
+            return "\(own) \(binding.action.name)"
         }.joined(separator: ", ") + lost
     }
 

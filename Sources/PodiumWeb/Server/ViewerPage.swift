@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NIOCore
+import PodiumCore
 
 /// One of the server's pages, built into the binary: its HTML with its styles and scripts put
 /// inline. The Content-Security-Policy names the hashes of exactly those, so nothing else runs
@@ -12,17 +13,26 @@ struct ViewerPage: Sendable {
     /// The viewer's page, which sends the pointer and keys too when its link has an input token.
     static let viewer = ViewerPage(html: PackageResources.viewer_html, styles: [PackageResources.viewer_css],
                                    scripts: [PackageResources.viewer_js, PackageResources.input_js])
-    /// The remote's page: the viewer's preview (its script and style) with the presenter's buttons.
+    /// The remote's page: the viewer's preview (its script and style) with the presenter's buttons,
+    /// one for each live action that has one; the replay's is shown while the run keeps a replay.
     static let remote = ViewerPage(html: PackageResources.remote_html,
                                    styles: [PackageResources.viewer_css, PackageResources.remote_css],
-                                   scripts: [PackageResources.viewer_js, PackageResources.remote_js])
+                                   scripts: [PackageResources.viewer_js, PackageResources.remote_js],
+                                   buttons: LiveAction.all.compactMap { action in
+                                       action.button.map { label in
+                                           let replay = action.shown == .replay ? #" id="save" hidden"# : ""
+                                           return #"<button type="button" data-key="\#(escaped(action.key))"\#(replay)>"#
+                                               + escaped(label) + "</button>"
+                                       }
+                                   }.joined(separator: "\n"))
 
-    private init(html: [UInt8], styles: [[UInt8]], scripts: [[UInt8]]) {
+    private init(html: [UInt8], styles: [[UInt8]], scripts: [[UInt8]], buttons: String = "") {
         let style = styles.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
         let script = scripts.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
         let page = String(decoding: html, as: UTF8.self)
             .replacingOccurrences(of: "/*STYLE*/", with: style)
             .replacingOccurrences(of: "/*SCRIPT*/", with: script)
+            .replacingOccurrences(of: "<!--BUTTONS-->", with: buttons)
         body = ByteBuffer(string: page)
         contentSecurityPolicy = [
             "default-src 'none'",
@@ -35,6 +45,12 @@ struct ViewerPage: Sendable {
             "form-action 'none'",
             "frame-ancestors 'none'",
         ].joined(separator: "; ")
+    }
+
+    /// `text` safe inside an HTML attribute or element.
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
     private static func hash(_ text: String) -> String {

@@ -33,13 +33,13 @@ public final class GlobalKeys {
     /// Grabs the keys. - Returns: the actions whose keys cannot be had, each with a line to say.
     ///
     /// The corresponding C function is `xcb_grab_key`.
-    public func grab() -> [(action: HotkeyAction, problem: String)] {
-        var problems: [(action: HotkeyAction, problem: String)] = []
+    public func grab() -> [(action: LiveAction, problem: String)] {
+        var problems: [(action: LiveAction, problem: String)] = []
         for (action, key) in hotkeys.bindings {
             let codes = keysyms.filter { $0.value == key.keysym }.map(\.key).sorted()
             guard !codes.isEmpty else {
                 problems.append((action, "global keys: no key on this keyboard makes \(key.key); "
-                                 + "\(action.rawValue) has none"))
+                                 + "\(action.name) has none"))
                 continue
             }
             var taken = false
@@ -52,7 +52,7 @@ public final class GlobalKeys {
                 }
             }
             if taken {
-                problems.append((action, "global keys: \(key) (\(action.rawValue)) is held by another program; "
+                problems.append((action, "global keys: \(key) (\(action.name)) is held by another program; "
                                  + "it stays with that program"))
             }
         }
@@ -64,8 +64,8 @@ public final class GlobalKeys {
     /// the keys are let go and grabbed again where the new map puts them.
     /// - Parameter regrabbed: what the new map left out, as `grab()` says it.
     /// - Returns: why it stopped early (the display closed), or `nil` when asked to.
-    public func listen(isStopping: () -> Bool, perform: (HotkeyAction) -> Void,
-                       regrabbed: ([(action: HotkeyAction, problem: String)]) -> Void = { _ in }) -> String? {
+    public func listen(isStopping: () -> Bool, perform: (LiveAction) -> Void,
+                       regrabbed: ([(action: LiveAction, problem: String)]) -> Void = { _ in }) -> String? {
         var descriptor = pollfd(fd: xcb_get_file_descriptor(connection.raw), events: Int16(POLLIN), revents: 0)
         // X repeats a held key as a release and a press with the same time.
         var released: (code: UInt8, time: UInt32)?
@@ -100,7 +100,7 @@ public final class GlobalKeys {
     /// Lets every key go and grabs them again as the keyboard's map now has them.
     ///
     /// The corresponding C function is `xcb_ungrab_key`.
-    private func remap() -> [(action: HotkeyAction, problem: String)] {
+    private func remap() -> [(action: LiveAction, problem: String)] {
         xcb_ungrab_key(connection.raw, UInt8(XCB_GRAB_ANY.rawValue), connection.root, UInt16(XCB_MOD_MASK_ANY.rawValue))
         keysyms = connection.keyboardMapping()
         return grab()

@@ -11,8 +11,8 @@ struct HotkeyOptions: ParsableArguments {
     var hotkeys: Bool?
 
     @Option(name: .customLong("hotkey"),
-            help: ArgumentHelp("Bind a global key, such as blank=Ctrl+Alt+B; the actions: "
-                               + HotkeyAction.allCases.map(\.rawValue).joined(separator: ", ")
+            help: ArgumentHelp("Bind a global key, such as blank=Ctrl+Alt+B, in place of its default; the "
+                               + "actions: " + LiveAction.all.map(\.name).joined(separator: ", ")
                                + ". Repeatable; turns --hotkeys on.", valueName: "ACTION=KEYS"),
             transform: parsed { text throws(OptionParseError) in
                 _ = try Hotkeys(changes: [text])
@@ -42,7 +42,7 @@ struct HotkeyOptions: ParsableArguments {
     func globalKeys(byDefault: Bool, replay: Bool) throws(OptionParseError) -> Hotkeys? {
         guard hotkeys ?? (byDefault || !hotkeyChanges.isEmpty) else { return nil }
         let keys = try Hotkeys(changes: hotkeyChanges)
-        return replay ? keys : keys.without([.saveReplay])
+        return replay ? keys : keys.without(LiveAction.all.filter { $0.shown == .replay })
     }
 
     func validate() throws {

@@ -212,7 +212,7 @@ enum PlanRunner {
         Thread.detachNamed("podium-hotkeys") {
             do throws(PodiumError) {
                 let ended = try GlobalShortcutsPortal.hold(hotkeys, isStopping: { run.isStopping }, bound: { keys in
-                    let held = keys.map { "\($0.action.rawValue) \($0.trigger.isEmpty ? "(unbound)" : $0.trigger)" }
+                    let held = keys.map { "\($0.action.name) \($0.trigger.isEmpty ? "(unbound)" : $0.trigger)" }
                         .joined(separator: ", ")
                     logger.notice("global keys, as the desktop bound them: \(held)")
                     run.control.globalKeys.withLock { $0 = held }
