@@ -25,6 +25,17 @@ import Testing
         }
         #expect(KeyCommand.help(layouts: false, window: false) ==
                 "keys: space pause, b w blank, h highlight, z zoom, d pen, + - frame rate, < > bit rate, "
-                + "k keyframe, r record, p pause recording, q quit")
+                + "k keyframe, m mark, r record, p pause recording, q quit")
+    }
+
+    /// A mark (`m`): said, and kept for `--stats-json`, with its time.
+    @Test func aMarkIsSaidAndKept() {
+        let control = RunControl(tuning: LiveTuning(frameRate: FrameRate(30), plannedRate: nil), layout: nil,
+                                 recordings: nil, presenter: PresenterTools(), hub: StreamHub(), clock: FakeClock(),
+                                 logger: FakeGraph.logger, quit: {})
+        let change = control.perform(.mark, from: .key)
+        #expect(change?.line == "mark here, by key")
+        #expect(control.takeChanges().map(\.setting) == ["mark"])
+        #expect(LiveAction.action(forKey: "m")?.isOnTheRemote == true)
     }
 }

@@ -38,6 +38,9 @@ public enum KeyCommand: Sendable, Equatable {
     case saveReplay
     /// `?`: the keys, said on one line.
     case help
+    /// `m`: a mark of this moment, said and kept in `--stats-json` with its time (a good question
+    /// to find in the recording later).
+    case mark
 
     /// Whether the remote's page offers it (`LiveAction.button`).
     public var isOnTheRemote: Bool { LiveAction.all.contains { $0.command == self && $0.isOnTheRemote } }
@@ -133,6 +136,8 @@ extension RunControl {
                                        replay: replay != nil)
             logger.notice("\(keys)")
             if let global = globalKeys.withLock({ $0 }) { logger.notice("global keys: \(global)") }
+        case .mark:
+            return report(RunChange(setting: "mark", to: "here", by: origin))
         case .fullscreen:
             break
         }

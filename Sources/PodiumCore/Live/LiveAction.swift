@@ -64,6 +64,8 @@ public struct LiveAction: Sendable, Hashable, CustomStringConvertible {
                    purpose: "the bit rate a step higher, or the quality a step better"),
         LiveAction(name: "keyframe", keys: ["k"], command: .keyframe, help: "k keyframe",
                    purpose: "a keyframe now, from every encoder"),
+        LiveAction(name: "mark", keys: ["m"], command: .mark, help: "m mark",
+                   purpose: "mark this moment in the run's statistics", globalKey: "Ctrl+Alt+M", button: "Mark"),
         LiveAction(name: "record", keys: ["r"], command: .record, help: "r record",
                    purpose: "start a recording, or stop it", globalKey: "Ctrl+Alt+R", button: "Record"),
         LiveAction(name: "record-pause", keys: ["p"], command: .pauseRecording, help: "p pause recording",
