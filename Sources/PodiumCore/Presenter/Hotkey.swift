@@ -121,9 +121,9 @@ public struct Hotkeys: Sendable, Equatable {
                 throw OptionParseError("'\(change)' is not ACTION=KEYS, such as blank=Ctrl+Alt+B")
             }
             let name = change[..<equals].lowercased()
-            guard let action = LiveAction.named(String(name)) else {
+            guard let action = LiveAction.bindable.first(where: { $0.name == name }) else {
                 throw OptionParseError("'\(change)': no action '\(name)'; the actions are "
-                                       + LiveAction.all.map(\.name).joined(separator: ", "))
+                                       + LiveAction.bindable.map(\.name).joined(separator: ", "))
             }
             do {
                 keys[action] = try Hotkey(parsing: String(change[change.index(after: equals)...]))
