@@ -9,7 +9,8 @@ import PodiumRun
 struct Podium: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "podium",
-        abstract: "Mirror a Linux screen (X11 or Wayland) to a projector, and stream it to files, servers and browsers.",
+        abstract: "Mirror a Linux screen (X11 or Wayland) to a projector, and stream it to files, servers and "
+            + "browsers.",
         discussion: """
             Podium grabs the primary monitor with MIT-SHM at the frame rate you choose, scales and \
             encodes it with libavcodec, and writes it to every --to output at once, reporting what \

@@ -677,6 +677,13 @@ static VAStatus endPicture(VADriverContextP ctx, VAContextID id) {
     return VA_STATUS_SUCCESS;
 }
 
+// A coded buffer is whole once vaEndPicture returns. Offering the call makes FFmpeg take the path it
+// takes with real drivers (iHD): pictures in flight, up to its async_depth.
+static VAStatus syncBuffer(VADriverContextP ctx, VABufferID id, uint64_t timeout) {
+    (void)timeout;
+    return find(driverOf(ctx), BUFFERS, id) ? VA_STATUS_SUCCESS : VA_STATUS_ERROR_INVALID_BUFFER;
+}
+
 static VAStatus syncSurface(VADriverContextP ctx, VASurfaceID id) {
     return find(driverOf(ctx), SURFACES, id) ? VA_STATUS_SUCCESS : VA_STATUS_ERROR_INVALID_SURFACE;
 }
@@ -779,6 +786,7 @@ VAStatus DRIVER_INIT(VADriverContextP ctx) {
         .vaRenderPicture = renderPicture,
         .vaEndPicture = endPicture,
         .vaSyncSurface = syncSurface,
+        .vaSyncBuffer = syncBuffer,
         .vaQuerySurfaceStatus = querySurfaceStatus,
         .vaPutSurface = putSurface,
         .vaQueryImageFormats = queryImageFormats,

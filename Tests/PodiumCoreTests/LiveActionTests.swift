@@ -19,6 +19,9 @@ import Testing
     @Test func theDefaultsAreHeldAndSaid() throws {
         let held = try Hotkeys()
         #expect(held.bindings.map(\.action) == LiveAction.global)
+        // Only a key the user gives displaces another: two defaults alike would both be held.
+        let defaults = try LiveAction.global.map { try Hotkey(parsing: $0.globalKey ?? "") }
+        #expect(Set(defaults).count == defaults.count, "\(defaults)")
         let all = KeyCommand.help(layouts: true, window: true, replay: true)
         for action in LiveAction.all where action.help != nil {
             #expect(all.contains(action.help ?? ""), "\(action)")

@@ -118,7 +118,7 @@ import Testing
         let output = path("retuned.mkv")
         var environment = driver.environment
         environment["DISPLAY"] = server.display
-        let run = try Tools.start(Tools.podium.path, ["stream", "--constant-fps", "--frames", "90", "-b", "2M",
+        let run = try Tools.start(Tools.podium.path, ["stream", "--constant-fps", "--frames", "150", "-b", "2M",
                                                       "--control", "--vaapi-device", server.display, "--to", output],
                                   environment: environment)
         try run.waitForStderr(containing: "capturing")
@@ -131,7 +131,7 @@ import Testing
         let retuned = pictures.firstIndex { $0.contains("bps=500000") }
         #expect(retuned.map { pictures[$0].contains(" IDR ") } == true, "\(pictures)")
         #expect(pictures.filter { $0.contains("bps=500000") }.count >= 30, "\(pictures)")
-        #expect(try Tools.probe(output).frames == 90)
+        #expect(try Tools.probe(output).frames == 150)
     }
 
     /// A ladder falls back per rendition: with one session free, one rendition gets the GPU and the

@@ -180,8 +180,8 @@ extension Double {
 }
 
 extension String {
-    /// The text with the characters XML reserves written as entities.
-    var xmlEscaped: String {
+    /// The text with the characters XML reserves written as entities (safe in HTML too).
+    public var xmlEscaped: String {
         reduce(into: "") { result, character in
             switch character {
             case "&": result += "&amp;"

@@ -183,12 +183,10 @@ extension RunControl {
             return [try saveReplay(last: length, to: request.file, by: origin)]
         case .blank, .highlight, .zoom, .pen, .layout: return try present(request, by: origin)
         case .key:
-            // The window's own (fullscreen) and the terminal's (`?`) are not the run's to do.
-            let presenters = LiveAction.all.filter { ![.fullscreen, .help].contains($0.command) }
             guard let name = request.value, let command = KeyCommand(key: name),
-                  presenters.contains(where: { $0.command == command }) else {
+                  LiveAction.runs.contains(where: { $0.command == command }) else {
                 throw .usage("key '\(request.value ?? "")': not one of the presenter's keys ("
-                             + presenters.map(\.key).joined(separator: ", ") + ")")
+                             + LiveAction.runs.map(\.key).joined(separator: ", ") + ")")
             }
             return perform(command, from: origin).map { [$0] } ?? []
         }

@@ -114,8 +114,9 @@ public struct LiveAction: Sendable, Hashable, CustomStringConvertible {
     /// The actions held for the whole desktop by default, in order.
     public static var global: [LiveAction] { all.filter { $0.globalKey != nil } }
 
-    /// The actions a global key can be given (`--hotkey`): all but the mirror window's own.
-    public static var bindable: [LiveAction] { all.filter { $0.command != .fullscreen } }
+    /// The actions the run itself does, which a global key, `podium control key` and the remote
+    /// may ask for: all but the mirror window's own (fullscreen) and the terminal's (`?`).
+    public static var runs: [LiveAction] { all.filter { ![.fullscreen, .help].contains($0.command) } }
 
     /// Whether the remote's page offers it.
     public var isOnTheRemote: Bool { button != nil }

@@ -121,9 +121,9 @@ public struct Hotkeys: Sendable, Equatable {
                 throw OptionParseError("'\(change)' is not ACTION=KEYS, such as blank=Ctrl+Alt+B")
             }
             let name = change[..<equals].lowercased()
-            guard let action = LiveAction.bindable.first(where: { $0.name == name }) else {
+            guard let action = LiveAction.runs.first(where: { $0.name == name }) else {
                 throw OptionParseError("'\(change)': no action '\(name)'; the actions are "
-                                       + LiveAction.bindable.map(\.name).joined(separator: ", "))
+                                       + LiveAction.runs.map(\.name).joined(separator: ", "))
             }
             do {
                 keys[action] = try Hotkey(parsing: String(change[change.index(after: equals)...]))
@@ -160,7 +160,12 @@ public struct Hotkeys: Sendable, Equatable {
     /// The lines to add to sway's configuration for these keys: `bindsym Ctrl+Mod1+b exec podium
     /// control key b` (sway offers no portal for global keys; `podium control` reaches the run).
     public var swayBindings: [String] {
-        bindings.map { "bindsym \($0.key.swayName) exec podium control key \($0.action.key)" }
+        bindings.map { binding in
+            // sway hands the line to sh: a key such as `<` or `>` is quoted.
+            let key = binding.action.key
+            let word = key.allSatisfy { $0.isLetter || $0.isNumber } ? key : "'\(key)'"
+            return "bindsym \(binding.key.swayName) exec podium control key \(word)"
+        }
     }
 
     /// `Ctrl+Alt with B blank, W white, …` when every key has the same modifiers, else

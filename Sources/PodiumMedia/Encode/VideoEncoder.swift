@@ -69,6 +69,9 @@ public final class VideoEncoder: PictureEncoding {
     private var keyframeOwed = false
     /// What the user should hear of the encoder chosen: the GPU's not taken, or left for software.
     private var notice: EncoderNotice?
+    /// The software encoder that takes over if the GPU's fails, chosen at the start: finding it
+    /// opens a probe, which the failing picture should not wait for.
+    private var softwareFallback: UnsafePointer<AVCodec>?
 
     /// Opens the encoder.
     ///
@@ -118,6 +121,7 @@ public final class VideoEncoder: PictureEncoding {
             owned = context
             hardware = surfaces
             keyframeOwed = true
+            softwareFallback = try? EncoderCatalog.software(for: settings.codec)
         } else {
             owned = try Self.openSoftware(encoder, settings: settings, format: format, globalHeader: globalHeader)
             if let said = notice { notice = "\(said); \(encoder.name) encodes instead" }
@@ -208,7 +212,7 @@ public final class VideoEncoder: PictureEncoding {
         black.pointee.pict_type = AV_PICTURE_TYPE_I
         try frames.upload(black)
         try check(avcodec_send_frame(context, frames.surface))
-        av_frame_unref(frames.surface)
+        frames.release()
         let packet = ownedPacket.pointer
         try check(avcodec_receive_packet(context, packet))
         defer { av_packet_unref(packet) }
@@ -326,6 +330,7 @@ public final class VideoEncoder: PictureEncoding {
         if let hardware {
             do throws(FFmpegError) {
                 try hardware.upload(input)
+                defer { hardware.release() }
                 try check(avcodec_send_frame(context, hardware.surface))
                 sentFrame = true
                 try drain(emit)
@@ -352,7 +357,9 @@ public final class VideoEncoder: PictureEncoding {
     private func fallBack(because error: FFmpegError) throws(PodiumError) {
         let left = name
         discardSuccessor()
-        let software = try EncoderCatalog.software(for: settings.codec)
+        guard let software = softwareFallback else {
+            throw .software("\(left) failed at picture \(picturesSent) (\(error)), and no software encoder opens")
+        }
         let opened = try Self.openSoftware(software, settings: settings, format: format, globalHeader: false)
         // The broken context is freed, not ended: a driver that failed may fail that too.
         ownedContext = opened
@@ -434,7 +441,12 @@ public final class VideoEncoder: PictureEncoding {
     /// - Returns: whether it did (its first picture must then be a keyframe).
     private func handOver(_ emit: (EncodedPacket) -> Void) throws(PodiumError) -> Bool {
         guard let successor = successor.take() else { return false }
-        try flush(emit: emit)
+        do {
+            try flush(emit: emit)
+        } catch where hardware != nil {
+            // The GPU's old session failed as it ended: it held no packet (one picture in flight
+            // at most, none after its send), and the new session starts with a keyframe anyway.
+        }
         settings = successor.settings
         ownedContext = successor.context
         flushed = false
@@ -536,7 +548,8 @@ public final class VideoEncoder: PictureEncoding {
     /// Sends end-of-stream and drops what comes out. SVT-AV1 1.4 hangs when freed without it, and
     /// when it gets end-of-stream before any frame, so an encoder that saw none gets a blank one.
     private static func endStream(_ context: UnsafeMutablePointer<AVCodecContext>, sendingBlankFrame: Bool) {
-        if sendingBlankFrame {
+        // A GPU encoder's pictures are surfaces, which a blank frame in memory cannot be; it needs none.
+        if sendingBlankFrame && context.pointee.hw_frames_ctx == nil {
             guard let ownedBlank = OwnedFrame() else { return }
             let blank = ownedBlank.pointer
             blank.pointee.format = context.pointee.pix_fmt.rawValue
@@ -676,5 +689,9 @@ public final class VideoEncoder: PictureEncoding {
         "libsvtav1": [("preset", "12")],
         "libaom-av1": [("usage", "realtime"), ("cpu-used", "8"), ("lag-in-frames", "0")],
         "librav1e": [("speed", "10")],
+        // A driver that can wait on a coded buffer (iHD) gets pictures in flight, two by default:
+        // each packet would come a frame late, and the first only with the second picture.
+        "h264_vaapi": [("async_depth", "1")], "hevc_vaapi": [("async_depth", "1")],
+        "vp9_vaapi": [("async_depth", "1")], "av1_vaapi": [("async_depth", "1")],
     ]
 }

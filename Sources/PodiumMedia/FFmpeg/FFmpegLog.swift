@@ -17,12 +17,15 @@ public enum FFmpegLog {
         self.logger.withLock { $0 = logger }
         av_log_set_level(ffmpegLevel(level))
         av_log_set_callback { context, level, format, arguments in
+            guard !FFmpegLog.quiet else { return }
             let transcript = FFmpegLog.transcript
             // A protocol's faults (a refused connection, a broken pipe) reach the user once, in
             // Podium's words naming the output; FFmpeg's own line for each attempt is detail. So
             // is what an output says while it opens: a server's refusal is quoted from it; and a
             // GPU encoder's failure, which software takes over from (said once, naming both).
-            let detail = FFmpegLog.isProtocol(context) || FFmpegLog.isGPUEncoder(context) || transcript != nil
+            // Lines the level drops anyway are not looked at (a GPU encoder's debug lines come a frame).
+            guard level <= av_log_get_level() || transcript != nil else { return }
+            let detail = transcript != nil || FFmpegLog.isProtocol(context) || FFmpegLog.isGPUEncoder(context)
             let level = detail ? max(level, AV_LOG_VERBOSE) : level
             guard level <= av_log_get_level() || transcript != nil, let format, let arguments else { return }
             var prefixState: Int32 = 1
@@ -57,6 +60,9 @@ public enum FFmpegLog {
             secrets.reduce(message) { $0.replacing($1, with: URLText.mask) }
         }
     }
+
+    /// Set on a thread running `quietly`: what FFmpeg logs there is dropped.
+    @TaskLocal private static var quiet = false
 
     /// The lines FFmpeg logs on this thread while `transcribing` runs.
     @TaskLocal private static var transcript: Transcript?
@@ -126,11 +132,18 @@ extension String {
 
 extension FFmpegLog {
     /// Runs `body` with FFmpeg's logging silenced, for probes whose failures are expected
-    /// (a hardware encoder with no device, say). Call before the pipeline's threads start.
+    /// (a hardware encoder with no device, say), on the calling thread.
     static func quietly<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        let level = av_log_get_level()
-        av_log_set_level(AV_LOG_QUIET)
-        defer { av_log_set_level(level) }
-        return try body()
+        // This thread's lines only: the process's level is shared by every thread, and a probe or
+        // a fall back may run while other encoders log what the user must see. Without the bridge
+        // (`podium encoders`) FFmpeg prints by itself, and only its level quiets it.
+        guard logger.withLock({ $0 != nil }) else {
+            let level = av_log_get_level()
+            av_log_set_level(AV_LOG_QUIET)
+            defer { av_log_set_level(level) }
+            return try body()
+        }
+        let result = $quiet.withValue(true) { Result { () throws(E) -> T in try body() } }
+        return try result.get()
     }
 }

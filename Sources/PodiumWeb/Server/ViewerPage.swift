@@ -18,21 +18,23 @@ struct ViewerPage: Sendable {
     static let remote = ViewerPage(html: PackageResources.remote_html,
                                    styles: [PackageResources.viewer_css, PackageResources.remote_css],
                                    scripts: [PackageResources.viewer_js, PackageResources.remote_js],
-                                   buttons: LiveAction.all.compactMap { action in
-                                       action.button.map { label in
-                                           let replay = action.shown == .replay ? #" id="save" hidden"# : ""
-                                           return #"<button type="button" data-key="\#(escaped(action.key))"\#(replay)>"#
-                                               + escaped(label) + "</button>"
-                                       }
-                                   }.joined(separator: "\n"))
+                                   buttons: LiveAction.all.compactMap(button).joined(separator: "\n"))
+
+    /// The remote's button for `action`, if it has one.
+    private static func button(_ action: LiveAction) -> String? {
+        guard let label = action.button else { return nil }
+        let replay = action.shown == .replay ? #" id="save" hidden"# : ""
+        return #"<button type="button" data-key="\#(action.key.xmlEscaped)"\#(replay)>\#(label.xmlEscaped)</button>"#
+    }
 
     private init(html: [UInt8], styles: [[UInt8]], scripts: [[UInt8]], buttons: String = "") {
         let style = styles.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
         let script = scripts.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
+        // The buttons first: nothing is replaced inside the script, whose hash the policy names.
         let page = String(decoding: html, as: UTF8.self)
+            .replacingOccurrences(of: "<!--BUTTONS-->", with: buttons)
             .replacingOccurrences(of: "/*STYLE*/", with: style)
             .replacingOccurrences(of: "/*SCRIPT*/", with: script)
-            .replacingOccurrences(of: "<!--BUTTONS-->", with: buttons)
         body = ByteBuffer(string: page)
         contentSecurityPolicy = [
             "default-src 'none'",
@@ -45,12 +47,6 @@ struct ViewerPage: Sendable {
             "form-action 'none'",
             "frame-ancestors 'none'",
         ].joined(separator: "; ")
-    }
-
-    /// `text` safe inside an HTML attribute or element.
-    private static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
     private static func hash(_ text: String) -> String {

@@ -12,7 +12,7 @@ struct HotkeyOptions: ParsableArguments {
 
     @Option(name: .customLong("hotkey"),
             help: ArgumentHelp("Bind a global key, such as blank=Ctrl+Alt+B, in place of its default; the "
-                               + "actions: " + LiveAction.bindable.map(\.name).joined(separator: ", ")
+                               + "actions: " + LiveAction.runs.map(\.name).joined(separator: ", ")
                                + ". Repeatable; turns --hotkeys on.", valueName: "ACTION=KEYS"),
             transform: parsed { text throws(OptionParseError) in
                 _ = try Hotkeys(changes: [text])

@@ -30,7 +30,7 @@ final class VAAPIFrames {
             _ = try check(av_hwdevice_ctx_create(&opened, AV_HWDEVICE_TYPE_VAAPI, name, options, 0))
         }
         guard let device = opened else { throw FFmpegError(code: cffmpeg_averror(ENOMEM)) }
-        guard let frames = av_hwframe_ctx_alloc(device), let surface = OwnedFrame(), let mapped = OwnedFrame() else {
+        guard let surface = OwnedFrame(), let mapped = OwnedFrame(), let frames = av_hwframe_ctx_alloc(device) else {
             var owned: UnsafeMutablePointer<AVBufferRef>? = device
             av_buffer_unref(&owned)
             throw FFmpegError(code: cffmpeg_averror(ENOMEM))
@@ -56,6 +56,11 @@ final class VAAPIFrames {
         av_buffer_unref(&frames)
         var device: UnsafeMutablePointer<AVBufferRef>? = self.device
         av_buffer_unref(&device)
+    }
+
+    /// Lets the surface go back to the pool once the encoder holds its own reference to it.
+    func release() {
+        av_frame_unref(surface)
     }
 
     /// Copies the 4:2:0 `picture` into a free surface (`surface`), with its time and type.
