@@ -7,7 +7,7 @@ import Testing
     @Test func libx264IsTheDefaultH264EncoderAndOpens() {
         let h264 = EncoderCatalog.available(vaapiDevice: "/nonexistent/renderD128").filter { $0.codec == .h264 }
         let vaapi = h264.first { $0.name == "h264_vaapi" }
-        #expect(vaapi?.reason == "no device (/nonexistent/renderD128 is not there)" && vaapi?.isDefault == false)
+        #expect(vaapi?.reason == "no device" && vaapi?.isDefault == false)
         #expect(h264.first { $0.isDefault }?.name == "libx264")
         #expect(h264.filter(\.isDefault).count == 1)
     }
@@ -19,8 +19,7 @@ import Testing
                                        size: PixelSize(width: 320, height: 240), framesPerSecond: 30)
         let hardware = try EncoderCatalog.pick(for: settings)
         #expect(hardware.encoder.name == "libx264" && hardware.vaapiDevice == nil)
-        #expect(hardware.declined
-            == "h264_vaapi on /nonexistent/renderD128: no device (/nonexistent/renderD128 is not there)")
+        #expect(hardware.declined == "h264_vaapi on /nonexistent/renderD128: no device")
         settings.encoder = .auto
         #expect(try EncoderCatalog.pick(for: settings).declined == nil, "auto falls back without a word")
         settings.encoder = .named("h264_vaapi")

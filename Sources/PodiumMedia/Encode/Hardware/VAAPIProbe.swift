@@ -100,25 +100,25 @@ private final class VADevice {
             let node = Glibc.open(device, O_RDWR | O_CLOEXEC)
             guard node >= 0 else {
                 let error = errno
-                if error == ENOENT { return .failure(Refusal("no device (\(device) is not there)")) }
+                if error == ENOENT { return .failure(Refusal("no device")) }
                 if error == EACCES || error == EPERM {
-                    return .failure(Refusal("no permission to open \(device) (the render or video group)"))
+                    return .failure(Refusal("no permission (join the render or video group)"))
                 }
-                return .failure(Refusal("cannot open \(device): \(String(cString: strerror(error)))"))
+                return .failure(Refusal("cannot open it: \(String(cString: strerror(error)))"))
             }
             guard let made = vaGetDisplayDRM(node) else {
                 Glibc.close(node)
-                return .failure(Refusal("not a DRM device: \(device)"))
+                return .failure(Refusal("not a DRM device"))
             }
             display = made
             close = { Glibc.close(node) }
         } else {
             guard let connection = XOpenDisplay(device) else {
-                return .failure(Refusal("no device (no X display \(device))"))
+                return .failure(Refusal("no device (no such X display)"))
             }
             guard let made = vaGetDisplay(connection) else {
                 XCloseDisplay(connection)
-                return .failure(Refusal("not a VA display: \(device)"))
+                return .failure(Refusal("not a VA display"))
             }
             display = made
             close = { XCloseDisplay(connection) }
