@@ -153,7 +153,7 @@ extension PipeWireTests {
         let run = try Tools.start(Tools.podium.path, ["stream", "--source", "pipewire:\(node)", "--hotkeys",
                                                       "--to", recording, "-t", "6s"],
                                   environment: environment.merging(portal.environment) { $1 })
-        try run.waitForStderr(containing: "global keys, as the desktop bound them: blank CTRL+ALT+b")
+        try run.waitForStderr(containing: "global keys, as the desktop bound them: pause CTRL+ALT+p, blank CTRL+ALT+b")
         Thread.sleep(forTimeInterval: 1.5)
         try portal.press(["white"])
         try run.waitForStderr(containing: "screen shown → white, by global key")
@@ -170,10 +170,10 @@ extension PipeWireTests {
                 "the node before and after: \(levels)")
         let bind = portal.requests().first { $0["request"] as? String == "BindShortcuts" }
         let asked = bind?["shortcuts"] as? [[String: Any]] ?? []
-        #expect(asked.map { $0["id"] as? String ?? "" } == ["blank", "white", "highlight", "zoom", "pen", "layout",
-                                                           "pause", "faster", "slower", "record",
-                                                           "record-pause"])
-        #expect(asked.first?["preferred_trigger"] as? String == "CTRL+ALT+b", "\(asked)")
+        #expect(asked.map { $0["id"] as? String ?? "" } == ["pause", "blank", "white", "highlight", "zoom", "pen",
+                                                           "faster", "slower", "mark", "record", "record-pause",
+                                                           "layout"])
+        #expect(asked.first?["preferred_trigger"] as? String == "CTRL+ALT+p", "\(asked)")
     }
 
     /// A desktop without the portal: said in one line, and the run goes on with the window's keys.
