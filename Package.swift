@@ -162,15 +162,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(
-            name: "podium",
+        // The command line: its commands, options, wording and the terminal, which tests import.
+        .target(
+            name: "PodiumCLI",
             dependencies: [
                 "PodiumCore", "PodiumX11", "PodiumMedia", "PodiumWeb", "PodiumSound", "PodiumWayland", "PodiumRun",
                 "PodiumWebRTC", "PodiumCast", "CQRencode", "CBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
+            ]
+        ),
+        .executableTarget(
+            name: "podium",
+            dependencies: ["PodiumCLI"],
             // swiftc exports every Swift symbol of an executable (44,000 in a release build); each
             // of the ~180 libraries FFmpeg brings then looks its symbols up through that table first,
             // which cost every start ~2 ms. Nothing loaded into podium calls back into it by name.
@@ -212,7 +217,10 @@ let package = Package(
         // What renderers say and the refusals of what a hostile one sends: in-process.
         .testTarget(name: "PodiumCastTests", dependencies: ["PodiumCast"]),
         .testTarget(name: "PodiumRunTests", dependencies: ["PodiumRun", "PodiumX11", "PodiumTestSupport"]),
-        .testTarget(name: "podiumTests", dependencies: ["podium", "PodiumTestSupport"], exclude: ["Golden"]),
+        // The command line in-process: parsing, refusals, help, and the plan a command line makes.
+        .testTarget(name: "PodiumCLITests", dependencies: ["PodiumCLI", "PodiumTestSupport"], exclude: ["Golden"]),
+        // What only a process shows: runs of the binary against real displays, peers and signals.
+        .testTarget(name: "podiumTests", dependencies: ["podium", "PodiumTestSupport"]),
     ]
 )
 

@@ -1,6 +1,7 @@
 import Foundation
 import PodiumCore
 import PodiumX11
+import Synchronization
 
 /// A private X server for one test: Xvfb on a display number it picks itself (`-displayfd`).
 /// Stopped when the value is released.
@@ -40,4 +41,26 @@ public final class XvfbServer: @unchecked Sendable {
 public struct TestFailure: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// One Xvfb for the in-process tests that run at once: started by the first to borrow it,
+/// stopped when the last one gives it back (a static server would outlive the test process).
+public enum SharedXvfb {
+    private static let state = Mutex<(server: XvfbServer?, users: Int)>((nil, 0))
+
+    /// Runs `body` with a 320x240 display that others may be using at the same time.
+    public static func borrow<T>(_ body: (String) async throws -> T) async throws -> T {
+        let display = try state.withLock { state throws -> String in
+            let server = try state.server ?? XvfbServer(width: 320, height: 240)
+            state = (server, state.users + 1)
+            return server.display
+        }
+        defer {
+            state.withLock { state in
+                state.users -= 1
+                if state.users == 0 { state.server = nil }
+            }
+        }
+        return try await body(display)
+    }
 }

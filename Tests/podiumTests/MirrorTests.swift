@@ -151,28 +151,6 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("quit from the window"))
     }
-
-    @Test func refusesToCoverTheCapturedMonitor() throws {
-        let server = try XvfbServer(width: 320, height: 240)
-        let result = try Tools.podium(["mirror", "--on", "0", "--duration", "2s"], display: server.display)
-        #expect(result.status == 64, "\(result.stderr)")
-        #expect(result.stderr.contains("mirror itself"))
-        #expect(result.stderr.split(separator: "\n").count == 1)
-    }
-
-    @Test(arguments: [
-        (["--fit", "zoom"], Int32(64)), (["--background", "mauve"], Int32(64)),
-        (["--pip", "middle"], Int32(64)), (["--pip-size", "32x32"], Int32(64)), (["--pip-size", "400x200"], Int32(64)),
-        (["--pip", "top-left", "--windowed"], Int32(64)),
-    ])
-    func badMirrorInput(_ arguments: [String], _ status: Int32) throws {
-        let source = try XvfbServer(width: 320, height: 240)
-        let target = try XvfbServer(width: 320, height: 240)
-        let result = try Tools.podium(["mirror", "--on-display", target.display, "--duration", "2s"] + arguments, display: source.display)
-        #expect(result.status == status, "\(result.stderr)")
-        #expect(result.stderr.split(separator: "\n").count == 1)
-        #expect(result.stderr.contains(arguments[1]))
-    }
 }
 
 /// Picture-in-picture, hot-plug and resolution changes.

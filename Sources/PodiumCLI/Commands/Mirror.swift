@@ -7,7 +7,7 @@ import PodiumRun
 
 extension Podium {
     /// `podium mirror`: the captured screen in a window on the external display.
-    struct Mirror: AsyncParsableCommand, StopsCleanly {
+    struct Mirror: RunsAPlan, StopsCleanly {
         static let configuration = CommandConfiguration(
             commandName: "mirror",
             abstract: "Show the screen on the external display: a fullscreen window, scaled to fit.",
@@ -105,7 +105,7 @@ extension Podium {
             }
         }
 
-        func run() async throws {
+        func prepare() async throws -> PreparedRun {
             let logger = RunSetup.logger(runOptions)
             let defaults = encode.defaults(scale, display: capture.source.display)
             let outputs = outputs + [replay.destination].compactMap { $0 }
@@ -127,9 +127,9 @@ extension Podium {
             let (window, targetDisplay) = try await request.plan(capturing: capturePlan, filter: scale.scaleFilter)
             let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: [window],
                                              encoding: encoding, sound: sound.plan(for: outputs), limits: runOptions.limits))
-            try await PlanRunner.run(plan, parts: ["mirroring to \(targetDisplay)"], options: runOptions,
-                                     hotkeys: try hotkeys.globalKeys(byDefault: true, replay: replay.replay != nil), remote: hotkeys.remote,
-                                     showRemote: hotkeys.showRemote, logger: logger)
+            return PreparedRun(plan: plan, parts: ["mirroring to \(targetDisplay)"], options: runOptions,
+                               hotkeys: try hotkeys.globalKeys(byDefault: true, replay: replay.replay != nil),
+                               remote: hotkeys.remote, showRemote: hotkeys.showRemote, logger: logger)
         }
     }
 }

@@ -37,25 +37,19 @@ enum PlanRunner {
                 + " on " + parts[0].server]
     }
 
-    /// Runs `plan` with Ctrl-C handling and statistics, the viewers' servers beside it in one
+    /// Runs the plan with Ctrl-C handling and statistics, the viewers' servers beside it in one
     /// service group; prints the summary, and throws what ended it.
-    /// - Parameter parts: what the run does besides capturing and encoding (`mirroring to :1`),
-    ///   said as capture starts.
-    /// - Parameter hotkeys: the keys held for the whole desktop, if any.
-    /// - Parameter remote: serve the remote's page beside the (first) browser viewer.
-    /// - Parameter input: plays a viewer's pointer and keys (`podium extend --allow-input`).
-    /// - Parameter showRemote: draw the remote's and the input's links on a terminal too.
-    static func run(_ plan: RunPlan, parts: [String], options: RunOptions, hotkeys: Hotkeys? = nil,
-                    remote: Bool = false, input: (any InputInjector)? = nil, showRemote: Bool = false,
-                    logger: Logger) async throws {
+    static func run(_ prepared: PreparedRun) async throws {
+        let (plan, logger) = (prepared.plan, prepared.logger)
         for notice in plan.encoding.notices { logger.notice("\(notice)") }
         // Making a viewer's certificate may take a moment: off the cooperative pool.
         let session = try await onOwnThread("podium-build") { () throws(PodiumError) in
             try RunBuilder.build(plan, logger: logger)
         }
         let job = Job {
-            try await execute(session, parts: parts, options: options, hotkeys: hotkeys, remote: remote, input: input,
-                              showRemote: showRemote, logger: logger)
+            try await execute(session, parts: prepared.parts, options: prepared.options, hotkeys: prepared.hotkeys,
+                              remote: prepared.remote, input: prepared.input, showRemote: prepared.showRemote,
+                              logger: logger)
         }
         // Signals are SignalTrap's: it stops the run, whose end then stops the servers.
         var configuration = ServiceGroupConfiguration(

@@ -54,38 +54,51 @@ extension Podium {
 /// A command that runs until it is stopped, and finalizes what it wrote when a signal asks it to.
 protocol StopsCleanly {}
 
-/// Runs the command, and turns every failure into one `podium: ` line and a sysexits code.
-@main
-enum Main {
-    static func main() async {
+/// What a command line comes to when it fails: the one line said (without `podium: `) and the
+/// sysexits code.
+struct Refusal: Equatable {
+    var line: String
+    var code: Int32
+}
+
+/// The program: a command line run, every failure turned into one `podium: ` line and a code.
+public enum PodiumProgram {
+    /// Runs what `arguments` (the program's own name left out) ask, and returns the exit code.
+    public static func run(_ arguments: [String]) async -> Int32 {
         HeapKeeper.limitArenas()
         SignalTrap.install()
-        let code: Int32
         do {
-            var command = try Podium.parseAsRoot(preparedArguments(Array(CommandLine.arguments.dropFirst())))
+            var command = try Podium.parseAsRoot(preparedArguments(arguments))
             SignalTrap.commandStopsCleanly(type(of: command) is any StopsCleanly.Type)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
-            code = 0
-        } catch let error as PodiumError {
-            StatsLine.clear()
-            Console.say(error.said, wrapped: false)
-            code = error.exitCode.rawValue
+            return 0
         } catch {
-            let exitCode = Podium.exitCode(for: error)
-            guard exitCode != .success, !(error is ExitCode) else { Podium.exit(withError: error) }
-            // ArgumentParser's message, on one line, without the usage block that follows it.
-            var message = Podium.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            // It quotes the value it refused, which may be a URL with a stream key or passphrase.
-            for argument in CommandLine.arguments where URLText.redacted(argument) != argument {
-                message = message.replacingOccurrences(of: argument, with: URLText.redacted(argument))
-            }
-            Console.say(message.replacingOccurrences(of: "Error: ", with: ""), wrapped: false)
-            code = exitCode.rawValue
+            // Help and --version, which ArgumentParser prints itself.
+            guard let refusal = Podium.refusal(for: error, arguments: arguments) else { Podium.exit(withError: error) }
+            StatsLine.clear()
+            Console.say(refusal.line, wrapped: false)
+            return refusal.code
         }
-        exit(code)
+    }
+}
+
+extension Podium {
+    /// The line and code `error` ends the program with; `nil` for what is not a failure (a
+    /// request for help or the version, an exit asked for).
+    static func refusal(for error: any Error, arguments: [String]) -> Refusal? {
+        if let error = error as? PodiumError { return Refusal(line: error.said, code: error.exitCode.rawValue) }
+        let exitCode = exitCode(for: error)
+        guard exitCode != .success, !(error is ExitCode) else { return nil }
+        // ArgumentParser's message, on one line, without the usage block that follows it.
+        var line = message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+        // It quotes the value it refused, which may be a URL with a stream key or passphrase.
+        for argument in arguments where URLText.redacted(argument) != argument {
+            line = line.replacingOccurrences(of: argument, with: URLText.redacted(argument))
+        }
+        return Refusal(line: line.replacingOccurrences(of: "Error: ", with: ""), code: exitCode.rawValue)
     }
 }

@@ -6,7 +6,7 @@ import PodiumMedia
 
 extension Podium {
     /// `podium stream`: capture, encode, and send to every `--to`.
-    struct Stream: AsyncParsableCommand, StopsCleanly {
+    struct Stream: RunsAPlan, StopsCleanly {
         static let configuration = CommandConfiguration(
             commandName: "stream",
             abstract: "Capture the screen, encode it, and write it to files and network outputs.",
@@ -131,13 +131,13 @@ extension Podium {
         @OptionGroup(title: "Sound") var sound: SoundOptions
         @OptionGroup(title: "Run") var runOptions: RunOptions
 
-        func run() async throws {
+        func prepare() async throws -> PreparedRun {
             // A replay alone is a run to keep the last minutes of.
             if replay.destination == nil { try output.requireOne() }
             let job = StreamJob(outputs: output.outputs + [replay.destination].compactMap { $0 }, hotkeys: hotkeys,
                                 scale: scale, encode: encode, sound: sound, runOptions: runOptions)
             try await job.check()
-            try await job.run(capture: capture)
+            return try await job.prepare(capture: capture)
         }
     }
 }
@@ -175,6 +175,12 @@ struct StreamJob {
     ///   - input: plays the browser viewer's pointer and keys (`podium extend --allow-input`).
     func run(capture: CaptureOptions, parts more: [String] = [], source: (any SourcePlan)? = nil,
              input: (any InputInjector)? = nil) async throws {
+        try await PlanRunner.run(prepare(capture: capture, parts: more, source: source, input: input))
+    }
+
+    /// The run `run(capture:…)` runs: the source looked up, the encoders and the window planned.
+    func prepare(capture: CaptureOptions, parts more: [String] = [], source: (any SourcePlan)? = nil,
+                 input: (any InputInjector)? = nil) async throws -> PreparedRun {
         let defaults = encode.defaults(scale, display: capture.source.display)
         let streams = OutputRequest.streams(of: outputs)
         let viewers = ViewerRequest.viewers(of: outputs)
@@ -193,8 +199,9 @@ struct StreamJob {
         }
         let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: windows,
                                          encoding: encoding, sound: sound.plan(for: outputs), limits: runOptions.limits))
-        try await PlanRunner.run(plan, parts: parts, options: runOptions,
-                                 hotkeys: try hotkeys.globalKeys(byDefault: false, replay: outputs.contains { $0.output is ReplayPlan }), remote: hotkeys.remote,
-                                 input: input, showRemote: hotkeys.showRemote, logger: logger)
+        let replay = outputs.contains { $0.output is ReplayPlan }
+        return PreparedRun(plan: plan, parts: parts, options: runOptions,
+                           hotkeys: try hotkeys.globalKeys(byDefault: false, replay: replay), remote: hotkeys.remote,
+                           input: input, showRemote: hotkeys.showRemote, logger: logger)
     }
 }
