@@ -330,4 +330,76 @@ import Testing
             try CommandLineRun.expect(refusal, code: 64, mentions: arguments[1], folder: try Tools.temporaryFolder())
         }
     }
+
+    /// Opus cannot go in FLV: refused before anything starts, naming the output and AAC.
+    @Test func opusIsRefusedWhereItCannotBeCarried() async throws {
+        let folder = try Tools.temporaryFolder()
+        let output = folder.appendingPathComponent("opus.flv").path
+        let refusal = await CommandLineRun.refusal(["stream", "--display", ":9999", "--audio", "--audio-codec", "opus",
+                                                    "--to", output])
+        try CommandLineRun.expect(refusal, code: 64, mentions: "--to '\(output)': opus cannot be carried in",
+                                  folder: folder)
+        #expect(refusal?.line.contains("--audio-codec aac") == true, "\(refusal?.line ?? "")")
+    }
+
+    @Test(arguments: [
+        ("http://:8080?max-viewers=0", "?max-viewers=0: expected 1 to 1000"),
+        ("http://0.0.0.0:8080?token=off", "?token=off lets anyone who reaches 0.0.0.0 watch"),
+        ("https://:8443?cert=/etc/hostname", "?cert= needs ?key="),
+        ("https://:8443?cert=/no/such.pem&key=/no/such.key", "cannot read ?cert=/no/such.pem"),
+        ("http://:8080?cert=a&key=b", "?cert= is for https://"),
+        ("http://:8080/page", "without a path"),
+        ("http://:8080?token=short", "?token= must be 16 to 128"),
+        ("http://:8080?name=room_1.lan", "?name=room_1.lan is not a host name"),
+        ("http://:8080?codec=vp9", "the browser viewer plays H.264"),
+        ("http://no-such-host.invalid:8080", "does not resolve"),
+        ("http://:99999", "a number from 1 to 65535"),
+    ])
+    func badViewerOptions(output: String, mentions: String) async throws {
+        let folder = try Tools.temporaryFolder()
+        let refusal = await CommandLineRun.refusal(["stream", "--display", ":9999", "--to", output,
+                                                    "--to", folder.appendingPathComponent("a.mkv").path])
+        try CommandLineRun.expect(refusal, code: 64, mentions: mentions, folder: folder)
+    }
+
+    /// Against a headless sway: what wlroots' screencopy cannot do, and outputs or a display not there.
+    @Test func waylandRequestsAreRefusedBeforeAnythingOpens() async throws {
+        let sway = try SwayServer(width: 640, height: 480)
+        let folder = try Tools.temporaryFolder()
+        let output = folder.appendingPathComponent("never.mkv").path
+        let cases: [(arguments: [String], code: Int32, mentions: String)] = [
+            (["--region", "100x100+0+0"], 64, "--region '100x100+0+0'"),
+            // wlroots says nothing of the pointer's place to other clients: no highlight, no zoom.
+            (["--display", sway.display, "--zoom", "2"], 64,
+             "--zoom cannot be drawn: the compositor's screencopy does not say where the pointer is"),
+            (["--display", sway.display, "--mask", "notifications"], 64, "layer surfaces"),
+            // The outputs it has are named.
+            (["--display", sway.display, "--monitor", "DP-9"], 69, "HEADLESS-1"),
+            (["--display", folder.appendingPathComponent("no-such-socket").path], 69,
+             "cannot connect to the Wayland display"),
+        ]
+        for bad in cases {
+            let refusal = await CommandLineRun.refusal(["stream", "--source", "wlr"] + bad.arguments + ["--to", output])
+            try CommandLineRun.expect(refusal, code: bad.code, mentions: bad.mentions, folder: folder)
+        }
+    }
+
+    /// `podium extend`'s monitor, refused as the command line is read (what only the desktop
+    /// refuses: ExtendTests).
+    @Test(arguments: [
+        (["0x0"], "The value '0x0' is invalid for '<WxH[@FPS]>': width and height must be positive"),
+        (["99999x10"], "sides above 16384 pixels are not supported"),
+        (["640x10"], "each side must be 64 to 8192 pixels"),
+        (["640x480@0"], "the rate after @ must be 1 to 240"),
+        (["--above", "DUMMY0", "--below", "DUMMY0"], "--above and --below cannot be combined"),
+        (["--monitor-scale", "5"], "--monitor-scale 5.0: the scale must be 1.0 to 4.0"),
+        (["--allow-input", "--to", "http://0.0.0.0:8099"], "--allow-input: over http://0.0.0.0:8099 anyone on "
+            + "the network reads the input link's token and every key typed"),
+    ])
+    func extendRefusals(_ arguments: [String], said: String) async throws {
+        let folder = try Tools.temporaryFolder()
+        let refusal = await CommandLineRun.refusal(["extend"] + arguments + ["--display", ":9999", "--to",
+                                                                             folder.appendingPathComponent("a.mkv").path])
+        try CommandLineRun.expect(refusal, code: 64, mentions: said, folder: folder)
+    }
 }

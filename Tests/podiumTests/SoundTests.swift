@@ -310,17 +310,6 @@ import Testing
                 + "server (there: auto_null.monitor)\n", "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output))
     }
-
-    /// Opus cannot go in FLV: refused with 64 before anything starts, naming the output and AAC.
-    @Test func opusIsRefusedWhereItCannotBeCarried() throws {
-        let output = desk.path("opus.flv")
-        let result = try Tools.podium(["stream", "--audio", "--audio-codec", "opus", "-t", "2s", "--to", output],
-                                      display: desk.display.display)
-        #expect(result.status == 64)
-        #expect(result.stderr.contains("--to '\(output)': opus cannot be carried in"), "\(result.stderr)")
-        #expect(result.stderr.contains("--audio-codec aac"), "\(result.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: output))
-    }
 }
 
 /// Picture and sound in step, measured with the clapper and `podium av-sync` against the issue's

@@ -202,25 +202,4 @@ import Testing
         #expect(last.time > drawn.time && colour(last.pixels, 200, 150).allSatisfy { $0 > 230 },
                 "the stroke went with pen mode: \(colour(last.pixels, 200, 150))")
     }
-
-    @Test func badRequestsAreRefusedBeforeAnythingOpens() throws {
-        let output = path("never.mkv")
-        let region = try Tools.podium(["stream", "--source", "wlr", "--region", "100x100+0+0", "--to", output])
-        #expect(region.status == 64 && region.stderr.contains("--region '100x100+0+0'"), "\(region)")
-        // wlroots says nothing of the pointer's place to other clients: no highlight, no zoom.
-        let zoom = try Tools.podium(["stream", "--source", "wlr", "--display", sway.display, "--zoom", "2",
-                                     "--to", output])
-        #expect(zoom.status == 64 && zoom.stderr.contains("--zoom cannot be drawn: the compositor's screencopy "
-                                                          + "does not say where the pointer is"), "\(zoom)")
-        let notifications = try Tools.podium(["stream", "--source", "wlr", "--display", sway.display, "--mask",
-                                              "notifications", "--to", output])
-        #expect(notifications.status == 64 && notifications.stderr.contains("layer surfaces"), "\(notifications)")
-        let missing = try Tools.podium(["stream", "--source", "wlr", "--display", sway.display, "--monitor", "DP-9",
-                                        "--to", output])
-        #expect(missing.status == 69 && missing.stderr.contains("HEADLESS-1"), "the outputs it has: \(missing)")
-        let nobody = try Tools.podium(["stream", "--source", "wlr", "--display", path("no-such-socket"),
-                                       "--to", output])
-        #expect(nobody.status == 69 && nobody.stderr.contains("cannot connect to the Wayland display"), "\(nobody)")
-        #expect(!FileManager.default.fileExists(atPath: output))
-    }
 }

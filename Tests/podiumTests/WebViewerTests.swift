@@ -345,27 +345,4 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "nothing created")
         _ = try first.run.interrupt()
     }
-
-    @Test(arguments: [
-        ("http://:8080?max-viewers=0", "?max-viewers=0: expected 1 to 1000"),
-        ("http://0.0.0.0:8080?token=off", "?token=off lets anyone who reaches 0.0.0.0 watch"),
-        ("https://:8443?cert=/etc/hostname", "?cert= needs ?key="),
-        ("https://:8443?cert=/no/such.pem&key=/no/such.key", "cannot read ?cert=/no/such.pem"),
-        ("http://:8080?cert=a&key=b", "?cert= is for https://"),
-        ("http://:8080/page", "without a path"),
-        ("http://:8080?token=short", "?token= must be 16 to 128"),
-        ("http://:8080?name=room_1.lan", "?name=room_1.lan is not a host name"),
-        ("http://:8080?codec=vp9", "the browser viewer plays H.264"),
-        ("http://no-such-host.invalid:8080", "does not resolve"),
-        ("http://:99999", "a number from 1 to 65535"),
-    ])
-    func badViewerOptions(output: String, mentions: String) throws {
-        let folder = try Tools.temporaryFolder()
-        let result = try Tools.podium(["stream", "--to", output, "--to", folder.appendingPathComponent("a.mkv").path],
-                                      display: ":0")
-        #expect(result.status == 64, "\(result.stderr)")
-        #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
-        #expect(result.stderr.contains(mentions), "\(result.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "nothing created")
-    }
 }
