@@ -18,7 +18,8 @@ import Testing
 
     @Test func theEncodingFlagsReachTheEncoder() async throws {
         let run = try #require(try await streamPlan(["--fps", "15", "--size", "160x120", "-b", "2M", "--codec", "hevc",
-                                                     "--keyint", "1s", "--preset", "veryfast", "--encoder", "software"]))
+                                                     "--keyint", "1s", "--preset", "veryfast",
+                                                     "--encoder", "software"]))
         #expect(run.plan.fps.framesPerSecond == 15)
         let settings = try #require(run.plan.encoding.encodings.first?.settings)
         #expect(run.plan.encoding.encodings.count == 1)

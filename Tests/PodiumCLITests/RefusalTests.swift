@@ -117,7 +117,8 @@ import Testing
         let folder = try Tools.temporaryFolder()
         let output = folder.appendingPathComponent("out.mkv").path
         try await SharedXvfb.borrow { display in
-            let refusal = await CommandLineRun.refusal(["stream", "--display", display] + bad.arguments + ["--to", output])
+            let arguments = ["stream", "--display", display] + bad.arguments + ["--to", output]
+            let refusal = await CommandLineRun.refusal(arguments)
             try CommandLineRun.expect(refusal, code: bad.status, mentions: bad.mentions, folder: folder)
         }
     }
@@ -162,8 +163,8 @@ import Testing
                 "stream", "--display", display, "--to", folder.appendingPathComponent("hls/live.m3u8").path,
                 "--to", folder.appendingPathComponent("hls/live_240p.m3u8").path,
             ])
-            try CommandLineRun.expect(refusal, code: 64, mentions: "live_240p.m3u8'; give each playlist a name of its own",
-                                      folder: folder)
+            try CommandLineRun.expect(refusal, code: 64,
+                                      mentions: "live_240p.m3u8'; give each playlist a name of its own", folder: folder)
         }
     }
 
@@ -211,10 +212,11 @@ import Testing
         let folder = try Tools.temporaryFolder()
         let files = FileManager.default
         try files.createDirectory(at: folder.appendingPathComponent("sub"), withIntermediateDirectories: false)
-        try files.createSymbolicLink(atPath: folder.appendingPathComponent("link.mkv").path, withDestinationPath: "a.mkv")
+        try files.createSymbolicLink(atPath: folder.appendingPathComponent("link.mkv").path,
+                                     withDestinationPath: "a.mkv")
         let before = try files.contentsOfDirectory(atPath: folder.path).sorted()
-        let refusal = await CommandLineRun.refusal(["stream", "--display", ":9999",
-                                                    "--to", folder.path + "/" + first, "--to", folder.path + "/" + second])
+        let refusal = await CommandLineRun.refusal(["stream", "--display", ":9999", "--to", folder.path + "/" + first,
+                                                    "--to", folder.path + "/" + second])
         #expect(refusal?.code == 64, "\(refusal?.line ?? "")")
         #expect(refusal?.line.contains("name the same file") == true, "\(refusal?.line ?? "")")
         #expect(try files.contentsOfDirectory(atPath: folder.path).sorted() == before, "nothing created")
@@ -398,8 +400,8 @@ import Testing
     ])
     func extendRefusals(_ arguments: [String], said: String) async throws {
         let folder = try Tools.temporaryFolder()
-        let refusal = await CommandLineRun.refusal(["extend"] + arguments + ["--display", ":9999", "--to",
-                                                                             folder.appendingPathComponent("a.mkv").path])
+        let output = folder.appendingPathComponent("a.mkv").path
+        let refusal = await CommandLineRun.refusal(["extend"] + arguments + ["--display", ":9999", "--to", output])
         try CommandLineRun.expect(refusal, code: 64, mentions: said, folder: folder)
     }
 }

@@ -110,3 +110,47 @@ import Testing
         #expect((refused["error"] as? String)?.contains("save: this run keeps no replay") == true, "\(refused)")
     }
 }
+
+/// `podium control`'s verbs for live actions come from the table: each action with values is a
+/// verb, set to one of them or done as its key does it, and nothing else is taken.
+@Suite struct ValuedVerbTests {
+    func reply(_ line: String, control: RunControl) -> (ok: Bool, said: String) {
+        let answer = control.answer(line, by: .control) { RemoteRoleTests.status }
+        let fields = (try? JSONSerialization.jsonObject(with: Data(answer.utf8))) as? [String: Any] ?? [:]
+        let said = (fields["error"] as? String) ?? ((fields["changes"] as? [String]) ?? []).joined(separator: "; ")
+        return (fields["ok"] as? Bool ?? false, said)
+    }
+
+    func control() -> RunControl {
+        RunControl(tuning: LiveTuning(frameRate: FrameRate(30), plannedRate: nil), layout: nil, recordings: nil,
+                   presenter: PresenterTools(), hub: StreamHub(), clock: FakeClock(),
+                   logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, quit: {})
+    }
+
+    @Test func eachActionWithValuesIsAVerb() {
+        let verbs = ControlRequest.Command.all.map(\.rawValue)
+        for action in LiveAction.valued {
+            #expect(verbs.contains(action.name) && ControlRequest.Command(rawValue: action.name).action == action)
+        }
+        #expect(LiveAction.valued.map(\.name) == ["blank", "highlight", "zoom", "pen", "layout"])
+        #expect(ControlRequest.Command(rawValue: "pause").action == nil, "a verb of the socket's own")
+    }
+
+    @Test func aValueSetsItAndNoneDoesWhatTheKeyDoes() {
+        let run = control()
+        #expect(reply(#"{"command":"blank","value":"white"}"#, control: run)
+                == (true, "screen shown → white, by control"))
+        #expect(reply(#"{"command":"blank"}"#, control: run) == (true, "screen white → black, by control"))
+        #expect(reply(#"{"command":"blank"}"#, control: run) == (true, "screen black → shown, by control"))
+        #expect(reply(#"{"command":"zoom","value":"4"}"#, control: run).ok)
+        #expect(run.presenter.zoom == 4)
+    }
+
+    @Test func aValueNotItsOwnOrAVerbNotKnownIsRefused() {
+        let run = control()
+        #expect(reply(#"{"command":"zoom","value":"3"}"#, control: run) == (false, "zoom '3': expected one of 1, 2, 4"))
+        let unknown = reply(#"{"command":"spin"}"#, control: run)
+        #expect(!unknown.ok && unknown.said.contains("blank, highlight, zoom, pen, layout"), "\(unknown.said)")
+        #expect(run.presenter.zoom == 1)
+    }
+}

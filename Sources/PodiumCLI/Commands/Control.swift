@@ -22,12 +22,7 @@ extension Podium {
                   record stop             stop that recording, finalized
                   save [LENGTH] [FILE]    write the replay (--replay) to FILE (default: a new
                                           podium-replay-DATE-TIME.mkv), the last LENGTH only
-                  blank [black|white|off] every output black or white, or the screen again
-                                          (without a value: black, or back, as the b key)
-                  highlight [on|off]      the pointer's highlight (without: on or off, as h)
-                  zoom [1|2|4]            the zoom around the pointer (without: the next, as z)
-                  pen [on|off]            the pen: the pointer draws over the screen (as d)
-                  layout [next|swap]      the next layout of two sources, or swap them
+                \(Self.valuedVerbs)
                   key KEY                 what the mirror window's key does: b, w, h, z, d, l,
                                           space, + or -, …  (for keys the desktop binds)
 
@@ -49,6 +44,20 @@ extension Podium {
                 """
         )
 
+        /// The live actions that take a value, each with what it does (`blank [black|white|off]  blank the
+        /// picture…`), in the columns of the other commands; without a value each does what its key does.
+        static var valuedVerbs: String {
+            let column = 26
+            let lines = LiveAction.valued.flatMap { action in
+                let verb = "  \(action.name) [\(action.values.joined(separator: "|"))]"
+                let purpose = "\(action.purpose) (without a value: the \(action.key) key)"
+                return purpose.wrapped(width: 79 - column).enumerated().map { index, line in
+                    (index == 0 ? verb : "").padding(toLength: column, withPad: " ", startingAt: 0) + line
+                }
+            }
+            return lines.joined(separator: "\n")
+        }
+
         @Option(help: ArgumentHelp("The process id of the Podium to change.", valueName: "pid"))
         var pid: Int32?
 
@@ -59,8 +68,9 @@ extension Podium {
         var json = false
 
         @Argument(help: ArgumentHelp("status, pause, resume, keyframe, set SETTING=VALUE, record start FILE, "
-                                     + "record pause|resume|stop, save [LENGTH] [FILE], blank, highlight, zoom, pen, layout or key KEY",
-                                 valueName: "command"))
+                                     + "record pause|resume|stop, save [LENGTH] [FILE], "
+                                     + LiveAction.valued.map(\.name).joined(separator: ", ") + " or key KEY",
+                                     valueName: "command"))
         var words: [String] = []
 
         func validate() throws {
@@ -77,9 +87,11 @@ extension Podium {
             guard let first = words.first else {
                 throw .usage("name a command: status, pause, resume, keyframe or set SETTING=VALUE")
             }
-            guard let command = ControlRequest.Command(rawValue: first) else {
-                throw .usage("'\(first)' is not a command of podium control: status, pause, resume, keyframe, set, "
-                             + "record, save, blank, highlight, zoom, pen, layout or key")
+            let command = ControlRequest.Command(rawValue: first)
+            guard command.isKnown else {
+                let commands = ControlRequest.Command.all.map(\.rawValue)
+                throw .usage("'\(first)' is not a command of podium control: "
+                             + commands.dropLast().joined(separator: ", ") + " or " + (commands.last ?? ""))
             }
             let rest = Array(words.dropFirst())
             if command == .record {
@@ -114,7 +126,7 @@ extension Podium {
                 guard rest.count == 1 else { throw .usage("key: name one of the presenter's keys, such as key b") }
                 return ControlRequest(command: .key, value: rest[0])
             }
-            if let values = ControlRequest.presenterValues[command] {
+            if let values = command.action?.values {
                 guard rest.count <= 1 else {
                     throw .usage("'\(first)' takes one value at most; '\(rest[1])' is one too many")
                 }

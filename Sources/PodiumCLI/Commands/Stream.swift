@@ -198,7 +198,8 @@ struct StreamJob {
             parts.append("showing in a window on \(targetDisplay)")
         }
         let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: windows,
-                                         encoding: encoding, sound: sound.plan(for: outputs), limits: runOptions.limits))
+                                         encoding: encoding, sound: sound.plan(for: outputs),
+                                         limits: runOptions.limits))
         let replay = outputs.contains { $0.output is ReplayPlan }
         return PreparedRun(plan: plan, parts: parts, options: runOptions,
                            hotkeys: try hotkeys.globalKeys(byDefault: false, replay: replay), remote: hotkeys.remote,

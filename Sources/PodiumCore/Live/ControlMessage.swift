@@ -4,16 +4,29 @@ import Foundation
 /// Values travel as the user typed them (`podium control set fps=15 bitrate=4M`), so the run reads
 /// them with the parsers the flags use, and says what is wrong in the same words.
 public struct ControlRequest: Codable, Sendable, Equatable {
-    public enum Command: String, Codable, Sendable, CaseIterable {
-        case status, pause, resume, keyframe, set, record
+    /// What a request asks for: a verb of the socket's own, or a live action that takes a value
+    /// (`blank white`, `zoom 2`: `LiveAction.values`), whose name is its verb.
+    public struct Command: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public static let status = Command(rawValue: "status"), pause = Command(rawValue: "pause")
+        public static let resume = Command(rawValue: "resume"), keyframe = Command(rawValue: "keyframe")
+        public static let set = Command(rawValue: "set"), record = Command(rawValue: "record")
         /// `save [LENGTH] [FILE]`: the replay written to a file.
-        case save
-        /// The presenter's keys: `blank black|white|off`, `highlight [on|off]`, `zoom [1|2|4]`,
-        /// `pen [on|off]`, `layout [next|swap]` (without a value: what the key does).
-        case blank, highlight, zoom, pen, layout
+        public static let save = Command(rawValue: "save")
         /// `key NAME`: what the mirror window's key does (`b`, `space`, `+`), as global keys bound
         /// by the desktop (sway's `bindsym`) send it.
-        case key
+        public static let key = Command(rawValue: "key")
+
+        /// The socket's own verbs, then the actions that take a value.
+        public static let all = [status, pause, resume, keyframe, set, record, save]
+            + LiveAction.valued.map { Command(rawValue: $0.name) } + [key]
+
+        /// The live action this verb sets, with or without a value (`blank`, `zoom`).
+        public var action: LiveAction? { LiveAction.valued.first { $0.name == rawValue } }
+        public var isKnown: Bool { Self.all.contains(self) }
+        public var description: String { rawValue }
     }
 
     public var command: Command
@@ -23,7 +36,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var record: String?
     /// `record start`'s file; `save`'s, if it names one.
     public var file: String?
-    /// The presenter's commands: what to set (`black`, `on`, `2`, `swap`); `nil` for the key's own.
+    /// A live action's value (`black`, `on`, `2`, `swap`); `nil` for what its key does.
     /// `save`: how much (`30s`); `nil` for all that is kept.
     public var value: String?
 
@@ -35,12 +48,6 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.file = file
         self.value = value
     }
-
-    /// The values each presenter's command takes.
-    public static let presenterValues: [Command: [String]] = [
-        .blank: ["black", "white", "off"], .highlight: ["on", "off"],
-        .zoom: PresenterTools.zoomFactors.map(String.init), .pen: ["on", "off"], .layout: ["next", "swap"],
-    ]
 
     /// The settings `set` takes.
     public static let settings = ["fps", "bitrate", "quality"]
@@ -143,7 +150,7 @@ extension RunControl {
         let reply: ControlReply
         do throws(PodiumError) {
             guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line.utf8)) else {
-                let commands = ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")
+                let commands = ControlRequest.Command.all.map(\.rawValue).joined(separator: ", ")
                 throw .usage("not a request Podium knows: send one JSON object a line, its command one of \(commands)")
             }
             if origin == .remote { try request.checkRemote() }
@@ -181,7 +188,6 @@ extension RunControl {
                 }
             }
             return [try saveReplay(last: length, to: request.file, by: origin)]
-        case .blank, .highlight, .zoom, .pen, .layout: return try present(request, by: origin)
         case .key:
             guard let name = request.value, let command = KeyCommand(key: name),
                   LiveAction.runs.contains(where: { $0.command == command }) else {
@@ -189,19 +195,24 @@ extension RunControl {
                              + LiveAction.runs.map(\.key).joined(separator: ", ") + ")")
             }
             return perform(command, from: origin).map { [$0] } ?? []
+        default:
+            guard let action = request.command.action else {
+                throw .usage("'\(request.command)' is not a command; the commands are "
+                             + ControlRequest.Command.all.map(\.rawValue).joined(separator: ", "))
+            }
+            return try present(action, value: request.value, by: origin)
         }
     }
 
-    /// The presenter's commands, as their keys do them, or set to a value.
-    private func present(_ request: ControlRequest, by origin: ChangeOrigin) throws(PodiumError) -> [RunChange] {
-        let name = request.command.rawValue
-        if let value = request.value, !(ControlRequest.presenterValues[request.command] ?? []).contains(value) {
-            let values = (ControlRequest.presenterValues[request.command] ?? []).joined(separator: ", ")
-            throw .usage("\(name) '\(value)': expected one of \(values)")
+    /// A live action set to a value (`blank white`, `zoom 2`), or without one done as its key does it.
+    private func present(_ action: LiveAction, value: String?, by origin: ChangeOrigin) throws(PodiumError)
+        -> [RunChange] {
+        if let value, !action.values.contains(value) {
+            throw .usage("\(action.name) '\(value)': expected one of \(action.values.joined(separator: ", "))")
         }
-        switch request.command {
+        switch action.command {
         case .blank:
-            let colour: Blank? = switch request.value {
+            let colour: Blank? = switch value {
             case "white": .white
             case "off": nil
             case "black": .black
@@ -210,22 +221,22 @@ extension RunControl {
             return setBlank(colour, by: origin).map { [$0] } ?? []
         case .pen:
             if let reason = pen.unavailable { throw .usage("pen: \(reason)") }
-            return setPen(request.value.map { $0 == "on" }, by: origin).map { [$0] } ?? []
+            return setPen(value.map { $0 == "on" }, by: origin).map { [$0] } ?? []
         case .highlight, .zoom:
-            if let reason = presenter.unavailable { throw .usage("\(name): \(reason)") }
-            if request.command == .zoom {
-                let factor = request.value.flatMap { Int($0) } ?? PresenterTools.zoom(after: presenter.zoom)
+            if let reason = presenter.unavailable { throw .usage("\(action.name): \(reason)") }
+            if action.command == .zoom {
+                let factor = value.flatMap { Int($0) } ?? PresenterTools.zoom(after: presenter.zoom)
                 return setZoom(factor, by: origin).map { [$0] } ?? []
             }
-            guard let value = request.value, (value == "on") == presenter.isHighlighting else {
-                return [toggleHighlight(by: origin)]
-            }
+            guard let value, (value == "on") == presenter.isHighlighting else { return [toggleHighlight(by: origin)] }
             return []
-        default:
+        case .cycleLayout:
             guard layout != nil else { throw .usage("layout: this run has one source") }
-            let change = request.value == "swap" ? changeLayout(by: origin) { $0.swapped.toggle() }
+            let change = value == "swap" ? changeLayout(by: origin) { $0.swapped.toggle() }
                 : changeLayout(by: origin) { $0.cycle() }
             return change.map { [$0] } ?? []
+        default:
+            return perform(action.command, from: origin).map { [$0] } ?? []
         }
     }
 

@@ -1,7 +1,9 @@
 /// One thing a presenter can do to a running run, declared once: its keys in the mirror window and
 /// the terminal, its key held for the whole desktop, its button on the remote page, its words for
-/// `?`. The keys, `podium control key`, the global keys, the remote's buttons, `?` and `--help`
-/// read `LiveAction.all`; what it does is its `command`'s effect (`RunControl.perform`).
+/// `?`, the values `podium control` sets it to. The keys, `podium control` (`key K`, and `NAME
+/// VALUE` for an action with values), the global keys, the remote's buttons, `?` and `--help` read
+/// `LiveAction.all`; what it does is its `command`'s effect (`RunControl.perform`, and
+/// `RunControl.present` for a value).
 public struct LiveAction: Sendable, Hashable, CustomStringConvertible {
     /// When `?` mentions it.
     public enum Shown: Sendable, Hashable {
@@ -35,6 +37,9 @@ public struct LiveAction: Sendable, Hashable, CustomStringConvertible {
     /// the window's or the terminal's own).
     public let button: String?
     public let shown: Shown
+    /// The values `podium control NAME VALUE` sets it to (`blank white`, `zoom 2`); empty for an
+    /// action that is a key alone (`podium control key k`).
+    public let values: [String]
 
     public var description: String { name }
 
@@ -43,17 +48,19 @@ public struct LiveAction: Sendable, Hashable, CustomStringConvertible {
         LiveAction(name: "pause", keys: ["space", " "], command: .pause, help: "space pause",
                    purpose: "freeze the picture, or go on", globalKey: "Ctrl+Alt+P", button: "Pause"),
         LiveAction(name: "blank", keys: ["b"], command: .blank(.black), help: "b w blank",
-                   purpose: "blank the picture black, or show it again", globalKey: "Ctrl+Alt+B", button: "Black"),
+                   purpose: "blank the picture black, or show it again", globalKey: "Ctrl+Alt+B", button: "Black",
+                   values: ["black", "white", "off"]),
         LiveAction(name: "white", keys: ["w"], command: .blank(.white), help: nil,
                    purpose: "blank the picture white, or show it again", globalKey: "Ctrl+Alt+W", button: "White"),
         LiveAction(name: "highlight", keys: ["h"], command: .highlight, help: "h highlight",
                    purpose: "highlight the pointer, or stop", globalKey: "Ctrl+Alt+H", button: "Highlight",
-                   shown: .presenterTools),
+                   shown: .presenterTools, values: ["on", "off"]),
         LiveAction(name: "zoom", keys: ["z"], command: .zoom, help: "z zoom",
                    purpose: "zoom in around the pointer: 2x, 4x, then back", globalKey: "Ctrl+Alt+Z", button: "Zoom",
-                   shown: .presenterTools),
+                   shown: .presenterTools, values: PresenterTools.zoomFactors.map(String.init)),
         LiveAction(name: "pen", keys: ["d"], command: .pen, help: "d pen",
-                   purpose: "draw over the screen with the pointer, or stop", globalKey: "Ctrl+Alt+D", shown: .pen),
+                   purpose: "draw over the screen with the pointer, or stop", globalKey: "Ctrl+Alt+D", shown: .pen,
+                   values: ["on", "off"]),
         LiveAction(name: "faster", keys: ["+", "="], command: .frameRate(1), help: "+ - frame rate",
                    purpose: "raise the frame rate a step", globalKey: "Ctrl+Alt+Equal", button: "fps +"),
         LiveAction(name: "slower", keys: ["-"], command: .frameRate(-1), help: nil,
@@ -77,7 +84,7 @@ public struct LiveAction: Sendable, Hashable, CustomStringConvertible {
                    purpose: "end the run cleanly, as Ctrl-C does"),
         LiveAction(name: "layout", keys: ["l"], command: .cycleLayout, help: "l layout",
                    purpose: "the next layout of two sources", globalKey: "Ctrl+Alt+L", button: "Layout",
-                   shown: .layouts),
+                   shown: .layouts, values: ["next", "swap"]),
         LiveAction(name: "swap", keys: ["x"], command: .swapSources, help: "x swap sources",
                    purpose: "swap the primary and the secondary source", shown: .layouts),
         LiveAction(name: "narrower", keys: ["["], command: .resize(-1), help: "[ ] resize",
@@ -90,7 +97,7 @@ public struct LiveAction: Sendable, Hashable, CustomStringConvertible {
     ]
 
     private init(name: String, keys: [String], command: KeyCommand, help: String?, purpose: String,
-                 globalKey: String? = nil, button: String? = nil, shown: Shown = .always) {
+                 globalKey: String? = nil, button: String? = nil, shown: Shown = .always, values: [String] = []) {
         self.name = name
         self.keys = keys
         self.command = command
@@ -99,6 +106,7 @@ public struct LiveAction: Sendable, Hashable, CustomStringConvertible {
         self.globalKey = globalKey
         self.button = button
         self.shown = shown
+        self.values = values
     }
 
     /// The action a key does (`space`, `Escape`, `l`), or `nil` for a key without one.
@@ -117,6 +125,9 @@ public struct LiveAction: Sendable, Hashable, CustomStringConvertible {
     /// The actions the run itself does, which a global key, `podium control key` and the remote
     /// may ask for: all but the mirror window's own (fullscreen) and the terminal's (`?`).
     public static var runs: [LiveAction] { all.filter { ![.fullscreen, .help].contains($0.command) } }
+
+    /// The actions `podium control` sets by name, with a value or as their keys do.
+    public static var valued: [LiveAction] { all.filter { !$0.values.isEmpty } }
 
     /// Whether the remote's page offers it.
     public var isOnTheRemote: Bool { button != nil }
