@@ -404,4 +404,20 @@ import Testing
         let refusal = await CommandLineRun.refusal(["extend"] + arguments + ["--display", ":9999", "--to", output])
         try CommandLineRun.expect(refusal, code: 64, mentions: said, folder: folder)
     }
+
+    /// No window of that name: 69, the windows there are listed (under a window manager), nothing created.
+    @Test func anUnknownWindowListsThoseThereAre() async throws {
+        let server = try XvfbServer(width: 640, height: 480)
+        let manager = try WindowManager(display: server.display)
+        defer { withExtendedLifetime(manager) {} }
+        let window = try TestWindow(display: server.display, title: "Slides — Impress", instance: "soffice",
+                                    className: "libreoffice-impress", x: 40, y: 40, width: 200, height: 150,
+                                    rgb: 0xFF0000)
+        try window.waitUntilShown()
+        let folder = try Tools.temporaryFolder()
+        let refusal = await CommandLineRun.refusal(["stream", "--display", server.display, "--window", "gimp",
+                                                    "--to", folder.appendingPathComponent("a.mkv").path])
+        try CommandLineRun.expect(refusal, code: 69, mentions: "no such window", folder: folder)
+        #expect(refusal?.line == "--window 'gimp': no such window; windows here: 'Slides — Impress' (\(window.hexID))")
+    }
 }

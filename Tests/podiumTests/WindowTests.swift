@@ -115,19 +115,6 @@ import Testing
         #expect(probe.frames >= 2 && (probe.duration ?? 0) > 0.8, "\(probe)")
     }
 
-    /// No window of that name: 69, the windows there are listed, nothing created.
-    @Test func anUnknownWindowListsThoseThereAre() throws {
-        let (server, manager, window) = try slides()
-        defer { withExtendedLifetime(manager) {} }
-        let folder = try Tools.temporaryFolder()
-        let output = folder.appendingPathComponent("a.mkv").path
-        let result = try Tools.podium(["stream", "--window", "gimp", "--to", output], display: server.display)
-        #expect(result.status == 69)
-        #expect(result.stderr == "podium: --window 'gimp': no such window; windows here: "
-                + "'Slides — Impress' (\(window.hexID))\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
-    }
-
     /// `--window pick`: the window clicked (its frame, under the manager) is the client captured.
     @Test func pickTakesTheWindowClicked() throws {
         let (server, manager, window) = try slides()
