@@ -15,7 +15,9 @@ public final class NetworkNamespace: Sendable {
     public var insideLink: String { link.replacingOccurrences(of: "h", with: "n") }
 
     public init() throws {
-        let tag = Int.random(in: 1...250)
+        // A subnet no other namespace here holds: test processes run side by side.
+        let held = (try? Tools.run("ip", ["-o", "-4", "addr", "show"]).stdout) ?? ""
+        let tag = (1...250).filter { !held.contains("10.213.\($0).") }.randomElement() ?? Int.random(in: 1...250)
         name = "podium-test-\(getpid())-\(tag)"
         link = "pt\(getpid() % 100_000)h\(tag)"
         (hostAddress, address, serverAddress) = ("10.213.\(tag).1", "10.213.\(tag).2", "10.213.\(tag).3")
