@@ -36,7 +36,7 @@ extension InProcess {
             let (run, running) = try await record("repainted.mkv", seconds: 3)
             // Half-way between idle repeats, which come a second apart.
             try await Task.sleep(for: .milliseconds(1500))
-            repainter.set(x: 200, y: 150, bgra: (255, 255, 255))
+            try await repainter.set(x: 200, y: 150, bgra: (255, 255, 255))
             #expect(await running.value == nil)
             try repainter.stop()
             #expect(repainter.draws >= 200, "repainted \(repainter.draws) times")
@@ -69,7 +69,7 @@ extension InProcess {
             let (run, running) = try await record("changes.mkv", seconds: 60)
             try await Task.sleep(for: .milliseconds(500))
             for spot in spots {
-                repainter.set(x: spot.x, y: spot.y, bgra: (255, 255, 255))
+                try await repainter.set(x: spot.x, y: spot.y, bgra: (255, 255, 255))
                 try await Task.sleep(for: .milliseconds(15))
             }
             // A second to show the last, then stopped as Ctrl-C stops a run.

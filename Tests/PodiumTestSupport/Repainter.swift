@@ -9,6 +9,9 @@ public final class Repainter: Sendable {
         var picture: TestPattern
         var running = true
         var draws = 0
+        /// Changes made with `set`, and how many of them the last finished draw showed.
+        var changes = 0
+        var changesDrawn = 0
         var failure: String?
     }
 
@@ -29,14 +32,17 @@ public final class Repainter: Sendable {
                 return
             }
             var next = Date()
-            while let picture = state.withLock({ $0.running ? $0.picture : nil }) {
+            while case let (picture, changes)? = state.withLock({ $0.running ? ($0.picture, $0.changes) : nil }) {
                 do {
                     try painter.draw(picture)
                 } catch {
                     state.withLock { $0.failure = "\(error)" }
                     return
                 }
-                state.withLock { $0.draws += 1 }
+                state.withLock { state in
+                    state.draws += 1
+                    state.changesDrawn = changes
+                }
                 next += interval
                 Thread.sleep(until: next)
             }
@@ -44,15 +50,26 @@ public final class Repainter: Sendable {
         thread.start()
     }
 
-    /// Sets one pixel of the picture, shown from the next repaint on.
-    public func set(x: Int, y: Int, bgra: (UInt8, UInt8, UInt8)) {
-        state.withLock { state in
+    /// Sets one pixel of the picture, and returns once a repaint shows it. A repaint is drawn in
+    /// strips, and a grab between two strips shows the new picture above and the old below: waiting
+    /// keeps two repaints from differing by more than this change, so that a grab sees one or the
+    /// other and a later change is never seen without an earlier one.
+    public func set(x: Int, y: Int, bgra: (UInt8, UInt8, UInt8)) async throws {
+        let change = state.withLock { state in
             var bytes = state.picture.bgra
             let offset = (y * state.picture.width + x) * 4
             bytes[offset] = bgra.0
             bytes[offset + 1] = bgra.1
             bytes[offset + 2] = bgra.2
             state.picture = TestPattern(width: state.picture.width, height: state.picture.height, bgra: bytes)
+            state.changes += 1
+            return state.changes
+        }
+        while true {
+            let (drawn, failure) = state.withLock { ($0.changesDrawn, $0.failure) }
+            if drawn >= change { return }
+            if let failure { throw TestFailure("repainting failed: \(failure)") }
+            try await Task.sleep(for: .milliseconds(1))
         }
     }
 

@@ -122,9 +122,11 @@ import Testing
         let folder = try Tools.temporaryFolder()
         let output = folder.appendingPathComponent("ring.mkv").path
         let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--fps", "30",
-                                                      "--highlight-pointer=#ff0000,30", "-t", "4s", "--quiet",
+                                                      "--highlight-pointer=#ff0000,30", "-t", "4s",
                                                       "--to", output])
-        Thread.sleep(forTimeInterval: 2)
+        // A click before the capture has started draws no ring: a loaded machine starts it late.
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 1)
         try Tools.xdotool(server.display, "click", "1")
         #expect(try run.wait(timeout: 30).status == 0)
 
@@ -175,7 +177,8 @@ import Testing
         let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--fps", "20",
                                                       "--mask-window", "passwords", "--mask", "notifications",
                                                       "-t", "5s", "--to", output])
-        Thread.sleep(forTimeInterval: 2)
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 1)
         // Dragged across in steps, as a hand would.
         for step in 1...10 {
             try Tools.xdotool(server.display, "windowmove", "\(secret.id)", "20", "\(40 + 10 * step)")
@@ -217,9 +220,10 @@ import Testing
         let folder = try Tools.temporaryFolder()
         let output = folder.appendingPathComponent("region.mkv").path
         let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--region",
-                                                      "200x150+60+40", "--show-region", "-t", "3s", "--quiet",
+                                                      "200x150+60+40", "--show-region", "-t", "3s",
                                                       "--to", output])
-        Thread.sleep(forTimeInterval: 2)
+        try run.waitForStderr(containing: "capturing")
+        Thread.sleep(forTimeInterval: 1)
         let bgra = try Tools.grabScreen(server.display, width: 320, height: 240)
         #expect(try run.wait(timeout: 30).status == 0)
         // As RGB, as the frames are read.
