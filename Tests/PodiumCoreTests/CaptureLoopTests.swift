@@ -86,6 +86,21 @@ import Testing
         #expect(stage.sequences.last == 3)
     }
 
+    /// A loop held up from a look at 3.3 s to past the end of a 4 s run (a loaded machine): the
+    /// last picture is still held to the last slot, and the run lasts its 4 s.
+    @Test func aLoopHeldUpPastTheEndStillHoldsTheLastPictureToTheLastSlot() async {
+        let clock = FakeClock()
+        let grabber = FakeGrabber(clock: clock, changes: false, changesAt: [3_300_000_000]) { sequence in
+            if sequence == 4 { clock.advance(by: 800_000_000) }
+        }
+        let stage = RecordingStage()
+        let run = run(grabber, [stage], limits: .init(duration: .seconds(4)))
+        #expect(await run.run() == nil)
+        #expect(grabber.slotTimes == [0, 1_000_000_000, 2_000_000_000, 3_000_000_000, 3_300_000_000])
+        #expect(stage.slotTimes.last == FrameGrid(fps: FrameRate(30)).offset(ofSlot: 119))
+        #expect(stage.changedRows.last == RowBands())
+    }
+
     /// A screen that says when it changes is slept on between looks: a look every tenth of a
     /// second (for the run's controls) instead of every slot, the repeats and the end as before.
     @Test func anUnchangedScreenThatSaysWhenItChangesIsSleptOn() async {

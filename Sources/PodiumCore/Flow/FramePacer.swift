@@ -54,6 +54,12 @@ public struct FramePacer {
         return passed
     }
 
+    /// The deadline of the last slot due before `end`; `nil` when none is (or the pacer has not started).
+    public func deadline(ofLastSlotBefore end: UInt64) -> UInt64? {
+        guard let start, end > start else { return nil }
+        return start + grid.offset(ofSlot: grid.slot(at: end - start - 1))
+    }
+
     /// Waits for the next slot (sleeping no longer than `maximumSleep` at a time, so the caller can
     /// check for a stop request), and returns it; `nil` when `maximumSleep` passed before it was due.
     public mutating func nextSlot(clock: any PacingClock, maximumSleep: UInt64 = .max) -> Slot? {

@@ -87,6 +87,11 @@ public struct PacedCapture: FrameSource {
             if retried { counters.unchanged.subtract(1, ordering: .relaxed) }
             if !retried { counters.skipped.add(slot.skipped, ordering: .relaxed) }
             if let end = fanOut.end, slot.deadline >= end {
+                // A loop held up past the end (a loaded machine stalls it for most of a second)
+                // still holds the last picture to the last slot before it: the run lasts its time.
+                if let last = pacer.deadline(ofLastSlotBefore: end), last >= fanOut.origin {
+                    reached = max(reached ?? 0, last - fanOut.origin)
+                }
                 fanOut.stopRun()
                 break
             }
