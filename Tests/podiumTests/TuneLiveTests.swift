@@ -163,9 +163,11 @@ import Testing
         if let pause = jumps.first {
             #expect(gaps[pause] > 0 && gaps[pause] < 0.15, "the file's times go on: \(gaps)")
         }
-        // Elsewhere the file's times go on as the scene's clock does: a loaded machine's scene that
-        // drew nothing for a few frames leaves the same gap in both.
-        let astray = gaps.indices.filter { !jumps.contains($0) && abs(gaps[$0] - Double(steps[$0]) / 1000) > 0.1 }
+        // Elsewhere the file's times go on a frame or a few apart, or as the scene's clock does: a
+        // loaded machine's scene that drew nothing for a few frames leaves the same gap in both.
+        let astray = gaps.indices.filter { index in
+            !jumps.contains(index) && gaps[index] >= 0.15 && abs(gaps[index] - Double(steps[index]) / 1000) > 0.1
+        }
         #expect(gaps.allSatisfy { $0 > 0 } && astray.isEmpty,
                 "file against scene at \(astray): \(gaps), \(steps)")
         let duration = try Tools.probe(part).duration ?? 0
