@@ -219,6 +219,9 @@ let package = Package(
         .testTarget(name: "PodiumRunTests", dependencies: ["PodiumRun", "PodiumX11", "PodiumTestSupport"]),
         // The command line in-process: parsing, refusals, help, and the plan a command line makes.
         .testTarget(name: "PodiumCLITests", dependencies: ["PodiumCLI", "PodiumTestSupport"], exclude: ["Golden"]),
+        // The commands run whole in the tests' process (`ProgramRun`) against real displays and
+        // peers: in a process of their own, as each run takes the cooperative threads its tasks need.
+        .testTarget(name: "PodiumCLIRunTests", dependencies: ["PodiumCLI", "PodiumTestSupport"]),
         // What only a process shows: runs of the binary against real displays, peers and signals.
         .testTarget(name: "podiumTests", dependencies: ["podium", "PodiumTestSupport"]),
     ]

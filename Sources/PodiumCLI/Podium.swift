@@ -63,25 +63,39 @@ struct Refusal: Equatable {
 
 /// The program: a command line run, every failure turned into one `podium: ` line and a code.
 public enum PodiumProgram {
-    /// Runs what `arguments` (the program's own name left out) ask, and returns the exit code.
-    public static func run(_ arguments: [String]) async -> Int32 {
+    /// The process's run: its signals trapped and its heap kept small, then `arguments` (the
+    /// program's own name left out) run. Returns the exit code.
+    public static func main(_ arguments: [String]) async -> Int32 {
         HeapKeeper.limitArenas()
         SignalTrap.install()
-        do {
-            var command = try Podium.parseAsRoot(preparedArguments(arguments))
-            SignalTrap.commandStopsCleanly(type(of: command) is any StopsCleanly.Type)
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
+        return await run(arguments)
+    }
+
+    /// Runs what `arguments` ask as `invocation` (the process's own, or a test's inside its
+    /// process), and returns the exit code.
+    public static func run(_ arguments: [String], as invocation: Invocation = .process) async -> Int32 {
+        await Invocation.$current.withValue(invocation) {
+            do {
+                var command = try Podium.parseAsRoot(preparedArguments(arguments))
+                if invocation.ownsTerminal { SignalTrap.commandStopsCleanly(type(of: command) is any StopsCleanly.Type) }
+                if var asyncCommand = command as? any AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    try command.run()
+                }
+                return 0
+            } catch {
+                guard let refusal = Podium.refusal(for: error, arguments: arguments) else {
+                    // Help and --version: on stdout, or for what ends with a code of its own, stderr.
+                    let (text, code) = (Podium.fullMessage(for: error), Podium.exitCode(for: error))
+                    if code == .success, !text.isEmpty { Console.output(text) }
+                    if code != .success, !text.isEmpty { Console.write(text + "\n") }
+                    return code.rawValue
+                }
+                if invocation.ownsTerminal { StatsLine.clear() }
+                Console.say(refusal.line, wrapped: false)
+                return refusal.code
             }
-            return 0
-        } catch {
-            // Help and --version, which ArgumentParser prints itself.
-            guard let refusal = Podium.refusal(for: error, arguments: arguments) else { Podium.exit(withError: error) }
-            StatsLine.clear()
-            Console.say(refusal.line, wrapped: false)
-            return refusal.code
         }
     }
 }

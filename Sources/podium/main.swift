@@ -2,4 +2,4 @@ import Foundation
 import PodiumCLI
 
 // The program is PodiumCLI's, where the tests reach its commands without starting a process.
-exit(await PodiumProgram.run(Array(CommandLine.arguments.dropFirst())))
+exit(await PodiumProgram.main(Array(CommandLine.arguments.dropFirst())))

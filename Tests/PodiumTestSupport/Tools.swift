@@ -6,6 +6,10 @@ public struct CommandResult: Sendable {
     public var status: Int32
     public var stdout: String
     public var stderr: String
+
+    public init(status: Int32, stdout: String, stderr: String) {
+        (self.status, self.stdout, self.stderr) = (status, stdout, stderr)
+    }
 }
 
 /// Runs external programs for tests: the built `podium`, and FFmpeg's tools as real peers.

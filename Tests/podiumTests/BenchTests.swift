@@ -114,7 +114,7 @@ import Testing
         let result = try Tools.podium(["bench", "--scene", "static", "--scene-size", "320x240", "--fps", "15", "--seconds", "1", "--format", "csv"], timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
-        #expect(lines.count == 2, "\(result.stdout)")
+        try #require(lines.count == 2, "\(result.stdout)")
         let header = lines[0].split(separator: ",", omittingEmptySubsequences: false)
         let row = lines[1].split(separator: ",", omittingEmptySubsequences: false)
         #expect(header.count == row.count && header.first == "target_fps" && row.first == "15", "\(result.stdout)")

@@ -36,6 +36,20 @@ import Testing
         return last - first
     }
 
+    /// Ctrl-C finalizes an MP4, whose index is written last: it plays, as long as it ran.
+    @Test func interruptLeavesAPlayableMP4OfTheRightLength() throws {
+        let output = path("talk.mp4")
+        let run = try startStream(["--constant-fps", "--to", output])
+        Thread.sleep(forTimeInterval: 2)
+        let result = try run.interrupt()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("SIGINT: stopping; press Ctrl-C again to quit at once"))
+        let probe = try Tools.probe(output)
+        let duration = try #require(probe.duration)
+        #expect(abs(duration - 2) <= 0.2, "duration \(duration) s")
+        #expect(probe.frames > 40)
+    }
+
     @Test(arguments: ["SIGHUP", "SIGQUIT", "SIGTERM"])
     func signalsFinalize(name: String) throws {
         let number = ["SIGHUP": SIGHUP, "SIGQUIT": SIGQUIT, "SIGTERM": SIGTERM][name] ?? SIGTERM

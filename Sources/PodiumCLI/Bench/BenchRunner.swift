@@ -24,7 +24,7 @@ final class BenchRunner: Sendable {
     }
 
     /// What runs `podium scene`: this very program.
-    private static let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    private let executable = Invocation.current.executable
     /// How fast the scene draws for `max`: a video's usual top rate.
     private static let sceneRateForMax = 60
 
@@ -169,7 +169,7 @@ final class BenchRunner: Sendable {
     private func startScene(_ kind: SceneKind, rate: BenchRate) throws(PodiumError) -> ChildProcess {
         guard let display = plan.source.display else { throw .software("a scene needs the private display") }
         let fps = rate.framesPerSecond ?? Self.sceneRateForMax
-        let scene = try ChildProcess([Self.executable, "scene", "--display", display, "--kind", kind.rawValue, "--fps", "\(fps)", "--quiet"],
+        let scene = try ChildProcess([executable, "scene", "--display", display, "--kind", kind.rawValue, "--fps", "\(fps)", "--quiet"],
                                      environment: ChildProcess.environment([:]), files: [1: "/dev/null", 2: "/dev/null"])
         let connection = try XConnection(display: display)
         let deadline = Date().addingTimeInterval(10)

@@ -46,15 +46,15 @@ extension Podium {
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try encoder.encode(Summary(report)), as: UTF8.self))
+                Console.output(String(decoding: try encoder.encode(Summary(report)), as: UTF8.self))
                 return
             }
-            print("\(report.flashes.count) flashes, \(report.beeps.count) beeps, \(report.offsets.count) paired")
+            Console.output("\(report.flashes.count) flashes, \(report.beeps.count) beeps, \(report.offsets.count) paired")
             guard let median = report.median, let worst = report.worst else {
                 throw PodiumError.unavailable("av-sync '\(input)': no flash with a beep beside it; "
                                               + "is it a recording of 'podium scene --kind clapper' with --audio?")
             }
-            print("offset (sound less picture): median \(median.fixed(1)) ms, worst \(worst.fixed(1)) ms"
+            Console.output("offset (sound less picture): median \(median.fixed(1)) ms, worst \(worst.fixed(1)) ms"
                   + (report.drift.map { ", drift \($0.fixed(1)) ms" } ?? ""))
         }
 

@@ -118,13 +118,14 @@ extension Podium {
                                                  rates: sweep, ladder: ladder, seconds: seconds, scene: scene,
                                                  xServer: server?.pid),
                                      logger: logger)
-            SignalTrap.onStop { runner.stop() }
+            Invocation.current.onStop { runner.stop() }
             let showProgress = !quiet
+            let invocation = Invocation.current
             let rowPrinter = BenchRowPrinter(format: format, columns: BenchColumns(ladder: ladder != nil, sound: sound.plan() != nil),
-                                             seconds: Double(seconds), output: try TextOutput.open("-", flag: "stdout"))
+                                             seconds: Double(seconds), write: Invocation.current.writeOutput)
             let (rows, sourceText, encoding) = try await runner.run { event in
                 switch event {
-                case .progress(let line): if showProgress { StatsLine.show(line) }
+                case .progress(let line): if showProgress { StatsLine.show(line, in: invocation) }
                 case .started(let source, let encoding): rowPrinter.printHeading(source: source, encoding: encoding)
                 case .measured(let row): rowPrinter.printRow(row)
                 }
@@ -135,7 +136,7 @@ extension Podium {
             if format == .json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+                Console.output(String(decoding: try encoder.encode(report), as: UTF8.self))
             }
             if let plot {
                 let file = try TextOutput.open(plot, flag: "--plot")

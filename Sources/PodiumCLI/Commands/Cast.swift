@@ -86,17 +86,17 @@ extension Podium {
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try encoder.encode(found.renderers.map(Listed.init)), as: UTF8.self))
+                Console.output(String(decoding: try encoder.encode(found.renderers.map(Listed.init)), as: UTF8.self))
                 return
             }
-            if found.renderers.isEmpty { print("no TV answered on this machine's networks") }
+            if found.renderers.isEmpty { Console.output("no TV answered on this machine's networks") }
             for renderer in found.renderers {
                 let model = [renderer.manufacturer, renderer.model].filter { !$0.isEmpty }.joined(separator: " ")
-                print("\(renderer.name)  (\(model.isEmpty ? "" : model + ", ")\(renderer.address))")
+                Console.output("\(renderer.name)  (\(model.isEmpty ? "" : model + ", ")\(renderer.address))")
                 if let format = renderer.streamFormat {
-                    print("    plays Podium's stream as \(format.mimeType): podium cast '\(renderer.name)'")
+                    Console.output("    plays Podium's stream as \(format.mimeType): podium cast '\(renderer.name)'")
                 } else {
-                    print("    plays none of Podium's formats; it takes "
+                    Console.output("    plays none of Podium's formats; it takes "
                           + (renderer.accepts.isEmpty ? "nothing over HTTP" : renderer.accepts.joined(separator: ", ")))
                 }
             }

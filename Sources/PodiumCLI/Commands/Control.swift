@@ -167,11 +167,11 @@ extension Podium {
                                               + "'\(answer.prefix(60))'")
             }
             if json {
-                print(answer)
+                Console.output(answer)
             } else {
-                for change in reply.changes ?? [] { print(change) }
-                if request.command == .status, let status = reply.status { print(Self.describe(status)) }
-                if reply.ok, reply.changes?.isEmpty == true, request.command != .status { print("nothing to change") }
+                for change in reply.changes ?? [] { Console.output(change) }
+                if request.command == .status, let status = reply.status { Console.output(Self.describe(status)) }
+                if reply.ok, reply.changes?.isEmpty == true, request.command != .status { Console.output("nothing to change") }
             }
             if let error = reply.error { throw PodiumError.usage(error) }
         }

@@ -42,22 +42,22 @@ extension Podium {
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try encoder.encode(entries), as: UTF8.self))
+                Console.output(String(decoding: try encoder.encode(entries), as: UTF8.self))
                 return
             }
             for codec in VideoCodec.allCases {
                 let forCodec = entries.filter { $0.codec == codec }
-                print("\(codec)\(forCodec.contains { $0.reason == nil } ? "" : ": none opens here")")
+                Console.output("\(codec)\(forCodec.contains { $0.reason == nil } ? "" : ": none opens here")")
                 for entry in forCodec {
                     let marks = [entry.isDefault ? "default" : nil, entry.isHardware ? "hardware" : nil]
                         .compactMap { $0 }
                     let named = entry.name + (marks.isEmpty ? "" : " (" + marks.joined(separator: ", ") + ")")
                     guard let api = entry.api else {
-                        print("  \(named)  \(entry.description)")
+                        Console.output("  \(named)  \(entry.description)")
                         continue
                     }
                     let on = entry.device.map { " on \($0)" } ?? ""
-                    print("  \(named)  \(api.uppercased())\(on): \(entry.reason ?? "ok")")
+                    Console.output("  \(named)  \(api.uppercased())\(on): \(entry.reason ?? "ok")")
                 }
             }
         }

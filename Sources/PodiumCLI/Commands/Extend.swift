@@ -165,7 +165,8 @@ extension Podium {
         /// A virtual monitor of the desktop's portal; where it makes none, what Podium needs.
         private static func portalMonitor() throws(PodiumError) -> any VirtualMonitor {
             do {
-                return try PortalVirtualMonitor { SignalTrap.stopRequested }
+                let invocation = Invocation.current
+                return try PortalVirtualMonitor { invocation.stopRequested }
             } catch where error.exitCode == .unavailable {
                 throw .unavailable("this Wayland desktop cannot be given a monitor by Podium: it needs sway's IPC "
                                    + "(sway, and wlroots desktops that have it), GNOME's screen casting "

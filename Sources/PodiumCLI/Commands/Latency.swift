@@ -148,9 +148,9 @@ extension Podium {
             let figures: [(String, Double)] = [("median", percentile(0.5)), ("p95", percentile(0.95)), ("min", sorted.first ?? 0), ("max", sorted.last ?? 0)]
             if json {
                 let fields = figures.map { "\"\($0.0)Ms\": \($0.1.fixed(2))" } + ["\"changes\": \(sorted.count + missed)", "\"missed\": \(missed)"]
-                print("{" + fields.joined(separator: ", ") + "}")
+                Console.output("{" + fields.joined(separator: ", ") + "}")
             } else {
-                print("glass-to-glass on \(target) over \(sorted.count + missed) changes: " + figures.map { "\($0.0) \($0.1.fixed(1)) ms" }.joined(separator: ", ")
+                Console.output("glass-to-glass on \(target) over \(sorted.count + missed) changes: " + figures.map { "\($0.0) \($0.1.fixed(1)) ms" }.joined(separator: ", ")
                       + "; \(missed) missed")
             }
         }

@@ -78,7 +78,7 @@ extension Podium {
             let connection = try XConnection(display: display)
             let player = try ScenePlayer(connection: connection, kind: kind)
             let stop = StopFlag()
-            SignalTrap.onStop { stop.raise() }
+            Invocation.current.onStop { stop.raise() }
             if !quiet { Console.say("drawing the \(kind) scene on \(connection.displayName) (\(player.screen)) at \(fps) fps; Ctrl-C to stop") }
 
             let clock = MonotonicClock()

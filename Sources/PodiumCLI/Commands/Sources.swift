@@ -69,18 +69,18 @@ extension Podium {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
                 let listing = Listing(server: server.serverName, sources: listed, applications: applications)
-                print(String(decoding: try encoder.encode(listing), as: UTF8.self))
+                Console.output(String(decoding: try encoder.encode(listing), as: UTF8.self))
                 return
             }
-            print("sound server: \(server.serverName)")
-            if listed.isEmpty { print("  no sources") }
+            Console.output("sound server: \(server.serverName)")
+            if listed.isEmpty { Console.output("  no sources") }
             for source in listed {
                 let marks = source.defaultFor.map { "  --audio \($0)" }.joined()
-                print("  \(source.name)  \(source.description)\(marks)")
+                Console.output("  \(source.name)  \(source.description)\(marks)")
             }
             guard !applications.isEmpty else { return }
-            print("applications playing (--audio app:NAME):")
-            for application in applications { print("  \(application)") }
+            Console.output("applications playing (--audio app:NAME):")
+            for application in applications { Console.output("  \(application)") }
         }
 
         /// `--video`: the cameras, by the name `--source camera:NAME` takes: PipeWire's (or the
@@ -103,13 +103,13 @@ extension Podium {
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try encoder.encode(["cameras": listed]), as: UTF8.self))
+                Console.output(String(decoding: try encoder.encode(["cameras": listed]), as: UTF8.self))
                 return
             }
-            print(heading)
-            if listed.isEmpty { print("  none") }
+            Console.output(heading)
+            if listed.isEmpty { Console.output("  none") }
             for camera in listed {
-                print("  \(camera.name)" + (camera.label.map { "  \($0)" } ?? "") + "  --source camera:\(camera.name)")
+                Console.output("  \(camera.name)" + (camera.label.map { "  \($0)" } ?? "") + "  --source camera:\(camera.name)")
             }
         }
     }

@@ -32,10 +32,10 @@ extension Podium {
                 try listing.printJSON(windows)
                 return
             }
-            print("display \(name): \(windows.count) window\(windows.count == 1 ? "" : "s")")
+            Console.output("display \(name): \(windows.count) window\(windows.count == 1 ? "" : "s")")
             for window in windows {
                 let names = window.className.isEmpty ? "" : "  \(window.instance)/\(window.className)"
-                print("  \(window.hexID)  '\(window.title)'\(names)  \(window.rect)"
+                Console.output("  \(window.hexID)  '\(window.title)'\(names)  \(window.rect)"
                       + (window.isMapped ? "" : "  hidden"))
             }
         }

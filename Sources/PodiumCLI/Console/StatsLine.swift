@@ -10,12 +10,14 @@ enum StatsLine {
     /// The line on screen, kept to be drawn again at a new width.
     private static let shown = Mutex<Render?>(nil)
 
-    static func show(_ text: String) {
-        show { _ in text }
+    /// - Parameter invocation: whose stderr: the current one, unless shown from a thread of the
+    ///   command's own.
+    static func show(_ text: String, in invocation: Invocation = .current) {
+        show(in: invocation) { _ in text }
     }
 
-    static func show(_ render: @escaping Render) {
-        guard Console.isTerminal else { return Console.write(render(nil) + "\n") }
+    static func show(in invocation: Invocation = .current, _ render: @escaping Render) {
+        guard invocation.ownsTerminal, invocation.isTerminal else { return invocation.writeError(render(nil) + "\n") }
         shown.withLock { $0 = render }
         draw(render)
     }

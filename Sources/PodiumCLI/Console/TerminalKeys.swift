@@ -5,7 +5,7 @@ import Synchronization
 /// Single keys from the terminal Podium runs in, acted on at once (no Enter): the map the mirror
 /// window answers to (`KeyCommand`). Only when stdin is a terminal and Podium is its foreground
 /// job: never for a pipe, a service or CI, and a background job (`podium … &`) leaves the
-/// terminal alone.
+/// terminal alone; nor for a command run inside another program (`Invocation`).
 ///
 /// The terminal is put back as it was when the run ends, however it ends: normally, on a signal
 /// (the run stops and returns here), on a second signal that quits at once (`SignalTrap` calls
@@ -17,7 +17,7 @@ enum TerminalKeys {
     /// Reads keys for `run` on a thread of its own until the run stops, when stdin is a terminal
     /// in the foreground.
     static func start(for run: Run) {
-        guard isatty(STDIN_FILENO) != 0, tcgetpgrp(STDIN_FILENO) == getpgrp() else { return }
+        guard Invocation.current.ownsTerminal, isatty(STDIN_FILENO) != 0, tcgetpgrp(STDIN_FILENO) == getpgrp() else { return }
         var settings = termios()
         guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return }
         var raw = settings

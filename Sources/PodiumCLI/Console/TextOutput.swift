@@ -16,6 +16,7 @@ final class TextOutput: Sendable {
     private let failure = Mutex<Int32?>(nil)
 
     static let standardError = TextOutput(descriptor: STDERR_FILENO, name: "stderr", owns: false)
+    static let standardOutput = TextOutput(descriptor: STDOUT_FILENO, name: "stdout", owns: false)
 
     private init(descriptor: Int32, name: String, owns: Bool) {
         self.descriptor = descriptor

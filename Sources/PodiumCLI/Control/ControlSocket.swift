@@ -24,11 +24,11 @@ final class ControlSocket: Sendable {
         var gid: UInt32 = 0
     }
 
-    /// Makes and binds the socket of this process.
+    /// Makes and binds the socket of this invocation (the process's id, or a run's inside it).
     /// - Throws: 73 when the folder or the socket cannot be made.
-    init() throws(PodiumError) {
+    init(name: String) throws(PodiumError) {
         try ControlAddress.prepareDirectory()
-        path = ControlAddress.path(pid: getpid())
+        path = "\(ControlAddress.directory)/\(name).sock"
         guard var address = ControlAddress.socketAddress(path) else {
             throw .cannotCreate("--control: the socket path \(path) is longer than a socket path can be")
         }

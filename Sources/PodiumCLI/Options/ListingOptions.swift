@@ -14,6 +14,6 @@ struct ListingOptions: ParsableArguments {
     func printJSON(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+        Console.output(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 }

@@ -75,7 +75,7 @@ enum PlanRunner {
             if run.control.paused.load(ordering: .relaxed) { return "paused" }
             return run.counters.windowAwaits.map { "waiting for \($0)" }
         }
-        SignalTrap.onStop { run.stop() }
+        Invocation.current.onStop { run.stop() }
         // Keys a desktop binds reach the run through its control socket.
         let control = try openControl(options.control ?? (session.plan.isShared || hotkeys != nil),
                                       asked: options.control == true, logger: logger)
@@ -91,7 +91,6 @@ enum PlanRunner {
         } ?? [] : []
         let inputLinks = input.flatMap { player in session.viewerServers.first?.openInput(player: player) } ?? []
         defer { SecretFile.removeAll() }
-        let reporting = Task { await reporter.run() }
         // With a budget, the rate is the budget's to lower (and raise again up to it).
         let bounds = session.plan.frameRates
         let fps = session.plan.budget.map { budget in
@@ -99,16 +98,19 @@ enum PlanRunner {
                 + (budget.maxCPU.map { "\($0.plain) cores" } ?? "every frame kept") + ")"
         } ?? "\(session.plan.fps) fps"
         let cursor = session.plan.capture.drawsCursor ? "" : ", no cursor"
-        let failure = await session.execute(beforeOutputs: reporter.open) { start in
-            let sources = start.sources.map { "capturing \($0) at \(fps)\(cursor)" } + soundParts(start.sounds)
-            let lines = startLines(sources + parts, encoders: start.encoders)
-                + session.viewerServers.flatMap { ViewerLines.describe($0, quiet: !options.showsProgress) }
-                + ViewerLines.describeRemote(remoteLinks, quiet: !options.showsProgress, shown: showRemote)
-                + ViewerLines.describeInput(inputLinks, quiet: !options.showsProgress, shown: showRemote)
-            lines.forEach { logger.notice("\($0)") }
+        // The reporter beside the run, a task of its own (a child: it runs where the run runs).
+        let failure = await withTaskGroup(of: Void.self) { reporting in
+            reporting.addTask { await reporter.run() }
+            defer { reporting.cancelAll() }
+            return await session.execute(beforeOutputs: reporter.open) { start in
+                let sources = start.sources.map { "capturing \($0) at \(fps)\(cursor)" } + soundParts(start.sounds)
+                let lines = startLines(sources + parts, encoders: start.encoders)
+                    + session.viewerServers.flatMap { ViewerLines.describe($0, quiet: !options.showsProgress) }
+                    + ViewerLines.describeRemote(remoteLinks, quiet: !options.showsProgress, shown: showRemote)
+                    + ViewerLines.describeInput(inputLinks, quiet: !options.showsProgress, shown: showRemote)
+                lines.forEach { logger.notice("\($0)") }
+            }
         }
-        reporting.cancel()
-        await reporting.value
         let summary = reporter.finish()
         if options.showsProgress && run.started.load(ordering: .relaxed) {
             StatsLine.clear()
@@ -130,7 +132,7 @@ enum PlanRunner {
         -> ControlSocket? {
         guard wanted else { return nil }
         do {
-            return try ControlSocket()
+            return try ControlSocket(name: Invocation.current.controlName)
         } catch {
             if asked { throw error }
             logger.warning("\(error.said); running without it")

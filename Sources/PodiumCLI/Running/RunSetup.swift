@@ -79,8 +79,9 @@ enum RunSetup {
         (lookup.sharedMemory, lookup.tracksDamage) = (!source.noSharedMemory, !source.constantFPS)
         (lookup.exitWhenGone, lookup.forgetsChoice) = (source.exitWhenGone, source.forgetChoice)
         (lookup.masks, lookup.showsRegion) = (source.presenter.masks, source.presenter.showsRegion)
-        lookup.events = { Console.say($0.said) }
-        lookup.stopRequested = { SignalTrap.stopRequested }
+        let invocation = Invocation.current
+        lookup.events = { invocation.say($0.said) }
+        lookup.stopRequested = { invocation.stopRequested }
         var plan = if let given {
             CapturePlan(given, idleFPS: source.idleRate(for: outputs))
         } else {

@@ -3,7 +3,7 @@ import PodiumCore
 import Synchronization
 
 /// SIGINT, SIGTERM, SIGHUP (a terminal or SSH session closed) and SIGQUIT, for the whole process
-/// (and SIGWINCH, which only redraws the stats line).
+/// (and SIGWINCH, which only redraws the stats line): they stop `Invocation.process`.
 ///
 /// Installed first thing in `main`, before anything is opened, so a signal that comes while Podium
 /// is still starting is kept, not lost: the run that starts later stops at once. The first signal
@@ -22,8 +22,6 @@ enum SignalTrap {
     private static let repeatWindow: UInt64 = 1_000_000_000
 
     private struct State {
-        /// Run on the first stop request; empty until a command that stops cleanly registers.
-        var handlers: [@Sendable () -> Void] = []
         /// Whether the command stops cleanly; until it says, a request is kept for it.
         var stopsCleanly: Bool?
         /// When the first request came, on the monotonic clock.
@@ -44,7 +42,7 @@ enum SignalTrap {
         signalPipeWriteEnd.store(ends[1], ordering: .relaxed)
         Thread.detachNamed("podium-signals") { readSignals(from: readEnd) }
         // A resized terminal gets the stats line again at its new width.
-        for number in signals.map(\.number) + (Console.isTerminal ? [SIGWINCH] : []) {
+        for number in signals.map(\.number) + (Invocation.process.isTerminal ? [SIGWINCH] : []) {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
                 let saved = errno
@@ -69,19 +67,9 @@ enum SignalTrap {
             return state.pending
         }
         guard let pending else { return }
-        if stopsCleanly { announceStop(pending) } else { _exit(128 + pending) }
-    }
-
-    /// Whether a stop was asked for (for waits that come before the run, such as the desktop's dialog).
-    static var stopRequested: Bool { state.withLock { $0.requested != nil } }
-
-    /// Runs `handler` on the first stop request, or now when one came already (while starting).
-    static func onStop(_ handler: @escaping @Sendable () -> Void) {
-        let already = state.withLock { state in
-            if state.requested == nil { state.handlers.append(handler) }
-            return state.requested != nil
-        }
-        if already { handler() }
+        guard stopsCleanly else { _exit(128 + pending) }
+        announceStop(pending)
+        Invocation.process.stop()
     }
 
     private static func readSignals(from descriptor: Int32) {
@@ -101,37 +89,36 @@ enum SignalTrap {
     private static func announceStop(_ number: Int32) {
         let again = number == SIGINT ? "press Ctrl-C again" : "send it again"
         StatsLine.clear()
-        Console.say("\(name(number)): stopping; \(again) to quit at once")
+        Invocation.process.say("\(name(number)): stopping; \(again) to quit at once")
     }
 
     private static func received(_ number: Int32) {
         if number == SIGWINCH { return StatsLine.redraw() }
         let now = clock.now()
-        enum Action { case stop([@Sendable () -> Void], cleanly: Bool), keep, ignore, quit }
+        enum Action { case stop(cleanly: Bool), keep, ignore, quit }
         let action = state.withLock { state -> Action in
             guard let first = state.requested else {
                 state.requested = now
-                defer { state.handlers = [] }
                 guard let stopsCleanly = state.stopsCleanly else {
                     state.pending = number
                     return .keep
                 }
-                return .stop(state.handlers, cleanly: stopsCleanly)
+                return .stop(cleanly: stopsCleanly)
             }
             return now - first < repeatWindow ? .ignore : .quit
         }
         switch action {
-        case .stop(let handlers, cleanly: true):
+        case .stop(cleanly: true):
             announceStop(number)
-            handlers.forEach { $0() }
-        case .stop(_, cleanly: false):
+            Invocation.process.stop()
+        case .stop(cleanly: false):
             TerminalKeys.restore()
             _exit(128 + number)
         case .keep, .ignore:
             break
         case .quit:
             StatsLine.clear()
-            Console.say("\(name(number)) again: quitting without finalizing outputs")
+            Invocation.process.say("\(name(number)) again: quitting without finalizing outputs")
             TerminalKeys.restore()
             _exit(128 + number)
         }

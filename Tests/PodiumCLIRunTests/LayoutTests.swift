@@ -29,14 +29,14 @@ import Testing
         return "rgb(\(r),\(g),\(b))"
     }
 
-    @Test func besideAndOverPlaceEachSourceInTheRecording() throws {
+    @Test func besideAndOverPlaceEachSourceInTheRecording() async throws {
         let (first, second) = try twoScreens()
         let folder = try Tools.temporaryFolder()
         for layout in ["beside", "over"] {
             let output = folder.appendingPathComponent("\(layout).mkv").path
-            let result = try Tools.podium(["stream", "--source", first.display, "--source", second.display,
-                                           "--layout", layout, "--split", "0.5", "--no-cursor", "--duration", "2s",
-                                           "--to", output])
+            let result = try await ProgramRun.podium(["stream", "--source", first.display, "--source", second.display,
+                                                      "--layout", layout, "--split", "0.5", "--no-cursor", "--duration", "2s",
+                                                      "--to", output])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("\(layout) "), "the start line says the layout: \(result.stderr)")
             let probe = try Tools.probe(output)
@@ -59,17 +59,17 @@ import Testing
 
     /// `l` in the mirror window goes from `beside` to `over`: the window and the recording both
     /// change, with no keyframe beyond the schedule's and every frame decodable.
-    @Test func aKeySwitchesTheLayoutInTheWindowAndTheRecording() throws {
+    @Test func aKeySwitchesTheLayoutInTheWindowAndTheRecording() async throws {
         let (first, second) = try twoScreens()
         let projector = try XvfbServer(width: 320, height: 240)
         let folder = try Tools.temporaryFolder()
         let output = folder.appendingPathComponent("switch.mkv").path
-        let run = try Tools.start(Tools.podium.path, [
-            "mirror", "--source", first.display, "--source", second.display, "--split", "0.5",
-            "--on-display", projector.display, "--no-cursor", "--keyint", "2s", "--duration", "30s", "--to", output,
-        ])
-        try run.waitForStderr(containing: "showing on")
-        Thread.sleep(forTimeInterval: 1)
+        let run = ProgramRun.start([
+                                    "mirror", "--source", first.display, "--source", second.display, "--split", "0.5",
+                                    "--on-display", projector.display, "--no-cursor", "--keyint", "2s", "--duration", "30s", "--to", output,
+                                    ])
+        try await run.waitForStderr(containing: "showing on")
+        try await Task.sleep(for: .seconds(1))
         func shown() throws -> [UInt8] {
             let bgra = try Tools.grabScreen(projector.display, width: 320, height: 240)
             var rgb: [UInt8] = []
@@ -84,13 +84,13 @@ import Testing
         #expect(Self.color(before, x: 80, y: 120) == "red")
         #expect(Self.color(before, x: 240, y: 120) == "blue")
         try Painter(display: projector.display).pressKey(keysym: 0x6C)
-        try run.waitForStderr(containing: "→ over top-right 25%, by window")
-        Thread.sleep(forTimeInterval: 0.5)
+        try await run.waitForStderr(containing: "→ over top-right 25%, by window")
+        try await Task.sleep(for: .seconds(0.5))
         let after = try shown()
         #expect(Self.color(after, x: 270, y: 40) == "blue")
         #expect(Self.color(after, x: 240, y: 120) == "red", "the primary fills the picture under the corner")
-        Thread.sleep(forTimeInterval: 1)
-        let result = try run.interrupt()
+        try await Task.sleep(for: .seconds(1))
+        let result = try await run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
 
         let probe = try Tools.probe(output)
@@ -109,7 +109,7 @@ import Testing
 
     /// A window (covered by another) beside another display's monitor: the window's own colour
     /// lands in its part of the picture in the recording, though something else covers it on screen.
-    @Test func aCoveredWindowBesideAnotherDisplay() throws {
+    @Test func aCoveredWindowBesideAnotherDisplay() async throws {
         let desktop = try XvfbServer(width: 640, height: 480)
         let manager = try WindowManager(display: desktop.display)
         defer { withExtendedLifetime(manager) {} }
@@ -122,9 +122,9 @@ import Testing
         let other = try XvfbServer(width: 320, height: 240)
         try Painter(display: other.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.blue)
         let output = try Tools.temporaryFolder().appendingPathComponent("window-beside.mkv").path
-        let result = try Tools.podium(["stream", "--display", desktop.display, "--window", "Slides",
-                                       "--source", other.display, "--split", "0.5", "--no-cursor", "--duration", "2s",
-                                       "--to", output])
+        let result = try await ProgramRun.podium(["stream", "--display", desktop.display, "--window", "Slides",
+                                                  "--source", other.display, "--split", "0.5", "--no-cursor", "--duration", "2s",
+                                                  "--to", output])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("window 'Slides'"), "\(result.stderr)")
         let probe = try Tools.probe(output)

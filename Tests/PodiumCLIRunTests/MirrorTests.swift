@@ -5,24 +5,24 @@ import Testing
 /// `podium mirror` from display A to display B, checked by grabbing B with `ffmpeg -f x11grab`.
 @Suite(.serialized) struct MirrorTests {
     /// Mirrors `pattern` (drawn on a fresh A) onto a fresh B of `target` size and returns B's pixels.
-    func mirror(_ pattern: TestPattern, onto target: (width: Int, height: Int), arguments: [String] = []) throws -> [UInt8] {
+    func mirror(_ pattern: TestPattern, onto target: (width: Int, height: Int), arguments: [String] = []) async throws -> [UInt8] {
         let source = try XvfbServer(width: pattern.width, height: pattern.height)
         let screen = try XvfbServer(width: target.width, height: target.height)
         try Painter(display: source.display).draw(pattern)
-        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
-                                                     "--no-cursor", "--duration", "20s"] + arguments, environment: [:])
-        try run.waitForStderr(containing: "showing on")
-        Thread.sleep(forTimeInterval: 1.5)
+        let run = ProgramRun.start(["mirror", "--display", source.display, "--on-display", screen.display,
+                                    "--no-cursor", "--duration", "20s"] + arguments)
+        try await run.waitForStderr(containing: "showing on")
+        try await Task.sleep(for: .seconds(1.5))
         let shown = try Tools.grabScreen(screen.display, width: target.width, height: target.height)
-        let result = try run.interrupt()
+        let result = try await run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("presented "))
         return shown
     }
 
-    @Test func sameSizeIsPixelExact() throws {
+    @Test func sameSizeIsPixelExact() async throws {
         let pattern = TestPattern(width: 320, height: 240, seed: 4)
-        let shown = try mirror(pattern, onto: (320, 240))
+        let shown = try await mirror(pattern, onto: (320, 240))
         #expect(difference(shown, pattern.bgra) == nil)
     }
 
@@ -30,37 +30,37 @@ import Testing
     /// after a few small changes the window holds exactly what a fresh mirror of the final screen
     /// draws whole.
     @Test(arguments: [(640, 480), (480, 360)])
-    func changedRowsBuildTheWholePicture(width: Int, height: Int) throws {
+    func changedRowsBuildTheWholePicture(width: Int, height: Int) async throws {
         let source = try XvfbServer(width: 640, height: 480)
         let screen = try XvfbServer(width: width, height: height)
         let painter = try Painter(display: source.display)
         try painter.draw(TestPattern(width: 640, height: 480, seed: 8))
-        func startMirror() throws -> RunningCommand {
-            let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
-                                                         "--no-cursor", "--duration", "20s"], environment: [:])
-            try run.waitForStderr(containing: "showing on")
-            Thread.sleep(forTimeInterval: 1)
+        func startMirror() async throws -> ProgramRun {
+            let run = ProgramRun.start(["mirror", "--display", source.display, "--on-display", screen.display,
+                                        "--no-cursor", "--duration", "20s"])
+            try await run.waitForStderr(containing: "showing on")
+            try await Task.sleep(for: .seconds(1))
             return run
         }
-        let changing = try startMirror()
+        let changing = try await startMirror()
         let before = try Tools.grabScreen(screen.display, width: width, height: height)
         for (index, y) in [0, 101, 250, 477].enumerated() {
             try painter.draw(TestPattern(width: 200, height: 3, seed: 20 + index), x: 37 * index, y: y)
-            Thread.sleep(forTimeInterval: 0.15)
+            try await Task.sleep(for: .seconds(0.15))
         }
-        Thread.sleep(forTimeInterval: 1)
+        try await Task.sleep(for: .seconds(1))
         let changed = try Tools.grabScreen(screen.display, width: width, height: height)
-        #expect(try changing.interrupt().status == 0)
-        let fresh = try startMirror()
+        #expect(try await changing.interrupt().status == 0)
+        let fresh = try await startMirror()
         let whole = try Tools.grabScreen(screen.display, width: width, height: height)
-        #expect(try fresh.interrupt().status == 0)
+        #expect(try await fresh.interrupt().status == 0)
         #expect(difference(changed, before) != nil, "the changes reached the window")
         #expect(difference(changed, whole) == nil)
     }
 
-    @Test func containLeavesBarsOfTheBackground() throws {
+    @Test func containLeavesBarsOfTheBackground() async throws {
         let pattern = TestPattern(width: 320, height: 180, seed: 5)
-        let shown = try mirror(pattern, onto: (320, 240), arguments: ["--background", "#0000ff"])
+        let shown = try await mirror(pattern, onto: (320, 240), arguments: ["--background", "#0000ff"])
         let blue: [UInt8] = [255, 0, 0, 255]
         let bar = Array([[UInt8]](repeating: blue, count: 320 * 30).joined())
         #expect(difference(Array(shown[0..<(320 * 30 * 4)]), bar) == nil, "30 rows of bar above")
@@ -68,9 +68,9 @@ import Testing
         #expect(difference(Array(shown[(320 * 30 * 4)..<(320 * 210 * 4)]), pattern.bgra) == nil, "the picture 1:1 between them")
     }
 
-    @Test func downscaledMatchesFFmpegsScaling() throws {
+    @Test func downscaledMatchesFFmpegsScaling() async throws {
         let pattern = TestPattern(width: 1920, height: 1080, seed: 6)
-        let shown = try mirror(pattern, onto: (1280, 720))
+        let shown = try await mirror(pattern, onto: (1280, 720))
         // FFmpeg scales the same picture; compare in YUV like the encoder tests.
         let folder = try Tools.temporaryFolder()
         let file = folder.appendingPathComponent("shown.bgra")
@@ -84,10 +84,10 @@ import Testing
     }
 
     @Test(arguments: [("cover", 240 * 4 / 3), ("stretch", 0), ("none", 0), ("integer", 0)])
-    func otherFitModesFillAsExpected(mode: String, _ unused: Int) throws {
+    func otherFitModesFillAsExpected(mode: String, _ unused: Int) async throws {
         // A 16:9 picture on a 4:3 screen with a blue background: where are the bars?
         let pattern = TestPattern(width: 320, height: 180, seed: 7)
-        let shown = try mirror(pattern, onto: (320, 240), arguments: ["--fit", mode, "--background", "#0000ff"])
+        let shown = try await mirror(pattern, onto: (320, 240), arguments: ["--fit", mode, "--background", "#0000ff"])
         func isBlue(_ x: Int, _ y: Int) -> Bool { Array(shown[((y * 320 + x) * 4)..<((y * 320 + x) * 4 + 3)]) == [255, 0, 0] }
         switch mode {
         case "cover", "stretch":
@@ -101,7 +101,7 @@ import Testing
         }
     }
 
-    @Test func recordsWhileMirroring() throws {
+    @Test func recordsWhileMirroring() async throws {
         let source = try XvfbServer(width: 320, height: 240)
         let screen = try XvfbServer(width: 320, height: 240)
         let pattern = TestPattern(width: 320, height: 240, seed: 8)
@@ -109,8 +109,8 @@ import Testing
         let folder = try Tools.temporaryFolder()
         let output = folder.appendingPathComponent("talk.mkv").path
         let stats = folder.appendingPathComponent("stats.jsonl").path
-        let result = try Tools.podium(["mirror", "--display", source.display, "--on-display", screen.display, "--no-cursor",
-                                       "--constant-fps", "--frames", "45", "--stats-json", stats, "--to", output])
+        let result = try await ProgramRun.podium(["mirror", "--display", source.display, "--on-display", screen.display, "--no-cursor",
+                                                  "--constant-fps", "--frames", "45", "--stats-json", stats, "--to", output])
         #expect(result.status == 0, "\(result.stderr)")
         let summary = try #require(try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n").last)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])
@@ -120,34 +120,34 @@ import Testing
         #expect(psnr(try Tools.decodeFrame(output, index: 20), try Tools.reference(pattern)) >= 40)
     }
 
-    @Test func spaceFreezesAndResumesAndQQuits() throws {
+    @Test func spaceFreezesAndResumesAndQQuits() async throws {
         let source = try XvfbServer(width: 320, height: 240)
         let screen = try XvfbServer(width: 320, height: 240)
         let first = TestPattern(width: 320, height: 240, seed: 1)
         let second = TestPattern(width: 320, height: 240, seed: 9)
         let painter = try Painter(display: source.display)
         try painter.draw(first)
-        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
-                                                     "--no-cursor", "--duration", "30s"], environment: [:])
-        try run.waitForStderr(containing: "showing on")
-        Thread.sleep(forTimeInterval: 1)
+        let run = ProgramRun.start(["mirror", "--display", source.display, "--on-display", screen.display,
+                                    "--no-cursor", "--duration", "30s"])
+        try await run.waitForStderr(containing: "showing on")
+        try await Task.sleep(for: .seconds(1))
         let keys = try Painter(display: screen.display)
         try keys.pressKey(keysym: 0x20)
-        try run.waitForStderr(containing: "frozen")
+        try await run.waitForStderr(containing: "frozen")
         try painter.draw(second)
-        Thread.sleep(forTimeInterval: 0.7)
+        try await Task.sleep(for: .seconds(0.7))
         #expect(difference(try Tools.grabScreen(screen.display, width: 320, height: 240), first.bgra) == nil, "B keeps the frozen picture")
         try keys.pressKey(keysym: 0x20)
-        try run.waitForStderr(containing: "picture frozen → live, by window")
-        Thread.sleep(forTimeInterval: 0.7)
+        try await run.waitForStderr(containing: "picture frozen → live, by window")
+        try await Task.sleep(for: .seconds(0.7))
         #expect(difference(try Tools.grabScreen(screen.display, width: 320, height: 240), second.bgra) == nil, "B follows A again")
         // The terminal's keys, in the window: `+` is on the `=` key; nothing is encoded for `<`.
         try keys.pressKey(keysym: 0x3D)
-        try run.waitForStderr(containing: "fps 30 → 48, by window")
+        try await run.waitForStderr(containing: "fps 30 → 48, by window")
         try keys.pressKey(keysym: 0x2C)
-        try run.waitForStderr(containing: "nothing is encoded: no bit rate to change")
+        try await run.waitForStderr(containing: "nothing is encoded: no bit rate to change")
         try keys.pressKey(keysym: 0x71)
-        let result = try run.wait(timeout: 10)
+        let result = try await run.wait(timeout: 10)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("quit from the window"))
     }
@@ -174,14 +174,14 @@ import Testing
     }
 
     /// Starts mirroring a red 320x240 display A onto a fresh 640x480 display B.
-    func startPictureInPicture(_ arguments: [String]) throws -> (RunningCommand, (source: XvfbServer, target: XvfbServer)) {
+    func startPictureInPicture(_ arguments: [String]) async throws -> (ProgramRun, (source: XvfbServer, target: XvfbServer)) {
         let source = try XvfbServer(width: 320, height: 240)
         let screen = try XvfbServer(width: 640, height: 480)
         try Painter(display: source.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.red)
-        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
-                                                     "--no-cursor", "--duration", "30s"] + arguments, environment: [:])
-        try run.waitForStderr(containing: "showing on")
-        Thread.sleep(forTimeInterval: 1)
+        let run = ProgramRun.start(["mirror", "--display", source.display, "--on-display", screen.display,
+                                    "--no-cursor", "--duration", "30s"] + arguments)
+        try await run.waitForStderr(containing: "showing on")
+        try await Task.sleep(for: .seconds(1))
         return (run, (source, screen))
     }
 
@@ -189,58 +189,58 @@ import Testing
         (["--pip"], [468, 348, 160, 120]),
         (["--pip", "top-left", "--pip-size", "200x150"], [12, 12, 200, 150]),
     ])
-    func pictureInPictureSitsInItsCorner(_ arguments: [String], _ expected: [Int]) throws {
+    func pictureInPictureSitsInItsCorner(_ arguments: [String], _ expected: [Int]) async throws {
         // A quarter of 640 wide by default, 4:3 like the picture; the margin is 480 / 40 = 12.
-        let (run, servers) = try startPictureInPicture(arguments)
+        let (run, servers) = try await startPictureInPicture(arguments)
         let found = box(of: Self.red, in: try Tools.grabScreen(servers.target.display, width: 640, height: 480), width: 640)
         let shown = try #require(found)
         #expect(shown.rect == expected)
         #expect(shown.solid)
-        #expect(try run.interrupt().status == 0)
+        #expect(try await run.interrupt().status == 0)
     }
 
-    @Test func pictureInPictureMovesAndResizesWithTheMouse() throws {
-        let (run, servers) = try startPictureInPicture(["--pip", "top-left", "--pip-size", "200x150"])
+    @Test func pictureInPictureMovesAndResizesWithTheMouse() async throws {
+        let (run, servers) = try await startPictureInPicture(["--pip", "top-left", "--pip-size", "200x150"])
         let screen = servers.target
         let mouse = try Painter(display: screen.display)
         try mouse.drag(from: (112, 87), to: (162, 117), windowOrigin: (12, 12))
-        Thread.sleep(forTimeInterval: 0.7)
+        try await Task.sleep(for: .seconds(0.7))
         #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 640, height: 480), width: 640)?.rect == [62, 42, 200, 150], "moved by (50, 30)")
         // The bottom-right corner resizes, keeping 4:3.
         try mouse.drag(from: (258, 188), to: (298, 188), windowOrigin: (62, 42))
-        Thread.sleep(forTimeInterval: 0.7)
+        try await Task.sleep(for: .seconds(0.7))
         #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 640, height: 480), width: 640)?.rect == [62, 42, 240, 180], "40 wider, 30 taller")
         try mouse.drag(from: (298, 218), to: (0, 0), windowOrigin: (62, 42))
-        Thread.sleep(forTimeInterval: 0.7)
+        try await Task.sleep(for: .seconds(0.7))
         #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 640, height: 480), width: 640)?.rect == [62, 42, 85, 64], "no side under 64")
-        #expect(try run.interrupt().status == 0)
+        #expect(try await run.interrupt().status == 0)
     }
 
-    @Test func waitsForTheTargetDisplayAndFollowsItThroughRestarts() throws {
+    @Test func waitsForTheTargetDisplayAndFollowsItThroughRestarts() async throws {
         let source = try XvfbServer(width: 320, height: 240)
         try Painter(display: source.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.red)
         let target = XvfbServer.unusedDisplay()
-        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", target,
-                                                     "--no-cursor", "--duration", "60s"], environment: [:])
-        try run.waitForStderr(containing: "\(target) is not up")
+        let run = ProgramRun.start(["mirror", "--display", source.display, "--on-display", target,
+                                    "--no-cursor", "--duration", "60s"])
+        try await run.waitForStderr(containing: "\(target) is not up")
         for time in 1...2 {
             var screen: XvfbServer? = try XvfbServer(width: 320, height: 240, display: target)
             let started = Date()
-            try run.waitForStderr(containing: "showing on", times: time, timeout: 10)
+            try await run.waitForStderr(containing: "showing on", times: time, timeout: 10)
             #expect(Date().timeIntervalSince(started) < 2, "the window appears within 2 s")
-            Thread.sleep(forTimeInterval: 0.7)
+            try await Task.sleep(for: .seconds(0.7))
             let shown = try Tools.grabScreen(target, width: 320, height: 240)
             #expect(box(of: Self.red, in: shown, width: 320)?.rect == [0, 0, 320, 240], "mirroring, time \(time)")
             screen = nil
-            try run.waitForStderr(containing: "\(target) is not up", times: time + 1)
+            try await run.waitForStderr(containing: "\(target) is not up", times: time + 1)
             #expect(run.isRunning, "still waiting, without error")
             _ = screen
         }
-        let result = try run.interrupt()
+        let result = try await run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
     }
 
-    @Test func followsTheCapturedMonitorThroughAResolutionChange() throws {
+    @Test func followsTheCapturedMonitorThroughAResolutionChange() async throws {
         let source = try XvfbServer(width: 640, height: 480)
         let screen = try XvfbServer(width: 320, height: 240)
         let painter = try Painter(display: source.display)
@@ -249,17 +249,17 @@ import Testing
         try Tools.xrandr(source.display, "--addmode", "screen", "podium-small")
         let folder = try Tools.temporaryFolder()
         let recording = folder.appendingPathComponent("talk.mkv").path
-        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
-                                                     "--no-cursor", "--duration", "30s", "--to", recording], environment: [:])
-        try run.waitForStderr(containing: "showing on")
-        Thread.sleep(forTimeInterval: 0.5)
+        let run = ProgramRun.start(["mirror", "--display", source.display, "--on-display", screen.display,
+                                    "--no-cursor", "--duration", "30s", "--to", recording])
+        try await run.waitForStderr(containing: "showing on")
+        try await Task.sleep(for: .seconds(0.5))
         try Tools.xrandr(source.display, "--output", "screen", "--mode", "podium-small")
-        try run.waitForStderr(containing: "is now 320x240")
+        try await run.waitForStderr(containing: "is now 320x240")
         try painter.fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.blue)
-        Thread.sleep(forTimeInterval: 1)
+        try await Task.sleep(for: .seconds(1))
         let shown = try Tools.grabScreen(screen.display, width: 320, height: 240)
         #expect(box(of: Self.blue, in: shown, width: 320)?.rect == [0, 0, 320, 240], "B shows the new 320x240 picture 1:1")
-        let result = try run.interrupt()
+        let result = try await run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
         // The recording keeps its size; the smaller picture fills it (same aspect).
         let probe = try Tools.probe(recording)
@@ -274,58 +274,58 @@ extension MirrorFollowsTests {
     /// Virtual RandR monitors on one display: capture the left half, and wait for a monitor on the right.
     /// A name RandR does not know yet (a projector that will come as a virtual monitor, or a
     /// typo): Podium says what it waits for and what is there, and shows once it appears.
-    @Test func waitsForAMonitorByANameNotKnownYet() throws {
+    @Test func waitsForAMonitorByANameNotKnownYet() async throws {
         let server = try XvfbServer(width: 640, height: 240)
         try Painter(display: server.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.red)
         try Tools.xrandr(server.display, "--setmonitor", "LEFT", "320/85x240/64+0+0", "none")
-        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", server.display, "--monitor", "LEFT",
-                                                     "--on", "BEAMER", "--no-cursor", "--duration", "60s"])
-        try run.waitForStderr(containing: "monitor BEAMER is not on \(server.display) (there now: ")
+        let run = ProgramRun.start(["mirror", "--display", server.display, "--monitor", "LEFT",
+                                    "--on", "BEAMER", "--no-cursor", "--duration", "60s"])
+        try await run.waitForStderr(containing: "monitor BEAMER is not on \(server.display) (there now: ")
         #expect(run.stderrSoFar.contains("LEFT"), "the monitors there are, so a typo shows: \(run.stderrSoFar)")
         #expect(run.isRunning)
         try Tools.xrandr(server.display, "--setmonitor", "BEAMER", "320/85x240/64+320+0", "none")
-        try run.waitForStderr(containing: "showing on BEAMER")
-        Thread.sleep(forTimeInterval: 0.7)
+        try await run.waitForStderr(containing: "showing on BEAMER")
+        try await Task.sleep(for: .seconds(0.7))
         let shown = try Tools.grabScreen(server.display, width: 640, height: 240)
         #expect(box(of: Self.red, in: shown, width: 640)?.rect == [0, 0, 640, 240], "the left half, shown on BEAMER")
-        #expect(try run.interrupt().status == 0)
+        #expect(try await run.interrupt().status == 0)
     }
 
-    @Test func waitsForAMonitorThatIsNotCapturedAndLeavesWhenItGoes() throws {
+    @Test func waitsForAMonitorThatIsNotCapturedAndLeavesWhenItGoes() async throws {
         let server = try XvfbServer(width: 640, height: 240)
         try Painter(display: server.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.red)
         // The screen's own monitor covers both halves, so it overlaps the capture too.
         try Tools.xrandr(server.display, "--setmonitor", "LEFT", "320/85x240/64+0+0", "none")
-        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", server.display, "--monitor", "LEFT",
-                                                     "--no-cursor", "--duration", "60s"], environment: [:])
-        try run.waitForStderr(containing: "has no monitor besides the captured one")
+        let run = ProgramRun.start(["mirror", "--display", server.display, "--monitor", "LEFT",
+                                    "--no-cursor", "--duration", "60s"])
+        try await run.waitForStderr(containing: "has no monitor besides the captured one")
         try Tools.xrandr(server.display, "--setmonitor", "RIGHT", "320/85x240/64+320+0", "none")
-        try run.waitForStderr(containing: "showing on RIGHT")
-        Thread.sleep(forTimeInterval: 0.7)
+        try await run.waitForStderr(containing: "showing on RIGHT")
+        try await Task.sleep(for: .seconds(0.7))
         let right = try Tools.grabScreen(server.display, width: 640, height: 240)
         #expect(box(of: Self.red, in: right, width: 640)?.rect == [0, 0, 640, 240], "the left half, mirrored on the right half")
         try Tools.xrandr(server.display, "--delmonitor", "RIGHT")
-        try run.waitForStderr(containing: "has no monitor besides the captured one", times: 2)
-        Thread.sleep(forTimeInterval: 0.5)
+        try await run.waitForStderr(containing: "has no monitor besides the captured one", times: 2)
+        try await Task.sleep(for: .seconds(0.5))
         let gone = try Tools.grabScreen(server.display, width: 640, height: 240)
         #expect(box(of: Self.red, in: gone, width: 640)?.rect == [0, 0, 320, 240], "the window closed")
-        #expect(try run.interrupt().status == 0)
+        #expect(try await run.interrupt().status == 0)
     }
 }
 
 extension MirrorFollowsTests {
     /// `podium stream --to window:MONITOR` is the same window as a branch beside the encoder.
-    @Test func streamShowsAWindowBesideARecording() throws {
+    @Test func streamShowsAWindowBesideARecording() async throws {
         let server = try Tools.laptopAndProjector()
         try Painter(display: server.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.red)
         let recording = try Tools.temporaryFolder().appendingPathComponent("left.mkv").path
-        let run = try Tools.start(Tools.podium.path, ["stream", "--constant-fps", "--display", server.display, "--monitor", "LEFT", "--no-cursor",
-                                                     "--duration", "30s", "--to", "window:RIGHT", "--to", recording], environment: [:])
-        try run.waitForStderr(containing: "showing on RIGHT")
-        Thread.sleep(forTimeInterval: 0.7)
+        let run = ProgramRun.start(["stream", "--constant-fps", "--display", server.display, "--monitor", "LEFT", "--no-cursor",
+                                    "--duration", "30s", "--to", "window:RIGHT", "--to", recording])
+        try await run.waitForStderr(containing: "showing on RIGHT")
+        try await Task.sleep(for: .seconds(0.7))
         let shown = try Tools.grabScreen(server.display, width: 640, height: 240)
         #expect(box(of: Self.red, in: shown, width: 640)?.rect == [0, 0, 640, 240], "the left half, shown on the right half")
-        let result = try run.interrupt()
+        let result = try await run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("presented "))
         #expect(try Tools.probe(recording).frames > 10)
@@ -333,14 +333,14 @@ extension MirrorFollowsTests {
 }
 
 extension MirrorFollowsTests {
-    @Test func latencyTimesChangesThroughARunningMirror() throws {
+    @Test func latencyTimesChangesThroughARunningMirror() async throws {
         let source = try XvfbServer(width: 640, height: 360)
         let screen = try XvfbServer(width: 320, height: 240)
-        let mirror = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
-                                                        "--no-cursor", "--duration", "60s"], environment: [:])
-        try mirror.waitForStderr(containing: "showing on")
-        let result = try Tools.podium(["latency", "--display", source.display, "--on-display", screen.display,
-                                       "--changes", "20", "--json"])
+        let mirror = ProgramRun.start(["mirror", "--display", source.display, "--on-display", screen.display,
+                                       "--no-cursor", "--duration", "60s"])
+        try await mirror.waitForStderr(containing: "showing on")
+        let result = try await ProgramRun.podium(["latency", "--display", source.display, "--on-display", screen.display,
+                                                  "--changes", "20", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let figures = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Double])
         #expect(figures["changes"] == 20 && figures["missed"] == 0)
@@ -352,13 +352,13 @@ extension MirrorFollowsTests {
         let median = try #require(figures["medianMs"])
         // At 30 fps a change waits up to one frame interval for the next grab, then is shown.
         #expect(median > 0 && median < 500, "median \(median) ms")
-        #expect(try mirror.interrupt().status == 0)
+        #expect(try await mirror.interrupt().status == 0)
     }
 
-    @Test func latencyWithoutAMirrorSaysSo() throws {
+    @Test func latencyWithoutAMirrorSaysSo() async throws {
         let source = try XvfbServer(width: 320, height: 240)
         let screen = try XvfbServer(width: 320, height: 240)
-        let result = try Tools.podium(["latency", "--display", source.display, "--on-display", screen.display, "--changes", "10"])
+        let result = try await ProgramRun.podium(["latency", "--display", source.display, "--on-display", screen.display, "--changes", "10"])
         #expect(result.status == 69)
         #expect(result.stderr.contains("never showed on \(screen.display)"))
     }
@@ -366,7 +366,7 @@ extension MirrorFollowsTests {
 
 extension MirrorFollowsTests {
     /// A presenter's laptop runs a window manager: fullscreen is then asked of it (EWMH), not forced.
-    @Test func underAWindowManagerFullscreenIsTheManagersState() throws {
+    @Test func underAWindowManagerFullscreenIsTheManagersState() async throws {
         let source = try XvfbServer(width: 640, height: 480)
         let screen = try XvfbServer(width: 320, height: 240)
         let manager = try Tools.start("openbox", [], environment: ["DISPLAY": screen.display])
@@ -374,29 +374,29 @@ extension MirrorFollowsTests {
         // Up once it names its check window on the root.
         let deadline = Date().addingTimeInterval(10)
         while try !Tools.run("xprop", ["-display", screen.display, "-root", "_NET_SUPPORTING_WM_CHECK"]).stdout.contains("window id"), Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.1)
+            try await Task.sleep(for: .seconds(0.1))
         }
         try Painter(display: source.display).fill(x: 0, y: 0, width: 640, height: 480, bgra: Self.red)
-        let run = try Tools.start(Tools.podium.path, ["mirror", "--display", source.display, "--on-display", screen.display,
-                                                     "--no-cursor", "--duration", "30s"], environment: [:])
-        try run.waitForStderr(containing: "showing on")
-        Thread.sleep(forTimeInterval: 1)
+        let run = ProgramRun.start(["mirror", "--display", source.display, "--on-display", screen.display,
+                                    "--no-cursor", "--duration", "30s"])
+        try await run.waitForStderr(containing: "showing on")
+        try await Task.sleep(for: .seconds(1))
         #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 320, height: 240), width: 320)?.rect == [0, 0, 320, 240])
         let clients = try Tools.run("xprop", ["-display", screen.display, "-root", "_NET_CLIENT_LIST"])
         let window = try #require(clients.stdout.split(separator: " ").last.map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) })
         let state = try Tools.run("xprop", ["-display", screen.display, "-id", window, "_NET_WM_STATE"])
         #expect(state.stdout.contains("_NET_WM_STATE_FULLSCREEN"), "\(state.stdout)")
-        #expect(try run.interrupt().status == 0)
+        #expect(try await run.interrupt().status == 0)
     }
 }
 
 extension MirrorTests {
     /// `--frames` ends a mirror that encodes nothing: it counts the frames grabbed.
-    @Test func framesEndAMirrorWithoutARecording() throws {
+    @Test func framesEndAMirrorWithoutARecording() async throws {
         let source = try XvfbServer(width: 320, height: 240)
         let screen = try XvfbServer(width: 320, height: 240)
-        let result = try Tools.podium(["mirror", "--display", source.display, "--on-display", screen.display,
-                                       "--constant-fps", "--frames", "5"], timeout: 20)
+        let result = try await ProgramRun.podium(["mirror", "--display", source.display, "--on-display", screen.display,
+                                                  "--constant-fps", "--frames", "5"], timeout: 20)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("summary"))
     }
@@ -407,18 +407,18 @@ extension MirrorTests {
     /// window managers and task bars read; while frozen its title says so, and stops saying so
     /// on resume.
     @Test(arguments: [[], ["--windowed"]])
-    func windowNamesItselfAndSaysWhenPaused(_ arguments: [String]) throws {
+    func windowNamesItselfAndSaysWhenPaused(_ arguments: [String]) async throws {
         let source = try XvfbServer(width: 320, height: 240)
         let screen = try XvfbServer(width: 320, height: 240)
         let mirror = ["mirror", "--display", source.display, "--on-display", screen.display, "--no-cursor",
                       "--duration", "30s"]
-        let run = try Tools.start(Tools.podium.path, mirror + arguments, environment: [:])
-        try run.waitForStderr(containing: "showing on")
+        let run = ProgramRun.start(mirror + arguments)
+        try await run.waitForStderr(containing: "showing on")
         let reader = try WindowProperties(display: screen.display)
         // The window's requests were sent before that line, but the server may not have run them yet.
         var windows = try reader.clients()
         for _ in 0..<40 where windows.isEmpty {
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .seconds(0.05))
             windows = try reader.clients()
         }
         let window = try #require(windows.first, "a top-level window with a WM_CLASS")
@@ -427,17 +427,17 @@ extension MirrorTests {
         }
         #expect(try property("WM_CLASS") == .init(type: "STRING", format: 8, bytes: Array("podium\0Podium\0".utf8)))
         let pid = try property("_NET_WM_PID")
-        #expect(pid.type == "CARDINAL" && pid.cardinals == [UInt32(run.pid)])
+        #expect(pid.type == "CARDINAL" && pid.cardinals == [UInt32(getpid())])
         #expect(try property("WM_CLIENT_MACHINE") == .init(type: "STRING", format: 8, bytes: Array(Self.hostName.utf8)))
 
         /// The title as EWMH (UTF-8) and ICCCM (Latin-1) have it, read at one moment and checked to
         /// agree; the icon names are the same. Waits up to 3 s for one that `expected` accepts.
-        func title(_ expected: (String) -> Bool = { _ in true }) throws -> String {
+        func title(_ expected: (String) -> Bool = { _ in true }) async throws -> String {
             let names = ["_NET_WM_NAME", "WM_NAME", "_NET_WM_ICON_NAME", "WM_ICON_NAME"]
             let deadline = Date().addingTimeInterval(3)
             var found = try reader.properties(names, of: window)
             while !expected(found["_NET_WM_NAME"]?.text ?? "") && Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
+                try await Task.sleep(for: .seconds(0.05))
                 found = try reader.properties(names, of: window)
             }
             let name = try #require(found["_NET_WM_NAME"])
@@ -450,7 +450,7 @@ extension MirrorTests {
             #expect(found["WM_ICON_NAME"] == legacy)
             return name.text
         }
-        let running = try title()
+        let running = try await title()
         #expect(running.hasPrefix("Podium · \(source.display) "), "\(running)")
         // "·" is 0xB7 in Latin-1, one byte; raw UTF-8 would be 0xC2 0xB7 and read "Â·".
         #expect(try property("WM_NAME").bytes.starts(with: Array("Podium ".utf8) + [0xB7, 0x20]))
@@ -458,15 +458,15 @@ extension MirrorTests {
 
         let keys = try Painter(display: screen.display)
         try keys.pressKey(keysym: 0x20)
-        try run.waitForStderr(containing: "frozen")
-        let frozen = try title { $0.contains("paused") }
+        try await run.waitForStderr(containing: "frozen")
+        let frozen = try await title { $0.contains("paused") }
         #expect(frozen.hasPrefix("Podium · \(source.display) ") && frozen.hasSuffix(" · paused"), "\(frozen)")
         try keys.pressKey(keysym: 0x20)
-        try run.waitForStderr(containing: "picture frozen → live, by window")
-        let resumed = try title { !$0.contains("paused") }
+        try await run.waitForStderr(containing: "picture frozen → live, by window")
+        let resumed = try await title { !$0.contains("paused") }
         #expect(!resumed.contains("paused"), "\(resumed)")
         #expect(resumed.hasPrefix("Podium · \(source.display) "), "\(resumed)")
-        #expect(try run.interrupt().status == 0)
+        #expect(try await run.interrupt().status == 0)
     }
 
     /// This machine's name, as the kernel keeps it (which `WM_CLIENT_MACHINE` must match).

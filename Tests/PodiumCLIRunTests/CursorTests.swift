@@ -9,7 +9,7 @@ import Testing
     static let green: (UInt8, UInt8, UInt8) = (0, 160, 0)
 
     /// Moves the pointer of `display` to (`x`, `y`), with xdotool as a user's mouse would.
-    func movePointer(on display: String, x: Int, y: Int) throws {
+    func movePointer(on display: String, x: Int, y: Int) async throws {
         let arguments = ["mousemove", "\(x)", "\(y)"]
         let moved = try Tools.start("/usr/bin/xdotool", arguments, environment: ["DISPLAY": display]).wait(timeout: 10)
         guard moved.status == 0 else { throw TestFailure("xdotool mousemove: \(moved.stderr)") }
@@ -29,20 +29,20 @@ import Testing
     /// coordinates, and whether the cursor overlaps the region there).
     func visit(
         region: (x: Int, y: Int, width: Int, height: Int), _ positions: [(x: Int, y: Int, overlaps: Bool)]
-    ) throws {
+    ) async throws {
         let source = try XvfbServer(width: 640, height: 480)
         let screen = try XvfbServer(width: region.width, height: region.height)
         try Painter(display: source.display).fill(x: 0, y: 0, width: 640, height: 480, bgra: Self.green)
-        try movePointer(on: source.display, x: 600, y: 450)
+        try await movePointer(on: source.display, x: 600, y: 450)
         let recording = try Tools.temporaryFolder().appendingPathComponent("pointer.mkv").path
-        let run = try Tools.start(Tools.podium.path, [
-            "mirror", "--display", source.display, "--on-display", screen.display, "--region",
-            "\(region.width)x\(region.height)+\(region.x)+\(region.y)", "--duration", "60s", "--to", recording,
-        ])
-        try run.waitForStderr(containing: "showing on")
+        let run = ProgramRun.start([
+                                    "mirror", "--display", source.display, "--on-display", screen.display, "--region",
+                                    "\(region.width)x\(region.height)+\(region.x)+\(region.y)", "--duration", "60s", "--to", recording,
+                                    ])
+        try await run.waitForStderr(containing: "showing on")
         for position in positions {
-            try movePointer(on: source.display, x: position.x, y: position.y)
-            Thread.sleep(forTimeInterval: 0.4)
+            try await movePointer(on: source.display, x: position.x, y: position.y)
+            try await Task.sleep(for: .seconds(0.4))
             let shown = try Tools.grabScreen(screen.display, width: region.width, height: region.height)
             let drawn = cursorPixels(shown, width: region.width)
             #expect(run.isRunning, "still running with the pointer at \(position)")
@@ -56,7 +56,7 @@ import Testing
                 #expect(drawn.isEmpty, "no cursor pixels with the pointer at \(position): \(drawn.prefix(3))")
             }
         }
-        let result = try run.interrupt()
+        let result = try await run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains("Fatal error"))
         #expect(try Tools.probe(recording).frames >= 2, "the recording is finalized and decodes")
@@ -65,9 +65,9 @@ import Testing
     /// Twelve positions around and inside a 64x48 region at (200, 200): Xvfb's cursor reaches
     /// about 8 pixels from its hotspot, so 3 pixels outside an edge it still shows, 40 pixels
     /// outside it does not.
-    @Test func everyPositionAroundTheRegion() throws {
+    @Test func everyPositionAroundTheRegion() async throws {
         let (left, top, right, bottom) = (200, 200, 263, 247)
-        try visit(region: (200, 200, 64, 48), [
+        try await visit(region: (200, 200, 64, 48), [
             (232, 224, true),  // inside
             (left - 3, 224, true), (right + 3, 224, true), (232, top - 3, true), (232, bottom + 3, true),  // the sides
             (left - 3, top - 3, true), (right + 3, top - 3, true),
@@ -77,24 +77,24 @@ import Testing
     }
 
     /// A cursor larger than the region (`--region 8x8+0+0`), at the screen's corner and away from it.
-    @Test func cursorLargerThanTheRegion() throws {
-        try visit(region: (0, 0, 8, 8), [(4, 4, true), (0, 0, true), (9, 9, true), (100, 100, false), (4, 4, true)])
+    @Test func cursorLargerThanTheRegion() async throws {
+        try await visit(region: (0, 0, 8, 8), [(4, 4, true), (0, 0, true), (9, 9, true), (100, 100, false), (4, 4, true)])
     }
 
     /// A laptop and a projector on one X screen: the left monitor is captured and shown on the
     /// right one, and the pointer goes onto the projector, across the edge, and back.
-    @Test func pointerOnTheProjector() throws {
+    @Test func pointerOnTheProjector() async throws {
         let server = try Tools.laptopAndProjector()
         try Painter(display: server.display).fill(x: 0, y: 0, width: 640, height: 240, bgra: Self.green)
         let recording = try Tools.temporaryFolder().appendingPathComponent("laptop.mkv").path
-        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--monitor", "LEFT",
-                                                     "--duration", "60s",
-                                                     "--to", "window:RIGHT", "--to", recording])
-        try run.waitForStderr(containing: "showing on RIGHT")
+        let run = ProgramRun.start(["stream", "--display", server.display, "--monitor", "LEFT",
+                                    "--duration", "60s",
+                                    "--to", "window:RIGHT", "--to", recording])
+        try await run.waitForStderr(containing: "showing on RIGHT")
         let positions = [(160, 120, true), (480, 120, false), (321, 5, true), (639, 239, false), (600, 10, false)]
         for (x, y, overlaps) in positions {
-            try movePointer(on: server.display, x: x, y: y)
-            Thread.sleep(forTimeInterval: 0.4)
+            try await movePointer(on: server.display, x: x, y: y)
+            try await Task.sleep(for: .seconds(0.4))
             let shown = try Tools.grabScreen(server.display, width: 640, height: 240)
             var right: [UInt8] = []
             for row in 0..<240 {
@@ -105,7 +105,7 @@ import Testing
             #expect(run.isRunning, "still running with the pointer at (\(x), \(y))")
             #expect(drawn.isEmpty != overlaps, "\(drawn.count) cursor pixels in the window, pointer at (\(x), \(y))")
         }
-        let result = try run.interrupt()
+        let result = try await run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try Tools.probe(recording).frames >= 2, "the recording is finalized and decodes")
     }

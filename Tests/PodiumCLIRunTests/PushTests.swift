@@ -14,7 +14,7 @@ import Testing
         let scene: RunningCommand
         let folder: URL
 
-        init() throws {
+        init() async throws {
             server = try XvfbServer(width: 320, height: 240)
             scene = try Tools.scene(on: server.display)
             folder = try Tools.temporaryFolder()
@@ -23,9 +23,8 @@ import Testing
         func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 
         /// `podium stream` on this display, with `arguments`.
-        func stream(_ arguments: [String]) throws -> RunningCommand {
-            try Tools.start(Tools.podium.path, ["stream", "--display", server.display] + arguments,
-                            environment: ["COLUMNS": "100"])
+        func stream(_ arguments: [String]) throws -> ProgramRun {
+            ProgramRun.start(["stream", "--display", server.display] + arguments)
         }
 
         func stop() { _ = try? scene.interrupt() }
@@ -37,7 +36,7 @@ import Testing
     /// Decoded by ffprobe rather than `ffmpeg -f null`: on a busy machine two grabs can fall in one
     /// 1/30 s tick, and ffmpeg's output would complain about its own timestamps, not the stream.
     private func expectDecodes(_ path: String, frames: Int, codec: String = "h264", size: String = "320x240",
-                               sourceLocation: SourceLocation = #_sourceLocation) throws {
+                               sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let decoded = try Tools.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
                                                 "-show_entries", "stream=codec_name,width,height,nb_read_frames",
                                                 "-of", "csv=p=0", path])
@@ -69,14 +68,14 @@ import Testing
 
     /// One push, read back three ways while it runs: ffprobe and GStreamer play it over RTMP, and
     /// ffmpeg reads nginx's HLS playlist over HTTP.
-    @Test func rtmpToNginxIsPlayedOverRTMPAndHLS() throws {
-        let stage = try Stage()
+    @Test func rtmpToNginxIsPlayedOverRTMPAndHLS() async throws {
+        let stage = try await Stage()
         defer { stage.stop() }
         let nginx = try MediaServer()
         let run = try stage.stream(["--duration", "10s", "--keyint", "1s", "--to", nginx.publishURL,
                                     "--to", stage.path("rec.mkv"), "--stats-json", stage.path("stats.jsonl")])
-        try run.waitForStderr(containing: "capturing")
-        Thread.sleep(forTimeInterval: 2)
+        try await run.waitForStderr(containing: "capturing")
+        try await Task.sleep(for: .seconds(2))
 
         #expect(try playedStream(nginx.publishURL) == "h264,320,240")
         // Thirty decoded pictures, then the end of the stream: a decoder that got nothing never ends.
@@ -88,9 +87,9 @@ import Testing
         let hls = try Tools.run("ffmpeg", ["-v", "error", "-i", nginx.playlistURL, "-map", "0:v", "-c", "copy",
                                            "-y", stage.path("hls.ts")], timeout: 20)
         #expect(hls.status == 0, "\(hls.stderr)")
-        try expectDecodes(stage.path("hls.ts"), frames: 30)
+        try await expectDecodes(stage.path("hls.ts"), frames: 30)
 
-        let result = try run.wait(timeout: 30)
+        let result = try await run.wait(timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try Tools.probe(stage.path("rec.mkv")).frames >= 150, "10 s at 30 fps, or half of it when busy")
         // The stream key is shown masked, and appears nowhere.
@@ -101,12 +100,12 @@ import Testing
 
     /// A key nginx refuses ends that output at once with a clear line; the recording beside it goes
     /// on. Alone, the run ends 77.
-    @Test func aRefusedStreamKeyEndsThatOutputAtOnce() throws {
-        let stage = try Stage()
+    @Test func aRefusedStreamKeyEndsThatOutputAtOnce() async throws {
+        let stage = try await Stage()
         defer { stage.stop() }
         let nginx = try MediaServer()
         let wrong = "rtmp://127.0.0.1:\(nginx.rtmpPort)/live/wrong\(nginx.key)"
-        let beside = try stage.stream(["--duration", "4s", "--to", wrong, "--to", stage.path("rec.mkv")])
+        let beside = try await stage.stream(["--duration", "4s", "--to", wrong, "--to", stage.path("rec.mkv")])
             .wait(timeout: 30)
         #expect(beside.status == 0, "\(beside.stderr)")
         let refusal = "rtmp://127.0.0.1:\(nginx.rtmpPort)/live/••••: "
@@ -115,54 +114,54 @@ import Testing
         #expect(!beside.stderr.contains("trying again"), "\(beside.stderr)")
         #expect(try Tools.probe(stage.path("rec.mkv")).frames >= 60, "4 s at 30 fps, or half of it when busy")
 
-        let alone = try stage.stream(["--duration", "10s", "--to", wrong]).wait(timeout: 30)
+        let alone = try await stage.stream(["--duration", "10s", "--to", wrong]).wait(timeout: 30)
         #expect(alone.status == 77, "\(alone.stderr)")
         #expect(alone.stderr.contains(refusal) && !alone.stderr.contains(nginx.key), "\(alone.stderr)")
     }
 
     /// RTMPS checks the server's certificate: one of the server's own making is refused unless
     /// `?ca=` names it, and then the stream gets through.
-    @Test func rtmpsTrustsOnlyACertificateThatChecksOut() throws {
-        let stage = try Stage()
+    @Test func rtmpsTrustsOnlyACertificateThatChecksOut() async throws {
+        let stage = try await Stage()
         defer { stage.stop() }
         let nginx = try MediaServer()
         let tls = try TLSFront(forwardingTo: nginx.rtmpPort)
         let url = "rtmps://127.0.0.1:\(tls.port)/live/\(nginx.key)"
-        let refused = try stage.stream(["--duration", "3s", "--to", url]).wait(timeout: 30)
+        let refused = try await stage.stream(["--duration", "3s", "--to", url]).wait(timeout: 30)
         #expect(refused.status == 77, "\(refused.stderr)")
         let refusal = "rtmps://127.0.0.1:\(tls.port)/live/••••: the server's certificate is not trusted"
         #expect(refused.stderr.contains(refusal), "\(refused.stderr)")
         let run = try stage.stream(["--duration", "6s", "--keyint", "1s", "--to", url + "?ca=\(tls.certificate)"])
-        try run.waitForStderr(containing: "capturing")
-        Thread.sleep(forTimeInterval: 1)
+        try await run.waitForStderr(containing: "capturing")
+        try await Task.sleep(for: .seconds(1))
         #expect(try playedStream(nginx.publishURL) == "h264,320,240")
-        let result = try run.wait(timeout: 30)
+        let result = try await run.wait(timeout: 30)
         #expect(result.status == 0 && !result.stderr.contains(nginx.key), "\(result.stderr)")
     }
 
     /// nginx stops 3 s into a 16 s run and starts again 3 s later: Podium reconnects, the second
     /// reception decodes from its first frame, and the recording has every frame. (Backoff may put
     /// the reconnection 4 s after the restart, and a player probes a few seconds: hence 16 s.)
-    @Test func rtmpReconnectsWhenTheServerRestarts() throws {
-        let stage = try Stage()
+    @Test func rtmpReconnectsWhenTheServerRestarts() async throws {
+        let stage = try await Stage()
         defer { stage.stop() }
         let nginx = try MediaServer()
         let run = try stage.stream(["--duration", "16s", "--keyint", "1s", "--to", nginx.publishURL,
                                     "--to", stage.path("rec.mkv"), "--stats-json", stage.path("stats.jsonl")])
-        try run.waitForStderr(containing: "capturing")
-        Thread.sleep(forTimeInterval: 3)
+        try await run.waitForStderr(containing: "capturing")
+        try await Task.sleep(for: .seconds(3))
         nginx.stop()
-        try run.waitForStderr(containing: "reconnecting")
-        Thread.sleep(forTimeInterval: 3)
+        try await run.waitForStderr(containing: "reconnecting")
+        try await Task.sleep(for: .seconds(3))
         try nginx.start()
-        try run.waitForStderr(containing: "connected again after")
+        try await run.waitForStderr(containing: "connected again after")
         let second = try Tools.run("ffmpeg", ["-v", "error", "-analyzeduration", "1000000", "-i", nginx.publishURL,
                                               "-t", "3", "-c", "copy", "-y", stage.path("second.ts")], timeout: 20)
         #expect(second.status == 0, "\(second.stderr)")
         // At least half the scene's 30 fps for 3 s: a machine busy with other tests slows the scene.
-        try expectDecodes(stage.path("second.ts"), frames: 45)
+        try await expectDecodes(stage.path("second.ts"), frames: 45)
 
-        let result = try run.wait(timeout: 30)
+        let result = try await run.wait(timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
         let masked = "rtmp://127.0.0.1:\(nginx.rtmpPort)/live/••••"
         #expect(result.stderr.contains("\(masked) 1 outage,"), "the summary counts it: \(result.stderr)")
@@ -191,8 +190,8 @@ import Testing
     /// Two SRT receivers at once, both listeners Podium calls: `srt-live-transmit` writing a file,
     /// and GStreamer's `srtsrc` decoding; with and without a passphrase.
     @Test(arguments: [nil, "correct-horse-battery"])
-    func srtToTwoListeners(passphrase: String?) throws {
-        let stage = try Stage()
+    func srtToTwoListeners(passphrase: String?) async throws {
+        let stage = try await Stage()
         defer { stage.stop() }
         let (transmitPort, gstreamerPort) = (Tools.freePort(), Tools.freePort())
         // A generous latency, so SRT has time to send again what a busy machine lost.
@@ -207,9 +206,9 @@ import Testing
             "h264parse", "!", "avdec_h264", "!", "fakesink", "num-buffers=60",
         ])
         defer { gstreamer.signal(SIGKILL) }
-        Thread.sleep(forTimeInterval: 0.5)
+        try await Task.sleep(for: .seconds(0.5))
         let query = "?latency=1000" + (passphrase.map { "&passphrase=\($0)" } ?? "")
-        let result = try stage.stream([
+        let result = try await stage.stream([
             "--duration", "5s", "--keyint", "1s",
             "--to", "srt://127.0.0.1:\(transmitPort)\(query)", "--to", "srt://127.0.0.1:\(gstreamerPort)\(query)",
         ]).wait(timeout: 30)
@@ -221,7 +220,7 @@ import Testing
         _ = try transmit.wait(timeout: 10)
         // Up to 150 frames sent; the receiver holds the last second (the latency) when Podium hangs
         // up, and a busy machine slows the scene.
-        try expectDecodes(stage.path("srt.ts"), frames: 60)
+        try await expectDecodes(stage.path("srt.ts"), frames: 60)
         if let passphrase {
             #expect(!result.stderr.contains(passphrase), "\(result.stderr)")
             #expect(result.stderr.contains("srt://127.0.0.1:\(gstreamerPort)?passphrase=••••&latency=1000"),
@@ -231,14 +230,14 @@ import Testing
 
     /// A listener that wants another passphrase: that output ends at once with libsrt's reason,
     /// and the recording goes on.
-    @Test func aWrongPassphraseEndsThatOutputWithTheListenersReason() throws {
-        let stage = try Stage()
+    @Test func aWrongPassphraseEndsThatOutputWithTheListenersReason() async throws {
+        let stage = try await Stage()
         defer { stage.stop() }
         let port = Tools.freePort()
         let transmit = try srtReceiver(port: port, query: "&passphrase=the-right-one", into: stage.path("srt.ts"))
         defer { transmit.signal(SIGKILL) }
-        Thread.sleep(forTimeInterval: 0.5)
-        let result = try stage.stream(["--duration", "4s", "--to", "srt://127.0.0.1:\(port)?passphrase=a-wrong-one",
+        try await Task.sleep(for: .seconds(0.5))
+        let result = try await stage.stream(["--duration", "4s", "--to", "srt://127.0.0.1:\(port)?passphrase=a-wrong-one",
                                        "--to", stage.path("rec.mkv")]).wait(timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
         let refusal = "srt://127.0.0.1:\(port)?passphrase=••••: "
@@ -252,45 +251,45 @@ import Testing
     /// until Podium's run ends the connection: a caller stopped by a signal would cut the file in
     /// the middle of a picture. Its latency of 1 s lets it wait out a starved second on a busy
     /// machine; at SRT's default 120 ms a packet that comes too late is dropped, by design.
-    @Test func podiumAsAnSRTListener() throws {
-        let stage = try Stage()
+    @Test func podiumAsAnSRTListener() async throws {
+        let stage = try await Stage()
         defer { stage.stop() }
         let port = Tools.freePort()
         let run = try stage.stream(["--duration", "5s", "--keyint", "1s",
                                     "--to", "srt://127.0.0.1:\(port)?mode=listener"])
-        try run.waitForStderr(containing: "capturing")
-        Thread.sleep(forTimeInterval: 1)
+        try await run.waitForStderr(containing: "capturing")
+        try await Task.sleep(for: .seconds(1))
         let caller = try Tools.start("/bin/bash", [
             "-c", "exec srt-live-transmit -q -a no \"$1\" file://con > \"$2\"", "srt-caller",
             "srt://127.0.0.1:\(port)?latency=1000", stage.path("called.ts"),
         ])
         defer { caller.signal(SIGKILL) }
-        let result = try run.wait(timeout: 30)
+        let result = try await run.wait(timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
         let called = try caller.wait(timeout: 10)
         #expect(called.status == 0, "\(called.stderr)")
-        try expectDecodes(stage.path("called.ts"), frames: 45)
+        try await expectDecodes(stage.path("called.ts"), frames: 45)
     }
 
     // MARK: RTSP
 
     /// RTSP ANNOUNCE/RECORD to `ffmpeg -rtsp_flags listen`, which keeps what it gets.
     @Test(arguments: [("h264", "tcp"), ("hevc", "udp")])
-    func rtspRecordToAnFFmpegServer(codec: String, transport: String) throws {
-        let stage = try Stage()
+    func rtspRecordToAnFFmpegServer(codec: String, transport: String) async throws {
+        let stage = try await Stage()
         defer { stage.stop() }
         let port = Tools.freePort()
         let server = try Tools.start("ffmpeg", ["-v", "error", "-rtsp_flags", "listen",
                                                 "-i", "rtsp://127.0.0.1:\(port)/live", "-c", "copy", "-y",
                                                 stage.path("rtsp.ts")])
         // It takes the first connection for the publisher: nothing may knock to see if it is up.
-        Thread.sleep(forTimeInterval: 1)
-        let result = try stage.stream(["--duration", "4s", "--keyint", "1s", "--codec", codec,
+        try await Task.sleep(for: .seconds(1))
+        let result = try await stage.stream(["--duration", "4s", "--keyint", "1s", "--codec", codec,
                                        "--to", "rtsp://127.0.0.1:\(port)/live?transport=\(transport)"])
             .wait(timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
         let received = try server.wait(timeout: 10)
         #expect(received.status == 0, "\(received.stderr)")
-        try expectDecodes(stage.path("rtsp.ts"), frames: 60, codec: codec)
+        try await expectDecodes(stage.path("rtsp.ts"), frames: 60, codec: codec)
     }
 }

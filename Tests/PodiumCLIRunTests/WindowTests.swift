@@ -32,38 +32,38 @@ import Testing
         return Double(close) / Double(width * height)
     }
 
-    @Test func windowsListsTheWindowAsJSON() throws {
+    @Test func windowsListsTheWindowAsJSON() async throws {
         let (server, manager, window) = try slides()
         defer { withExtendedLifetime(manager) {} }
-        let result = try Tools.podium(["windows", "--json"], display: server.display)
+        let result = try await ProgramRun.podium(["windows", "--json"], display: server.display)
         #expect(result.status == 0, "\(result.stderr)")
         let listed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]] ?? []
         let entry = try #require(listed.first { $0["id"] as? String == window.hexID }, "\(result.stdout)")
         #expect(entry["title"] as? String == "Slides — Impress")
         #expect(entry["class"] as? String == "libreoffice-impress" && entry["instance"] as? String == "soffice")
         #expect(entry["width"] as? Int == 200 && entry["height"] as? Int == 150 && entry["mapped"] as? Bool == true)
-        let text = try Tools.podium(["windows"], display: server.display)
+        let text = try await ProgramRun.podium(["windows"], display: server.display)
         #expect(text.stdout.contains("\(window.hexID)  'Slides — Impress'  soffice/libreoffice-impress  200x150+"),
                 "\(text.stdout)")
     }
 
     /// Covered by another window from the start, then resized: the recording shows the window's
     /// red, whole, then the smaller window letterboxed in the recording's size.
-    @Test func aCoveredWindowIsRecordedAndItsResizeLetterboxed() throws {
+    @Test func aCoveredWindowIsRecordedAndItsResizeLetterboxed() async throws {
         let (server, manager, window) = try slides()
         defer { withExtendedLifetime(manager) {} }
         let cover = try TestWindow(display: server.display, title: "cover", x: 40, y: 40, width: 200, height: 150,
                                    rgb: 0x0000C0)
         try cover.waitUntilShown()
         let recording = try Tools.temporaryFolder().appendingPathComponent("slides.mkv").path
-        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--window", "impress",
-                                                     "--no-cursor", "--duration", "30s", "--to", recording])
-        try run.waitForStderr(containing: "capturing window 'Slides — Impress' (\(window.hexID), 200x150) of "
+        let run = ProgramRun.start(["stream", "--display", server.display, "--window", "impress",
+                                    "--no-cursor", "--duration", "30s", "--to", recording])
+        try await run.waitForStderr(containing: "capturing window 'Slides — Impress' (\(window.hexID), 200x150) of "
                               + "\(server.display) with MIT-SHM at 30 fps")
-        Thread.sleep(forTimeInterval: 0.7)
+        try await Task.sleep(for: .seconds(0.7))
         try Tools.xdotool(server.display, "windowsize", "\(window.id)", "100", "150")
-        Thread.sleep(forTimeInterval: 0.7)
-        let result = try run.interrupt()
+        try await Task.sleep(for: .seconds(0.7))
+        let result = try await run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
         let probe = try Tools.probe(recording)
         #expect(probe.width == 200 && probe.height == 150)
@@ -74,23 +74,23 @@ import Testing
     }
 
     /// Closed: said once, waited for; a new window of that name is recorded; then the end.
-    @Test func aClosedWindowIsWaitedForAndItsSuccessorRecorded() throws {
+    @Test func aClosedWindowIsWaitedForAndItsSuccessorRecorded() async throws {
         let (server, manager, window) = try slides()
         defer { withExtendedLifetime(manager) {} }
         let recording = try Tools.temporaryFolder().appendingPathComponent("slides.mkv").path
-        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--window",
-                                                     "Slides — Impress", "--duration", "30s", "--to", recording])
-        try run.waitForStderr(containing: "capturing window")
-        Thread.sleep(forTimeInterval: 0.5)
+        let run = ProgramRun.start(["stream", "--display", server.display, "--window",
+                                    "Slides — Impress", "--duration", "30s", "--to", recording])
+        try await run.waitForStderr(containing: "capturing window")
+        try await Task.sleep(for: .seconds(0.5))
         window.destroy()
-        try run.waitForStderr(containing: "window 'Slides — Impress' (\(window.hexID)) closed; "
+        try await run.waitForStderr(containing: "window 'Slides — Impress' (\(window.hexID)) closed; "
                               + "waiting for a window named 'Slides — Impress'")
         let again = try TestWindow(display: server.display, title: "Slides — Impress", width: 200, height: 150,
                                    rgb: Self.green)
         try again.waitUntilShown()
-        try run.waitForStderr(containing: "capturing window 'Slides — Impress' (\(again.hexID)")
-        Thread.sleep(forTimeInterval: 0.5)
-        let result = try run.interrupt()
+        try await run.waitForStderr(containing: "capturing window 'Slides — Impress' (\(again.hexID)")
+        try await Task.sleep(for: .seconds(0.5))
+        let result = try await run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.components(separatedBy: "closed;").count == 2, "said once: \(result.stderr)")
         let frames = try Tools.probe(recording).frames
@@ -99,16 +99,16 @@ import Testing
     }
 
     /// `--exit-when-gone`: the window's end is the run's, exit 0 and a finalized recording.
-    @Test func exitWhenGoneEndsTheRunCleanly() throws {
+    @Test func exitWhenGoneEndsTheRunCleanly() async throws {
         let (server, manager, window) = try slides()
         defer { withExtendedLifetime(manager) {} }
         let recording = try Tools.temporaryFolder().appendingPathComponent("slides.mp4").path
-        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--window",
-                                                     window.hexID, "--exit-when-gone", "--to", recording])
-        try run.waitForStderr(containing: "capturing window")
-        Thread.sleep(forTimeInterval: 1)
+        let run = ProgramRun.start(["stream", "--display", server.display, "--window",
+                                    window.hexID, "--exit-when-gone", "--to", recording])
+        try await run.waitForStderr(containing: "capturing window")
+        try await Task.sleep(for: .seconds(1))
         window.destroy()
-        let result = try run.wait(timeout: 10)
+        let result = try await run.wait(timeout: 10)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("closed; ending the run, as asked"), "\(result.stderr)")
         let probe = try Tools.probe(recording)
@@ -116,16 +116,16 @@ import Testing
     }
 
     /// `--window pick`: the window clicked (its frame, under the manager) is the client captured.
-    @Test func pickTakesTheWindowClicked() throws {
+    @Test func pickTakesTheWindowClicked() async throws {
         let (server, manager, window) = try slides()
         defer { withExtendedLifetime(manager) {} }
-        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--window", "pick",
-                                                     "--frames", "3", "--to",
-                                                     try Tools.temporaryFolder().appendingPathComponent("a.mkv").path])
-        try run.waitForStderr(containing: "click the window to capture")
-        Thread.sleep(forTimeInterval: 0.3)
+        let run = ProgramRun.start(["stream", "--display", server.display, "--window", "pick",
+                                    "--frames", "3", "--to",
+                                    try Tools.temporaryFolder().appendingPathComponent("a.mkv").path])
+        try await run.waitForStderr(containing: "click the window to capture")
+        try await Task.sleep(for: .seconds(0.3))
         try Tools.xdotool(server.display, "mousemove", "--window", "\(window.id)", "50", "50", "click", "1")
-        let result = try run.wait(timeout: 20)
+        let result = try await run.wait(timeout: 20)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("capturing window 'Slides — Impress' (\(window.hexID), 200x150)"),
                 "\(result.stderr)")

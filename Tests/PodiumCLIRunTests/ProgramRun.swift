@@ -1,0 +1,110 @@
+import Foundation
+import PodiumCLI
+import PodiumTestSupport
+import Synchronization
+
+/// A podium command run inside the test process, as the program runs it (`PodiumProgram.run`):
+/// what it says on stderr and stdout is kept, and `interrupt()` stops it as a first Ctrl-C would.
+/// The command's tasks run on threads of the runs' own (`ProgramExecutor`): a test beside it that
+/// blocks a cooperative thread (waiting for ffprobe) does not hold it up.
+final class ProgramRun: Sendable {
+    private let arguments: [String]
+    private let invocation: Invocation
+    private let said = Said()
+    /// The exit code, once the command has ended.
+    private let ended = Mutex<Int32?>(nil)
+
+    /// What the command said so far.
+    private final class Said: Sendable {
+        let text = Mutex((stderr: "", stdout: ""))
+    }
+
+    private init(_ arguments: [String]) {
+        self.arguments = arguments
+        invocation = Invocation(executable: Tools.podium.path, standardError: { [said] text in said.text.withLock { $0.stderr += text } },
+                                standardOutput: { [said] text in said.text.withLock { $0.stdout += text } })
+    }
+
+    /// Starts `podium` with `arguments` (the program's own name left out).
+    /// - Parameter display: the X display, as `--display` after the command's name (a process's
+    ///   `$DISPLAY`: a run inside the tests' process has none).
+    static func start(_ arguments: [String], display: String? = nil) -> ProgramRun {
+        let arguments = display.map { Array(arguments.prefix(1)) + ["--display", $0] + arguments.dropFirst() }
+            ?? arguments
+        let run = ProgramRun(arguments)
+        Task(executorPreference: ProgramExecutor.shared) { [invocation = run.invocation] in
+            let status = await PodiumProgram.run(arguments, as: invocation)
+            run.ended.withLock { $0 = status }
+        }
+        return run
+    }
+
+    /// Runs `podium` with `arguments` to its end.
+    static func podium(_ arguments: [String], display: String? = nil, timeout: TimeInterval = 60) async throws
+        -> CommandResult {
+        try await start(arguments, display: display).wait(timeout: timeout)
+    }
+
+    var stderrSoFar: String { said.text.withLock { $0.stderr } }
+    var stdoutSoFar: String { said.text.withLock { $0.stdout } }
+    var isRunning: Bool { ended.withLock { $0 == nil } }
+
+    /// Waits until stderr contains `text` (`times` times).
+    func waitForStderr(containing text: String, times: Int = 1, timeout: TimeInterval = 20) async throws {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while stderrSoFar.components(separatedBy: text).count - 1 < times {
+            guard ContinuousClock.now < deadline, isRunning else {
+                throw TestFailure("never said '\(text)'; stderr: \(stderrSoFar)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// A stop as Ctrl-C asks it, and the end that follows.
+    func interrupt(timeout: TimeInterval = 20) async throws -> CommandResult {
+        invocation.stop()
+        return try await wait(timeout: timeout)
+    }
+
+    /// Waits for the end; after `timeout`, asks the command to stop and fails.
+    func wait(timeout: TimeInterval = 60) async throws -> CommandResult {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while isRunning {
+            guard ContinuousClock.now < deadline else {
+                invocation.stop()
+                throw TestFailure("podium \(arguments.joined(separator: " ")) ran past \(timeout) s; stderr: \(stderrSoFar)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let (status, said) = (ended.withLock { $0 } ?? 0, said.text.withLock { $0 })
+        return CommandResult(status: status, stdout: said.stdout, stderr: said.stderr)
+    }
+}
+
+/// Threads for the commands the tests run: a task started with this executor as its preference, and
+/// its child tasks, run here rather than on the cooperative pool, which is as wide as the machine
+/// (two threads here) and which the tests' blocking waits hold.
+final class ProgramExecutor: TaskExecutor {
+    static let shared = ProgramExecutor(threads: 4)
+
+    private let jobs = Mutex<[UnownedJob]>([])
+    private let queued = DispatchSemaphore(value: 0)
+
+    private init(threads: Int) {
+        for _ in 0..<threads { Thread.detachNewThread { [self] in work() } }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+        queued.signal()
+    }
+
+    private func work() {
+        while true {
+            queued.wait()
+            guard let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}
