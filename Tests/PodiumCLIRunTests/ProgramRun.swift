@@ -45,6 +45,9 @@ final class ProgramRun: Sendable {
         try await start(arguments, display: display).wait(timeout: timeout)
     }
 
+    /// The run's control socket, for `podium control --socket`.
+    var controlSocket: String { invocation.controlSocket }
+
     var stderrSoFar: String { said.text.withLock { $0.stderr } }
     var stdoutSoFar: String { said.text.withLock { $0.stdout } }
     var isRunning: Bool { ended.withLock { $0 == nil } }
@@ -59,6 +62,9 @@ final class ProgramRun: Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
     }
+
+    /// Asks for a stop as Ctrl-C does, without waiting for the end (a test's `defer`).
+    func stop() { invocation.stop() }
 
     /// A stop as Ctrl-C asks it, and the end that follows.
     func interrupt(timeout: TimeInterval = 20) async throws -> CommandResult {

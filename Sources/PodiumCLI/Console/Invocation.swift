@@ -70,6 +70,9 @@ public final class Invocation: Sendable {
         return ProcessInfo.processInfo.environment["COLUMNS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } ?? 80
     }
 
+    /// Where a run's control socket is (`podium control --socket`).
+    public var controlSocket: String { "\(ControlAddress.directory)/\(controlName).sock" }
+
     /// Whether the command runs in the process's own terminal: its keys are the command's to read.
     var ownsTerminal: Bool { self === Invocation.process }
 

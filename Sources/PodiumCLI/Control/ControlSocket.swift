@@ -24,11 +24,11 @@ final class ControlSocket: Sendable {
         var gid: UInt32 = 0
     }
 
-    /// Makes and binds the socket of this invocation (the process's id, or a run's inside it).
+    /// Makes and binds the socket at `path` (`Invocation.controlSocket`).
     /// - Throws: 73 when the folder or the socket cannot be made.
-    init(name: String) throws(PodiumError) {
+    init(path: String) throws(PodiumError) {
         try ControlAddress.prepareDirectory()
-        path = "\(ControlAddress.directory)/\(name).sock"
+        self.path = path
         guard var address = ControlAddress.socketAddress(path) else {
             throw .cannotCreate("--control: the socket path \(path) is longer than a socket path can be")
         }

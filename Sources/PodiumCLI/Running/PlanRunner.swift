@@ -132,7 +132,7 @@ enum PlanRunner {
         -> ControlSocket? {
         guard wanted else { return nil }
         do {
-            return try ControlSocket(name: Invocation.current.controlName)
+            return try ControlSocket(path: Invocation.current.controlSocket)
         } catch {
             if asked { throw error }
             logger.warning("\(error.said); running without it")

@@ -8,7 +8,7 @@ import Testing
     /// Ctrl+Alt+B sent by xdotool while another program's window has the focus under openbox: the
     /// recording goes black for as long as the blank lasted, and the run says each change came by
     /// a global key.
-    @Test func ctrlAltBBlanksTheRecordingWhileAnotherWindowHasTheFocus() throws {
+    @Test func ctrlAltBBlanksTheRecordingWhileAnotherWindowHasTheFocus() async throws {
         let server = try XvfbServer(width: 320, height: 240)
         try Painter(display: server.display).draw(TestPattern(width: 320, height: 240, seed: 9))
         // A desktop's window manager, which binds keys of its own (openbox: Ctrl+Alt and the arrows,
@@ -25,17 +25,17 @@ import Testing
         try Tools.xdotool(server.display, "windowactivate", "--sync", window)
 
         let output = try Tools.temporaryFolder().appendingPathComponent("hotkeys.mkv").path
-        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--hotkeys", "-t", "9s",
-                                                      "--to", output])
-        try run.waitForStderr(containing: "global keys: Ctrl+Alt with P pause, B blank")
-        try run.waitForStderr(containing: "capturing")
-        Thread.sleep(forTimeInterval: 2)
+        let run = ProgramRun.start(["stream", "--display", server.display, "--hotkeys", "-t", "9s",
+                                    "--to", output])
+        try await run.waitForStderr(containing: "global keys: Ctrl+Alt with P pause, B blank")
+        try await run.waitForStderr(containing: "capturing")
+        try await Task.sleep(for: .seconds(2))
         try Tools.xdotool(server.display, "key", "ctrl+alt+b")
-        try run.waitForStderr(containing: "screen shown → black, by global key")
-        Thread.sleep(forTimeInterval: 2)
+        try await run.waitForStderr(containing: "screen shown → black, by global key")
+        try await Task.sleep(for: .seconds(2))
         try Tools.xdotool(server.display, "key", "ctrl+alt+b")
-        try run.waitForStderr(containing: "screen black → shown, by global key")
-        let result = try run.wait(timeout: 30)
+        try await run.waitForStderr(containing: "screen black → shown, by global key")
+        let result = try await run.wait(timeout: 30)
         #expect(result.status == 0 && !result.stderr.contains("held by another program"), "\(result.stderr)")
         // The focus stayed with the player: the keys were Podium's without taking it.
         let focused = try Tools.start("xdotool", ["getwindowfocus"], environment: ["DISPLAY": server.display]).wait()
@@ -51,15 +51,15 @@ import Testing
 
     /// A second run asking for the same keys finds them held by the first: it says so once for
     /// each, and runs on.
-    @Test func keysHeldByAnotherProgramAreSaidAndTheRunGoesOn() throws {
+    @Test func keysHeldByAnotherProgramAreSaidAndTheRunGoesOn() async throws {
         let server = try XvfbServer(width: 320, height: 240)
         let folder = try Tools.temporaryFolder()
-        let first = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--hotkeys", "-t", "8s",
-                                                        "--to", folder.appendingPathComponent("first.mkv").path])
-        defer { _ = try? first.interrupt() }
-        try first.waitForStderr(containing: "global keys: Ctrl+Alt with P pause, B blank")
-        let second = try Tools.podium(["stream", "--hotkey", "faster=Ctrl+Alt+F", "-t", "2s",
-                                       "--to", folder.appendingPathComponent("second.mkv").path],
+        let first = ProgramRun.start(["stream", "--display", server.display, "--hotkeys", "-t", "8s",
+                                      "--to", folder.appendingPathComponent("first.mkv").path])
+        defer { first.stop() }
+        try await first.waitForStderr(containing: "global keys: Ctrl+Alt with P pause, B blank")
+        let second = try await ProgramRun.podium(["stream", "--hotkey", "faster=Ctrl+Alt+F", "-t", "2s",
+                                                  "--to", folder.appendingPathComponent("second.mkv").path],
                                       display: server.display)
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stderr.contains("global keys: Ctrl+Alt+B (blank) is held by another program"),
@@ -70,19 +70,19 @@ import Testing
 
     /// A keyboard map changed as the run goes (another layout, `xmodmap`): the keys are grabbed
     /// again where the new map puts them, and work there.
-    @Test func aNewKeyboardMapIsFollowed() throws {
+    @Test func aNewKeyboardMapIsFollowed() async throws {
         let server = try XvfbServer(width: 320, height: 240)
         let folder = try Tools.temporaryFolder()
-        let run = try Tools.start(Tools.podium.path, ["stream", "--display", server.display, "--hotkeys", "-t", "20s",
-                                                      "--to", folder.appendingPathComponent("remap.mkv").path])
-        defer { _ = try? run.interrupt() }
-        try run.waitForStderr(containing: "global keys: Ctrl+Alt with P pause, B blank")
+        let run = ProgramRun.start(["stream", "--display", server.display, "--hotkeys", "-t", "20s",
+                                    "--to", folder.appendingPathComponent("remap.mkv").path])
+        defer { run.stop() }
+        try await run.waitForStderr(containing: "global keys: Ctrl+Alt with P pause, B blank")
         // B moves to a key code nothing grabbed: only a grab made again catches it there.
         let moved = try Tools.start("xmodmap", ["-e", "keycode 56 = NoSymbol", "-e", "keycode 200 = b B"],
                                     environment: ["DISPLAY": server.display]).wait(timeout: 10)
         #expect(moved.status == 0, "\(moved)")
-        Thread.sleep(forTimeInterval: 0.5)
+        try await Task.sleep(for: .seconds(0.5))
         try Tools.xdotool(server.display, "key", "ctrl+alt+b")
-        try run.waitForStderr(containing: "screen shown → black, by global key", timeout: 10)
+        try await run.waitForStderr(containing: "screen shown → black, by global key", timeout: 10)
     }
 }
