@@ -71,6 +71,20 @@ public enum Tools {
         return (result, decoded.status == 0 && decoded.stderr.isEmpty)
     }
 
+    /// ffmpeg decodes all of `path` without a word (in the file's own time base: a variable rate
+    /// above the one it guesses from the first frames would otherwise collide in its output's).
+    public static func decodesCleanly(_ path: String) throws -> Bool {
+        let result = try run("ffmpeg", ["-v", "error", "-i", path, "-enc_time_base", "-1", "-f", "null", "-"])
+        return result.status == 0 && result.stderr.isEmpty
+    }
+
+    /// The `--stats-json` records of `kind` (`change`, `interval`) in the file at `path`.
+    public static func statsRecords(_ path: String, kind: String) throws -> [[String: Any]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["kind"] as? String == kind }
+    }
+
     /// Runs a program from PATH to the end.
     public static func run(_ program: String, _ arguments: [String], timeout: TimeInterval = 60) throws -> CommandResult {
         try start(program, arguments).wait(timeout: timeout)

@@ -109,6 +109,25 @@ import Testing
         #expect(!result.stderr.contains("error"))
     }
 
+    /// An HLS ladder killed mid-segment: every segment its playlists list is whole.
+    @Test func aKilledLadderLeavesEveryListedSegmentWhole() throws {
+        let scene = try startScene("video")
+        defer { _ = try? scene.interrupt() }
+        let master = path("hls/live.m3u8")
+        let run = try startStream(["--to", master + "?ladder=320x240,160x120"])
+        Thread.sleep(forTimeInterval: 3.5)
+        run.signal(SIGKILL)
+        _ = try run.wait(timeout: 10)
+        let announced = try HLSPlaylist.variants(master)
+        #expect(announced.map { $0["RESOLUTION"] ?? "" } == ["320x240", "160x120"])
+        for variant in announced {
+            let media = try HLSPlaylist.segments(path("hls/" + (variant["URI"] ?? "")))
+            #expect(!media.ended, "a killed run did not close its playlists")
+            #expect(media.files.count >= 2, "\(media.files)")
+            for segment in media.files { #expect(try HLSPlaylist.problem(ofSegment: segment) == nil) }
+        }
+    }
+
     /// `kill -9` three seconds into moving, low-bitrate content: each container decodes at least
     /// two seconds (all but the last ~1 s).
     @Test func killedRecordingsDecode() throws {
