@@ -5,7 +5,7 @@ import Testing
 /// The pointer anywhere: inside the captured rectangle, partly outside it on every side and
 /// corner, wholly outside, on another monitor, larger than the region. The run goes on, the
 /// recording is finalized, and the cursor's pixels appear exactly where it overlaps.
-@Suite(.serialized) struct CursorTests {
+@Suite(.serialized, .programThreads) struct CursorTests {
     static let green: (UInt8, UInt8, UInt8) = (0, 160, 0)
 
     /// Moves the pointer of `display` to (`x`, `y`), with xdotool as a user's mouse would.

@@ -4,7 +4,7 @@ import Testing
 
 /// The presenter's keys held for the whole X desktop (`--hotkeys`): pressed while another
 /// program's window has the focus, they act on the run, and the recording shows it.
-@Suite(.serialized) struct GlobalKeysTests {
+@Suite(.serialized, .programThreads) struct GlobalKeysTests {
     /// Ctrl+Alt+B sent by xdotool while another program's window has the focus under openbox: the
     /// recording goes black for as long as the blank lasted, and the run says each change came by
     /// a global key.

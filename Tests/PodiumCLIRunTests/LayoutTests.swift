@@ -5,7 +5,7 @@ import Testing
 /// Two sources composed into one picture (`--source` twice, `--layout`), checked on the pixels of
 /// the recording (decoded by ffmpeg) and of the mirror window (grabbed by ffmpeg), before and
 /// after a live switch.
-@Suite(.serialized) struct LayoutTests {
+@Suite(.serialized, .programThreads) struct LayoutTests {
     static let red: (UInt8, UInt8, UInt8) = (0, 0, 255)
     static let blue: (UInt8, UInt8, UInt8) = (255, 0, 0)
 

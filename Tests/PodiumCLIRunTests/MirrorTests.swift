@@ -3,7 +3,7 @@ import PodiumTestSupport
 import Testing
 
 /// `podium mirror` from display A to display B, checked by grabbing B with `ffmpeg -f x11grab`.
-@Suite(.serialized) struct MirrorTests {
+@Suite(.serialized, .programThreads) struct MirrorTests {
     /// Mirrors `pattern` (drawn on a fresh A) onto a fresh B of `target` size and returns B's pixels.
     func mirror(_ pattern: TestPattern, onto target: (width: Int, height: Int), arguments: [String] = []) async throws -> [UInt8] {
         let source = try XvfbServer(width: pattern.width, height: pattern.height)
@@ -154,7 +154,7 @@ import Testing
 }
 
 /// Picture-in-picture, hot-plug and resolution changes.
-@Suite(.serialized) struct MirrorFollowsTests {
+@Suite(.serialized, .programThreads) struct MirrorFollowsTests {
     static let red: (UInt8, UInt8, UInt8) = (0, 0, 255)
     static let blue: (UInt8, UInt8, UInt8) = (255, 0, 0)
 

@@ -5,7 +5,7 @@ import Testing
 /// The presenter's tools on the picture every output gets, judged on the pixels a real decoder
 /// gives back: a click's ring, masks, the region's border. Their keys in a terminal: podiumTests'
 /// PresenterToolsTests.
-@Suite(.serialized) struct PresenterToolsTests {
+@Suite(.serialized, .programThreads) struct PresenterToolsTests {
     /// A click with the highlight on: a ring spreads beyond the disc for half a second, then only
     /// the disc is left, from the next frame on.
     @Test func aClickSpreadsARing() async throws {

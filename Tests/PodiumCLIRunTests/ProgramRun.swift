@@ -2,6 +2,7 @@ import Foundation
 import PodiumCLI
 import PodiumTestSupport
 import Synchronization
+import Testing
 
 /// A podium command run inside the test process, as the program runs it (`PodiumProgram.run`):
 /// what it says on stderr and stdout is kept, and `interrupt()` stops it as a first Ctrl-C would.
@@ -32,7 +33,7 @@ final class ProgramRun: Sendable {
         let arguments = display.map { Array(arguments.prefix(1)) + ["--display", $0] + arguments.dropFirst() }
             ?? arguments
         let run = ProgramRun(arguments)
-        Task(executorPreference: ProgramExecutor.shared) { [invocation = run.invocation] in
+        Task(executorPreference: ProgramExecutor.runs) { [invocation = run.invocation] in
             let status = await PodiumProgram.run(arguments, as: invocation)
             run.ended.withLock { $0 = status }
         }
@@ -87,11 +88,15 @@ final class ProgramRun: Sendable {
     }
 }
 
-/// Threads for the commands the tests run: a task started with this executor as its preference, and
-/// its child tasks, run here rather than on the cooperative pool, which is as wide as the machine
-/// (two threads here) and which the tests' blocking waits hold.
+/// Threads of their own for the commands the tests run, and for the tests that run them: a task
+/// started with one of these executors as its preference, and its child tasks, run there rather
+/// than on the cooperative pool, which is as wide as the machine (two threads here) and which the
+/// tests beside them hold (a refusal's parse takes a second of a core in a debug build).
 final class ProgramExecutor: TaskExecutor {
-    static let shared = ProgramExecutor(threads: 4)
+    /// The commands'.
+    static let runs = ProgramExecutor(threads: 4)
+    /// The tests': a test waiting for a tool it started (ffprobe, xdotool) holds one.
+    static let tests = ProgramExecutor(threads: 4)
 
     private let jobs = Mutex<[UnownedJob]>([])
     private let queued = DispatchSemaphore(value: 0)
@@ -113,4 +118,20 @@ final class ProgramExecutor: TaskExecutor {
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
     }
+}
+
+/// A suite whose tests run on threads of their own (`ProgramExecutor.tests`), beside the runs they
+/// judge: a test that waits 2 s before its next key wakes on time, though the tests beside it
+/// hold the cooperative pool.
+struct ProgramThreads: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(for test: Test, testCase: Test.Case?,
+                      performing function: @Sendable () async throws -> Void) async throws {
+        try await withTaskExecutorPreference(ProgramExecutor.tests) { try await function() }
+    }
+}
+
+extension Trait where Self == ProgramThreads {
+    static var programThreads: Self { Self() }
 }

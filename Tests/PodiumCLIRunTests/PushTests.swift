@@ -7,7 +7,7 @@ import Testing
 /// is decoded; secrets never reach Podium's output. One at a time: each runs a display, a scene,
 /// Podium and its peers, and eight at once load a two-core machine enough to slow the suites that
 /// run beside them (a scene's frames came two to a grab).
-@Suite(.serialized) struct PushTests {
+@Suite(.serialized, .programThreads) struct PushTests {
     /// The moving `video` scene on a 320x240 display, and a folder for the files.
     private struct Stage {
         let server: XvfbServer

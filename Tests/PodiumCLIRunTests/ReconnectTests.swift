@@ -4,7 +4,7 @@ import Testing
 
 /// `tcp://HOST:PORT` connects to a peer that may come late, go away and come back: Podium keeps
 /// trying with backoff, resumes on a keyframe, and the recording beside it misses nothing.
-@Suite struct ReconnectTests {
+@Suite(.programThreads) struct ReconnectTests {
     @Test func aTCPPeerThatComesLateLeavesAndReturnsGetsTwoDecodableStreams() async throws {
         let server = try XvfbServer(width: 320, height: 240)
         let scene = try Tools.scene(on: server.display)

@@ -6,7 +6,7 @@ import Testing
 /// headless Chromium. One at a time, and apart from the other suites (`Scripts/test`): each
 /// encodes two or three pictures a frame in real time, which on two cores costs the suites that
 /// count a real-time run's frames some of theirs.
-@Suite(.serialized) struct RenditionTests {
+@Suite(.serialized, .programThreads) struct RenditionTests {
     /// A display showing the moving `video` scene at `fps`, and a folder for the files.
     private struct Stage {
         let server: XvfbServer
@@ -115,7 +115,7 @@ import Testing
         #expect(streams.map { $0.split(separator: ",").prefix(3).joined(separator: ",") }.sorted()
                 == ["h264,1152,720", "h264,1280,800", "h264,576,360"], "\(probe.stdout)")
 
-        let announced = try HLSPlaylist.variants(master)
+        let announced = try PlaylistFiles.variants(master)
         #expect(announced.map { $0["RESOLUTION"] ?? "" } == ["1280x800", "1152x720", "576x360"])
         var boundaries: [[String]] = []
         for variant in announced {
@@ -130,10 +130,10 @@ import Testing
                 .stdout.split(separator: "\n").first
             let levelHex = String(Int(level.map(String.init) ?? "") ?? 0, radix: 16)
             #expect(variant["CODECS"] == "avc1.42c0" + (levelHex.count == 1 ? "0" : "") + levelHex, "\(variant)")
-            let media = try HLSPlaylist.segments(playlist)
+            let media = try PlaylistFiles.segments(playlist)
             #expect(media.ended, "\(playlist) is closed with #EXT-X-ENDLIST")
             #expect(media.files.count >= 5, "\(playlist): \(media.files)")
-            for segment in media.files { #expect(try HLSPlaylist.problem(ofSegment: segment) == nil) }
+            for segment in media.files { #expect(try PlaylistFiles.problem(ofSegment: segment) == nil) }
             boundaries.append(media.durations)
         }
         #expect(Set(boundaries.map { $0.joined(separator: " ") }).count == 1,
@@ -175,7 +175,7 @@ import Testing
                                                   "--to", folder.appendingPathComponent("hls/live.m3u8").path],
                                       display: server.display)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try HLSPlaylist.variants(folder.appendingPathComponent("hls/live.m3u8").path).count == 2, "480p and 360p")
+        #expect(try PlaylistFiles.variants(folder.appendingPathComponent("hls/live.m3u8").path).count == 2, "480p and 360p")
         let page = """
             <!doctype html><html><body style="margin:0;overflow:hidden;background:#000">
             <video id="v" src="hls/live.m3u8" muted autoplay playsinline

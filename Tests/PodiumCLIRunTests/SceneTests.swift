@@ -4,7 +4,7 @@ import PodiumTestSupport
 import Testing
 
 /// `podium scene` drawing on a private Xvfb, recorded by `podium stream` and decoded by FFmpeg.
-@Suite(.serialized) struct SceneTests {
+@Suite(.serialized, .programThreads) struct SceneTests {
     /// Draws `kind` at 30 fps on a fresh display of `screen`, records `frames` of it with
     /// `podium stream` at `fps` (more `arguments` added), stops the scene with Ctrl-C and decodes
     /// the recording to gray frames of `output` size.

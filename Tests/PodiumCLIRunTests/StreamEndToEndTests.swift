@@ -6,7 +6,7 @@ import Testing
 /// the command line adds to the graph (its flags, its endings, its statistics). The graph itself is
 /// tested in-process (PodiumRunTests).
 /// Serialized: each test encodes in real time, and two cores are shared with the peers.
-@Suite(.serialized) struct StreamEndToEndTests {
+@Suite(.serialized, .programThreads) struct StreamEndToEndTests {
     let server: XvfbServer
     let pattern: TestPattern
     let folder: URL
@@ -89,7 +89,7 @@ import Testing
     }
 }
 
-@Suite struct DisplaysCommandTests {
+@Suite(.programThreads) struct DisplaysCommandTests {
     @Test func jsonDescribesTheScreenAndMonitors() async throws {
         let server = try XvfbServer(width: 800, height: 600)
         let result = try await ProgramRun.podium(["displays", "--json"], display: server.display)

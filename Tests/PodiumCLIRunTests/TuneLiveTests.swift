@@ -5,7 +5,7 @@ import Testing
 
 /// Changing a run as it goes with `podium control` on the run's control socket, and what the
 /// recordings and `--stats-json` make of it. The terminal's keys: podiumTests' TuneLiveTests.
-@Suite(.serialized) struct TuneLiveTests {
+@Suite(.serialized, .programThreads) struct TuneLiveTests {
     let server: XvfbServer
     let folder: URL
 

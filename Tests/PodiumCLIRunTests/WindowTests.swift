@@ -5,7 +5,7 @@ import Testing
 /// `podium windows` and `--window`: a window drawn by another program on a display with a window
 /// manager, listed, recorded while covered and resized, waited for when it closes, and the end
 /// of the run with `--exit-when-gone`. Colours are checked in what ffmpeg decodes.
-@Suite struct WindowTests {
+@Suite(.programThreads) struct WindowTests {
     static let red: UInt32 = 0xC00000
     static let green: UInt32 = 0x00A000
 

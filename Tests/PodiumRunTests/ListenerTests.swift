@@ -20,7 +20,7 @@ extension InProcess {
             encode.keyframeInterval = .seconds(1)
             let run = try await InProcessRun(display: server.display,
                                              to: ["tcp://127.0.0.1:\(port)?listen&max=3", recording],
-                                             duration: .seconds(8), encode: encode)
+                                             duration: .seconds(12), encode: encode)
             let running = await run.start()
             let clients = run.counters.sinks[0]
             // Joining 0, 1 and 2 s after the start, for 6, 4 and 3 s: all three are there when the

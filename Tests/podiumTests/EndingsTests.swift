@@ -118,13 +118,13 @@ import Testing
         Thread.sleep(forTimeInterval: 3.5)
         run.signal(SIGKILL)
         _ = try run.wait(timeout: 10)
-        let announced = try HLSPlaylist.variants(master)
+        let announced = try PlaylistFiles.variants(master)
         #expect(announced.map { $0["RESOLUTION"] ?? "" } == ["320x240", "160x120"])
         for variant in announced {
-            let media = try HLSPlaylist.segments(path("hls/" + (variant["URI"] ?? "")))
+            let media = try PlaylistFiles.segments(path("hls/" + (variant["URI"] ?? "")))
             #expect(!media.ended, "a killed run did not close its playlists")
             #expect(media.files.count >= 2, "\(media.files)")
-            for segment in media.files { #expect(try HLSPlaylist.problem(ofSegment: segment) == nil) }
+            for segment in media.files { #expect(try PlaylistFiles.problem(ofSegment: segment) == nil) }
         }
     }
 

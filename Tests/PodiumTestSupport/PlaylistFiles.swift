@@ -1,7 +1,8 @@
-public import Foundation
+import Foundation
 
-/// What an HLS ladder's playlists say, and whether its segments decode: read as a player would.
-public enum HLSPlaylist {
+/// What the files of an HLS ladder say, read back as a player reads them, and whether its segments
+/// decode. (PodiumCore.HLSPlaylist writes them.)
+public enum PlaylistFiles {
     /// The `#EXT-X-STREAM-INF` attributes of a master playlist, one dictionary per variant, with its URI.
     public static func variants(_ master: String) throws -> [[String: String]] {
         let lines = try String(contentsOfFile: master, encoding: .utf8).split(separator: "\n").map(String.init)
