@@ -118,11 +118,12 @@ extension Podium {
                                                  rates: sweep, ladder: ladder, seconds: seconds, scene: scene,
                                                  xServer: server?.pid),
                                      logger: logger)
-            Invocation.current.onStop { runner.stop() }
-            let showProgress = !quiet
+            // The runner reports from threads of its own: they are handed the invocation.
             let invocation = Invocation.current
+            invocation.onStop { runner.stop() }
+            let showProgress = !quiet
             let rowPrinter = BenchRowPrinter(format: format, columns: BenchColumns(ladder: ladder != nil, sound: sound.plan() != nil),
-                                             seconds: Double(seconds), write: Invocation.current.writeOutput)
+                                             seconds: Double(seconds), write: invocation.writeOutput)
             let (rows, sourceText, encoding) = try await runner.run { event in
                 switch event {
                 case .progress(let line): if showProgress { StatsLine.show(line, in: invocation) }
