@@ -37,7 +37,8 @@ import Testing
         let recording = try Tools.temporaryFolder().appendingPathComponent("pointer.mkv").path
         let run = ProgramRun.start([
                                     "mirror", "--display", source.display, "--on-display", screen.display, "--region",
-                                    "\(region.width)x\(region.height)+\(region.x)+\(region.y)", "--duration", "60s", "--to", recording,
+                                    "\(region.width)x\(region.height)+\(region.x)+\(region.y)", "--duration", "60s",
+                                    "--to", recording,
                                     ])
         try await run.waitForStderr(containing: "showing on")
         for position in positions {
@@ -78,7 +79,8 @@ import Testing
 
     /// A cursor larger than the region (`--region 8x8+0+0`), at the screen's corner and away from it.
     @Test func cursorLargerThanTheRegion() async throws {
-        try await visit(region: (0, 0, 8, 8), [(4, 4, true), (0, 0, true), (9, 9, true), (100, 100, false), (4, 4, true)])
+        try await visit(region: (0, 0, 8, 8),
+                        [(4, 4, true), (0, 0, true), (9, 9, true), (100, 100, false), (4, 4, true)])
     }
 
     /// A laptop and a projector on one X screen: the left monitor is captured and shown on the

@@ -35,8 +35,8 @@ import Testing
         for layout in ["beside", "over"] {
             let output = folder.appendingPathComponent("\(layout).mkv").path
             let result = try await ProgramRun.podium(["stream", "--source", first.display, "--source", second.display,
-                                                      "--layout", layout, "--split", "0.5", "--no-cursor", "--duration", "2s",
-                                                      "--to", output])
+                                                      "--layout", layout, "--split", "0.5", "--no-cursor",
+                                                      "--duration", "2s", "--to", output])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("\(layout) "), "the start line says the layout: \(result.stderr)")
             let probe = try Tools.probe(output)
@@ -66,7 +66,8 @@ import Testing
         let output = folder.appendingPathComponent("switch.mkv").path
         let run = ProgramRun.start([
                                     "mirror", "--source", first.display, "--source", second.display, "--split", "0.5",
-                                    "--on-display", projector.display, "--no-cursor", "--keyint", "2s", "--duration", "30s", "--to", output,
+                                    "--on-display", projector.display, "--no-cursor", "--keyint", "2s",
+                                    "--duration", "30s", "--to", output,
                                     ])
         try await run.waitForStderr(containing: "showing on")
         try await Task.sleep(for: .seconds(1))
@@ -123,8 +124,8 @@ import Testing
         try Painter(display: other.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.blue)
         let output = try Tools.temporaryFolder().appendingPathComponent("window-beside.mkv").path
         let result = try await ProgramRun.podium(["stream", "--display", desktop.display, "--window", "Slides",
-                                                  "--source", other.display, "--split", "0.5", "--no-cursor", "--duration", "2s",
-                                                  "--to", output])
+                                                  "--source", other.display, "--split", "0.5", "--no-cursor",
+                                                  "--duration", "2s", "--to", output])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("window 'Slides'"), "\(result.stderr)")
         let probe = try Tools.probe(output)

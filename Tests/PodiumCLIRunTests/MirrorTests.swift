@@ -5,7 +5,8 @@ import Testing
 /// `podium mirror` from display A to display B, checked by grabbing B with `ffmpeg -f x11grab`.
 @Suite(.serialized, .programThreads) struct MirrorTests {
     /// Mirrors `pattern` (drawn on a fresh A) onto a fresh B of `target` size and returns B's pixels.
-    func mirror(_ pattern: TestPattern, onto target: (width: Int, height: Int), arguments: [String] = []) async throws -> [UInt8] {
+    func mirror(_ pattern: TestPattern, onto target: (width: Int, height: Int),
+                arguments: [String] = []) async throws -> [UInt8] {
         let source = try XvfbServer(width: pattern.width, height: pattern.height)
         let screen = try XvfbServer(width: target.width, height: target.height)
         try Painter(display: source.display).draw(pattern)
@@ -65,7 +66,8 @@ import Testing
         let bar = Array([[UInt8]](repeating: blue, count: 320 * 30).joined())
         #expect(difference(Array(shown[0..<(320 * 30 * 4)]), bar) == nil, "30 rows of bar above")
         #expect(difference(Array(shown[(320 * 210 * 4)...]), bar) == nil, "30 rows of bar below")
-        #expect(difference(Array(shown[(320 * 30 * 4)..<(320 * 210 * 4)]), pattern.bgra) == nil, "the picture 1:1 between them")
+        #expect(difference(Array(shown[(320 * 30 * 4)..<(320 * 210 * 4)]), pattern.bgra) == nil,
+                "the picture 1:1 between them")
     }
 
     @Test func downscaledMatchesFFmpegsScaling() async throws {
@@ -75,8 +77,9 @@ import Testing
         let folder = try Tools.temporaryFolder()
         let file = folder.appendingPathComponent("shown.bgra")
         try Data(shown).write(to: file)
-        let converted = try Tools.run("ffmpeg", ["-v", "error", "-f", "rawvideo", "-pix_fmt", "bgra", "-s", "1280x720", "-i", file.path,
-                                                 "-f", "rawvideo", "-pix_fmt", "yuv420p", folder.appendingPathComponent("shown.yuv").path])
+        let converted = try Tools.run("ffmpeg", ["-v", "error", "-f", "rawvideo", "-pix_fmt", "bgra", "-s", "1280x720",
+                                                 "-i", file.path, "-f", "rawvideo", "-pix_fmt", "yuv420p",
+                                                 folder.appendingPathComponent("shown.yuv").path])
         #expect(converted.status == 0)
         let shownYUV = [UInt8](try Data(contentsOf: folder.appendingPathComponent("shown.yuv")))
         let quality = psnr(shownYUV, try Tools.reference(pattern, width: 1280, height: 720))
@@ -88,7 +91,9 @@ import Testing
         // A 16:9 picture on a 4:3 screen with a blue background: where are the bars?
         let pattern = TestPattern(width: 320, height: 180, seed: 7)
         let shown = try await mirror(pattern, onto: (320, 240), arguments: ["--fit", mode, "--background", "#0000ff"])
-        func isBlue(_ x: Int, _ y: Int) -> Bool { Array(shown[((y * 320 + x) * 4)..<((y * 320 + x) * 4 + 3)]) == [255, 0, 0] }
+        func isBlue(_ x: Int, _ y: Int) -> Bool {
+            Array(shown[((y * 320 + x) * 4)..<((y * 320 + x) * 4 + 3)]) == [255, 0, 0]
+        }
         switch mode {
         case "cover", "stretch":
             #expect(!isBlue(0, 0) && !isBlue(319, 239) && !isBlue(160, 5), "\(mode) fills the screen")
@@ -109,8 +114,9 @@ import Testing
         let folder = try Tools.temporaryFolder()
         let output = folder.appendingPathComponent("talk.mkv").path
         let stats = folder.appendingPathComponent("stats.jsonl").path
-        let result = try await ProgramRun.podium(["mirror", "--display", source.display, "--on-display", screen.display, "--no-cursor",
-                                                  "--constant-fps", "--frames", "45", "--stats-json", stats, "--to", output])
+        let result = try await ProgramRun.podium(["mirror", "--display", source.display, "--on-display", screen.display,
+                                                  "--no-cursor", "--constant-fps", "--frames", "45",
+                                                  "--stats-json", stats, "--to", output])
         #expect(result.status == 0, "\(result.stderr)")
         let summary = try #require(try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n").last)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])
@@ -136,11 +142,13 @@ import Testing
         try await run.waitForStderr(containing: "frozen")
         try painter.draw(second)
         try await Task.sleep(for: .seconds(0.7))
-        #expect(difference(try Tools.grabScreen(screen.display, width: 320, height: 240), first.bgra) == nil, "B keeps the frozen picture")
+        #expect(difference(try Tools.grabScreen(screen.display, width: 320, height: 240), first.bgra) == nil,
+                "B keeps the frozen picture")
         try keys.pressKey(keysym: 0x20)
         try await run.waitForStderr(containing: "picture frozen → live, by window")
         try await Task.sleep(for: .seconds(0.7))
-        #expect(difference(try Tools.grabScreen(screen.display, width: 320, height: 240), second.bgra) == nil, "B follows A again")
+        #expect(difference(try Tools.grabScreen(screen.display, width: 320, height: 240), second.bgra) == nil,
+                "B follows A again")
         // The terminal's keys, in the window: `+` is on the `=` key; nothing is encoded for `<`.
         try keys.pressKey(keysym: 0x3D)
         try await run.waitForStderr(containing: "fps 30 → 48, by window")
@@ -174,7 +182,9 @@ import Testing
     }
 
     /// Starts mirroring a red 320x240 display A onto a fresh 640x480 display B.
-    func startPictureInPicture(_ arguments: [String]) async throws -> (ProgramRun, (source: XvfbServer, target: XvfbServer)) {
+    func startPictureInPicture(
+        _ arguments: [String]
+    ) async throws -> (ProgramRun, (source: XvfbServer, target: XvfbServer)) {
         let source = try XvfbServer(width: 320, height: 240)
         let screen = try XvfbServer(width: 640, height: 480)
         try Painter(display: source.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.red)
@@ -192,7 +202,8 @@ import Testing
     func pictureInPictureSitsInItsCorner(_ arguments: [String], _ expected: [Int]) async throws {
         // A quarter of 640 wide by default, 4:3 like the picture; the margin is 480 / 40 = 12.
         let (run, servers) = try await startPictureInPicture(arguments)
-        let found = box(of: Self.red, in: try Tools.grabScreen(servers.target.display, width: 640, height: 480), width: 640)
+        let found = box(of: Self.red, in: try Tools.grabScreen(servers.target.display, width: 640, height: 480),
+                        width: 640)
         let shown = try #require(found)
         #expect(shown.rect == expected)
         #expect(shown.solid)
@@ -205,14 +216,17 @@ import Testing
         let mouse = try Painter(display: screen.display)
         try mouse.drag(from: (112, 87), to: (162, 117), windowOrigin: (12, 12))
         try await Task.sleep(for: .seconds(0.7))
-        #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 640, height: 480), width: 640)?.rect == [62, 42, 200, 150], "moved by (50, 30)")
+        #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 640, height: 480),
+                    width: 640)?.rect == [62, 42, 200, 150], "moved by (50, 30)")
         // The bottom-right corner resizes, keeping 4:3.
         try mouse.drag(from: (258, 188), to: (298, 188), windowOrigin: (62, 42))
         try await Task.sleep(for: .seconds(0.7))
-        #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 640, height: 480), width: 640)?.rect == [62, 42, 240, 180], "40 wider, 30 taller")
+        #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 640, height: 480),
+                    width: 640)?.rect == [62, 42, 240, 180], "40 wider, 30 taller")
         try mouse.drag(from: (298, 218), to: (0, 0), windowOrigin: (62, 42))
         try await Task.sleep(for: .seconds(0.7))
-        #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 640, height: 480), width: 640)?.rect == [62, 42, 85, 64], "no side under 64")
+        #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 640, height: 480),
+                    width: 640)?.rect == [62, 42, 85, 64], "no side under 64")
         #expect(try await run.interrupt().status == 0)
     }
 
@@ -245,7 +259,8 @@ import Testing
         let screen = try XvfbServer(width: 320, height: 240)
         let painter = try Painter(display: source.display)
         try painter.fill(x: 0, y: 0, width: 640, height: 480, bgra: Self.red)
-        try Tools.xrandr(source.display, "--newmode", "podium-small", "6", "320", "336", "368", "400", "240", "243", "247", "250")
+        try Tools.xrandr(source.display, "--newmode", "podium-small", "6", "320", "336", "368", "400",
+                         "240", "243", "247", "250")
         try Tools.xrandr(source.display, "--addmode", "screen", "podium-small")
         let folder = try Tools.temporaryFolder()
         let recording = folder.appendingPathComponent("talk.mkv").path
@@ -258,7 +273,8 @@ import Testing
         try painter.fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.blue)
         try await Task.sleep(for: .seconds(1))
         let shown = try Tools.grabScreen(screen.display, width: 320, height: 240)
-        #expect(box(of: Self.blue, in: shown, width: 320)?.rect == [0, 0, 320, 240], "B shows the new 320x240 picture 1:1")
+        #expect(box(of: Self.blue, in: shown, width: 320)?.rect == [0, 0, 320, 240],
+                "B shows the new 320x240 picture 1:1")
         let result = try await run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
         // The recording keeps its size; the smaller picture fills it (same aspect).
@@ -303,7 +319,8 @@ extension MirrorFollowsTests {
         try await run.waitForStderr(containing: "showing on RIGHT")
         try await Task.sleep(for: .seconds(0.7))
         let right = try Tools.grabScreen(server.display, width: 640, height: 240)
-        #expect(box(of: Self.red, in: right, width: 640)?.rect == [0, 0, 640, 240], "the left half, mirrored on the right half")
+        #expect(box(of: Self.red, in: right, width: 640)?.rect == [0, 0, 640, 240],
+                "the left half, mirrored on the right half")
         try Tools.xrandr(server.display, "--delmonitor", "RIGHT")
         try await run.waitForStderr(containing: "has no monitor besides the captured one", times: 2)
         try await Task.sleep(for: .seconds(0.5))
@@ -319,12 +336,13 @@ extension MirrorFollowsTests {
         let server = try Tools.laptopAndProjector()
         try Painter(display: server.display).fill(x: 0, y: 0, width: 320, height: 240, bgra: Self.red)
         let recording = try Tools.temporaryFolder().appendingPathComponent("left.mkv").path
-        let run = ProgramRun.start(["stream", "--constant-fps", "--display", server.display, "--monitor", "LEFT", "--no-cursor",
-                                    "--duration", "30s", "--to", "window:RIGHT", "--to", recording])
+        let run = ProgramRun.start(["stream", "--constant-fps", "--display", server.display, "--monitor", "LEFT",
+                                    "--no-cursor", "--duration", "30s", "--to", "window:RIGHT", "--to", recording])
         try await run.waitForStderr(containing: "showing on RIGHT")
         try await Task.sleep(for: .seconds(0.7))
         let shown = try Tools.grabScreen(server.display, width: 640, height: 240)
-        #expect(box(of: Self.red, in: shown, width: 640)?.rect == [0, 0, 640, 240], "the left half, shown on the right half")
+        #expect(box(of: Self.red, in: shown, width: 640)?.rect == [0, 0, 640, 240],
+                "the left half, shown on the right half")
         let result = try await run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("presented "))
@@ -339,10 +357,11 @@ extension MirrorFollowsTests {
         let mirror = ProgramRun.start(["mirror", "--display", source.display, "--on-display", screen.display,
                                        "--no-cursor", "--duration", "60s"])
         try await mirror.waitForStderr(containing: "showing on")
-        let result = try await ProgramRun.podium(["latency", "--display", source.display, "--on-display", screen.display,
-                                                  "--changes", "20", "--json"])
+        let result = try await ProgramRun.podium(["latency", "--display", source.display,
+                                                  "--on-display", screen.display, "--changes", "20", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
-        let figures = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Double])
+        let figures = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+                                   as? [String: Double])
         #expect(figures["changes"] == 20 && figures["missed"] == 0)
         // Not a terminal: a plain progress line every ten changes, with the partial result.
         let progress = result.stderr.split(separator: "\n").filter { $0.hasPrefix("measured ") }
@@ -358,7 +377,8 @@ extension MirrorFollowsTests {
     @Test func latencyWithoutAMirrorSaysSo() async throws {
         let source = try XvfbServer(width: 320, height: 240)
         let screen = try XvfbServer(width: 320, height: 240)
-        let result = try await ProgramRun.podium(["latency", "--display", source.display, "--on-display", screen.display, "--changes", "10"])
+        let result = try await ProgramRun.podium(["latency", "--display", source.display,
+                                                  "--on-display", screen.display, "--changes", "10"])
         #expect(result.status == 69)
         #expect(result.stderr.contains("never showed on \(screen.display)"))
     }
@@ -373,7 +393,8 @@ extension MirrorFollowsTests {
         defer { _ = try? manager.interrupt() }
         // Up once it names its check window on the root.
         let deadline = Date().addingTimeInterval(10)
-        while try !Tools.run("xprop", ["-display", screen.display, "-root", "_NET_SUPPORTING_WM_CHECK"]).stdout.contains("window id"), Date() < deadline {
+        while try !Tools.run("xprop", ["-display", screen.display, "-root",
+                                       "_NET_SUPPORTING_WM_CHECK"]).stdout.contains("window id"), Date() < deadline {
             try await Task.sleep(for: .seconds(0.1))
         }
         try Painter(display: source.display).fill(x: 0, y: 0, width: 640, height: 480, bgra: Self.red)
@@ -381,9 +402,12 @@ extension MirrorFollowsTests {
                                     "--no-cursor", "--duration", "30s"])
         try await run.waitForStderr(containing: "showing on")
         try await Task.sleep(for: .seconds(1))
-        #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 320, height: 240), width: 320)?.rect == [0, 0, 320, 240])
+        #expect(box(of: Self.red, in: try Tools.grabScreen(screen.display, width: 320, height: 240),
+                    width: 320)?.rect == [0, 0, 320, 240])
         let clients = try Tools.run("xprop", ["-display", screen.display, "-root", "_NET_CLIENT_LIST"])
-        let window = try #require(clients.stdout.split(separator: " ").last.map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) })
+        let window = try #require(clients.stdout.split(separator: " ").last.map {
+            String($0).trimmingCharacters(in: .whitespacesAndNewlines)
+        })
         let state = try Tools.run("xprop", ["-display", screen.display, "-id", window, "_NET_WM_STATE"])
         #expect(state.stdout.contains("_NET_WM_STATE_FULLSCREEN"), "\(state.stdout)")
         #expect(try await run.interrupt().status == 0)

@@ -237,8 +237,9 @@ import Testing
         let transmit = try srtReceiver(port: port, query: "&passphrase=the-right-one", into: stage.path("srt.ts"))
         defer { transmit.signal(SIGKILL) }
         try await Task.sleep(for: .seconds(0.5))
-        let result = try await stage.stream(["--duration", "4s", "--to", "srt://127.0.0.1:\(port)?passphrase=a-wrong-one",
-                                       "--to", stage.path("rec.mkv")]).wait(timeout: 30)
+        let result = try await stage.stream(["--duration", "4s",
+                                             "--to", "srt://127.0.0.1:\(port)?passphrase=a-wrong-one",
+                                             "--to", stage.path("rec.mkv")]).wait(timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
         let refusal = "srt://127.0.0.1:\(port)?passphrase=••••: "
             + "the listener rejected the connection: Incorrect passphrase"

@@ -30,7 +30,8 @@ import Testing
         let stage = try await Stage(width: 320, height: 240)
         defer { stage.stop() }
         let stats = stage.path("stats.json")
-        let result = try await ProgramRun.podium(["stream", "--duration", "4s", "--stats-json", stats, "--to", stage.path("a.mkv"),
+        let result = try await ProgramRun.podium(["stream", "--duration", "4s", "--stats-json", stats,
+                                                  "--to", stage.path("a.mkv"),
                                                   "--to", stage.path("b.mkv") + "?size=160x120&bitrate=500k"],
                                       display: stage.server.display)
         #expect(result.status == 0, "\(result.stderr)")
@@ -151,7 +152,8 @@ import Testing
             try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
         let master = folder.appendingPathComponent("live.m3u8").path
-        let refused = try await ProgramRun.podium(["stream", "--duration", "1s", "--to", master], display: server.display)
+        let refused = try await ProgramRun.podium(["stream", "--duration", "1s", "--to", master],
+                                                  display: server.display)
         #expect(refused.status == 73 && refused.stderr.contains("pass --overwrite"), "\(refused.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == files.keys.sorted())
 
@@ -175,7 +177,8 @@ import Testing
                                                   "--to", folder.appendingPathComponent("hls/live.m3u8").path],
                                       display: server.display)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try PlaylistFiles.variants(folder.appendingPathComponent("hls/live.m3u8").path).count == 2, "480p and 360p")
+        #expect(try PlaylistFiles.variants(folder.appendingPathComponent("hls/live.m3u8").path).count == 2,
+                "480p and 360p")
         let page = """
             <!doctype html><html><body style="margin:0;overflow:hidden;background:#000">
             <video id="v" src="hls/live.m3u8" muted autoplay playsinline

@@ -54,8 +54,8 @@ import Testing
 
     /// A slides scene, scaled to 2/3 on the way: the stamp still reads, and the moving object is drawn.
     @Test func slidesStampReadsThroughScaling() async throws {
-        let frames = try await record("slides", screen: PixelSize(width: 960, height: 540), frames: 20, output: PixelSize(width: 640, height: 360),
-                                arguments: ["--size", "640x360"])
+        let frames = try await record("slides", screen: PixelSize(width: 960, height: 540), frames: 20,
+                                      output: PixelSize(width: 640, height: 360), arguments: ["--size", "640x360"])
         try #require(frames.count == 20)
         let stamps = frames.map { frame in SceneStrip.read(scale: 2.0 / 3) { x, y in Int(frame[y * 640 + x]) } }
         #expect(stamps.allSatisfy { $0 != nil }, "unreadable stamps at \(stamps.indices.filter { stamps[$0] == nil })")

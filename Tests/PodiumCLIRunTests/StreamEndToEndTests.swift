@@ -27,7 +27,8 @@ import Testing
         for crf in ["10", "45"] {
             let output = path("crf\(crf).mkv")
             let result = try await ProgramRun.podium(["stream", "--constant-fps", "--max-fps", "10", "-t", "00:00:01.5",
-                                                      "--crf", crf, "--no-cursor", "--to", output], display: server.display)
+                                                      "--crf", crf, "--no-cursor", "--to", output],
+                                                     display: server.display)
             #expect(result.status == 0, "\(result.stderr)")
             let probe = try Tools.probe(output)
             #expect((12...17).contains(probe.frames), "1.5 s at 10 fps: \(probe.frames) frames")
@@ -36,8 +37,8 @@ import Testing
         #expect(sizes[0] > 2 * sizes[1], "crf 10 makes a larger file than crf 45: \(sizes)")
         for rate in [["-b", "300k"], ["--video-bit-rate", "300k"]] {
             let output = path("rate.mkv")
-            let result = try await ProgramRun.podium(["stream", "--frames", "5", "--overwrite"] + rate + ["--to", output],
-                                          display: server.display)
+            let result = try await ProgramRun.podium(
+                ["stream", "--frames", "5", "--overwrite"] + rate + ["--to", output], display: server.display)
             #expect(result.status == 0, "\(rate): \(result.stderr)")
         }
     }
@@ -46,12 +47,17 @@ import Testing
     /// tags back to the screen's RGB.
     @Test func coloursAreTaggedAsMadeAndDecodeToTheScreensRGB() async throws {
         let output = path("colours.mkv")
-        let result = try await ProgramRun.podium(["stream", "--constant-fps", "--frames", "10", "--no-cursor", "--to", output], display: server.display)
+        let result = try await ProgramRun.podium(["stream", "--constant-fps", "--frames", "10", "--no-cursor",
+                                                  "--to", output], display: server.display)
         #expect(result.status == 0, "\(result.stderr)")
-        let tags = try Tools.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                             "stream=color_space,color_range,color_primaries,color_transfer,chroma_location", "-of", "default=nw=1", output])
+        let tags = try Tools.run("ffprobe", [
+            "-v", "error", "-select_streams", "v:0", "-show_entries",
+            "stream=color_space,color_range,color_primaries,color_transfer,chroma_location",
+            "-of", "default=nw=1", output
+        ])
         #expect(tags.stdout.split(separator: "\n").sorted() == [
-            "chroma_location=center", "color_primaries=bt709", "color_range=tv", "color_space=smpte170m", "color_transfer=iec61966-2-1",
+            "chroma_location=center", "color_primaries=bt709", "color_range=tv", "color_space=smpte170m",
+            "color_transfer=iec61966-2-1",
         ])
         // 38.5 dB here (4:2:0 chroma costs this texture most of the rest); decoded with the wrong
         // matrix, 30.6 dB.
@@ -61,20 +67,24 @@ import Testing
 
     @Test func scaledAndRoundedToEvenSides() async throws {
         let output = path("small.mp4")
-        let result = try await ProgramRun.podium(["stream", "--constant-fps", "--frames", "10", "--scale", "0.33", "--to", output], display: server.display)
+        let result = try await ProgramRun.podium(["stream", "--constant-fps", "--frames", "10", "--scale", "0.33",
+                                                  "--to", output], display: server.display)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("106x79 rounded to 106x78"), "320x240 × 0.33 is 106x79")
         let probe = try Tools.probe(output)
         #expect(probe.width == 106 && probe.height == 78)
         #expect(probe.frames == 10)
         // Podium's scaling against FFmpeg's own scaling of the same picture.
-        let quality = psnr(try Tools.decodeFrame(output, index: 5), try Tools.reference(pattern, width: 106, height: 78))
+        let quality = psnr(try Tools.decodeFrame(output, index: 5),
+                           try Tools.reference(pattern, width: 106, height: 78))
         #expect(quality >= 30, "PSNR \(quality) dB")
     }
 
     @Test func statsJSONHasOneObjectASecondAndASummary() async throws {
         let stats = path("stats.jsonl")
-        let result = try await ProgramRun.podium(["stream", "--constant-fps", "--duration", "2500ms", "--quiet", "--stats-json", stats, "--to", path("s.ts")], display: server.display)
+        let result = try await ProgramRun.podium(["stream", "--constant-fps", "--duration", "2500ms", "--quiet",
+                                                  "--stats-json", stats, "--to", path("s.ts")],
+                                                 display: server.display)
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty, "--quiet prints nothing: \(result.stderr)")
         let lines = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n")

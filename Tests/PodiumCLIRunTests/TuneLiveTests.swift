@@ -116,8 +116,8 @@ import Testing
         let scene = moving ? try Tools.scene("video", on: server.display) : nil
         defer { _ = try? scene?.interrupt() }
         let whole = path("whole.mkv"), split = path("talk.mkv")
-        let result = try await ProgramRun.podium(["stream", "--display", server.display, "--keyint", "1s", "--duration", "7s",
-                                                  "--to", whole, "--to", split + "?split=2s"])
+        let result = try await ProgramRun.podium(["stream", "--display", server.display, "--keyint", "1s",
+                                                  "--duration", "7s", "--to", whole, "--to", split + "?split=2s"])
         #expect(result.status == 0, "\(result.stderr)")
         let pieces = (1...9).map { FileSplit.piece($0, of: split) }
             .filter { FileManager.default.fileExists(atPath: $0) }
@@ -152,7 +152,9 @@ import Testing
         try await run.waitForStderr(containing: "capturing")
         let started = Date()
         let pid = ["--socket", run.controlSocket]
-        func control(_ words: String...) async throws -> CommandResult { try await ProgramRun.podium(["control"] + pid + words) }
+        func control(_ words: String...) async throws -> CommandResult {
+            try await ProgramRun.podium(["control"] + pid + words)
+        }
 
         try await Task.sleep(for: .seconds(2))
         let slower = try await control("set", "fps=10")

@@ -17,7 +17,8 @@ enum TerminalKeys {
     /// Reads keys for `run` on a thread of its own until the run stops, when stdin is a terminal
     /// in the foreground.
     static func start(for run: Run) {
-        guard Invocation.current.ownsTerminal, isatty(STDIN_FILENO) != 0, tcgetpgrp(STDIN_FILENO) == getpgrp() else { return }
+        guard Invocation.current.ownsTerminal, isatty(STDIN_FILENO) != 0,
+              tcgetpgrp(STDIN_FILENO) == getpgrp() else { return }
         var settings = termios()
         guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return }
         var raw = settings
