@@ -127,7 +127,7 @@ public enum RunBuilder {
             stream throws(PodiumError) in
             try AudioEncoder(codec: sound.codec, bitrate: sound.bitrate, globalHeader: globalHeader, streamID: stream)
         }
-        return (sound.inputs.map { PipeWireSoundSource.choose(for: $0) }, stage)
+        return (sound.inputs.map { PipeWireSoundSource.choose(for: $0, servers: sound.servers) }, stage)
     }
 
     /// The encode stage for the plan's encodings, or `nil` when nothing is encoded (a window alone).

@@ -22,14 +22,14 @@ public enum SourceCatalog {
     /// on a thread of its own, two composed into one picture as large as the larger.
     /// - Parameters:
     ///   - lookup: the settings every source shares; its request is each of `requests` in turn.
-    ///   - environment: where the desktop session is said (`WAYLAND_DISPLAY`, `DISPLAY`); this
-    ///     process's by default.
+    ///   - environment: where the desktop session is said (`WAYLAND_DISPLAY`, `DISPLAY`): the
+    ///     program's (`Invocation.environment`).
     /// - Throws: what the sources' resolvers throw: 69 when one is not there, 64 when a request
     ///   cannot be honoured.
     public static func capturePlan(
         _ requests: [SourceRequest], lookup: SourceLookup, layout: Layout, filter: ScaleFilter = .box,
         idleFPS: FrameRate? = FrameRate(1),
-        environment: [String: String]? = nil
+        environment: [String: String]
     ) async throws(PodiumError) -> CapturePlan {
         let sources = try await onOwnThread("podium-display") { () throws(PodiumError) -> [any SourcePlan] in
             var found: [any SourcePlan] = []
@@ -49,9 +49,8 @@ public enum SourceCatalog {
 
     /// The source `lookup` asks for. Blocks: call it off the cooperative pool.
     public static func resolve(_ lookup: SourceLookup,
-                               environment: [String: String]? = nil) throws(PodiumError) -> any SourcePlan {
+                               environment: [String: String]) throws(PodiumError) -> any SourcePlan {
         var lookup = lookup
-        let environment = environment ?? ProcessInfo.processInfo.environment
         if lookup.request == nil, lookup.display == nil, let desktop = waylandDefault(environment) {
             lookup.request = desktop
             if desktop == .wlr(nil) { lookup.display = environment["WAYLAND_DISPLAY"] }

@@ -26,12 +26,13 @@ public final class ClapperSound {
         init(_ time: UInt64) { self.time = time }
     }
 
-    /// Connects to the sound server (chosen as `PipeWireSoundSource.choose` does).
+    /// Connects to the sound server `servers` names (chosen as `PipeWireSoundSource.choose` does).
     /// - Throws: 69 when there is no server.
-    public init(origin: UInt64) throws(PodiumError) {
+    public init(origin: UInt64, servers: SoundServers) throws(PodiumError) {
         let origin = Origin(origin)
         self.origin = origin
-        stream = PipeWireSoundSource.isChosen() ? try Self.openPipeWire(origin: origin) : try Self.openPulse()
+        stream = PipeWireSoundSource.isChosen(servers) ? try Self.openPipeWire(origin: origin, remote: servers.pipeWire)
+            : try Self.openPulse(server: servers.pulse)
     }
 
     deinit {
@@ -62,10 +63,10 @@ public final class ClapperSound {
     }
 
     /// - Parameter origin: kept by the sound it plays for, which closes the stream before it goes.
-    private static func openPipeWire(origin: Origin) throws(PodiumError) -> Stream {
+    private static func openPipeWire(origin: Origin, remote: String?) throws(PodiumError) -> Stream {
         var error = [CChar](repeating: 0, count: 256)
         let context = Unmanaged.passUnretained(origin).toOpaque()
-        let opened = cpw_sound_play(nil, "Podium clapper", { context, samples, frames, heard in
+        let opened = cpw_sound_play(remote, "Podium clapper", { context, samples, frames, heard in
             guard let context, let samples else { return }
             let origin = Unmanaged<Origin>.fromOpaque(context).takeUnretainedValue().time
             ClapperSound.fill(UnsafeMutableBufferPointer(start: samples, count: Int(frames) * SoundFormat.channels),
@@ -78,7 +79,7 @@ public final class ClapperSound {
         return .pipeWire(opened)
     }
 
-    private static func openPulse() throws(PodiumError) -> Stream {
+    private static func openPulse(server: String?) throws(PodiumError) -> Stream {
         var format = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(SoundFormat.sampleRate),
                                     channels: UInt8(SoundFormat.channels))
         // A short buffer: the beep's place is known within its length.
@@ -86,7 +87,7 @@ public final class ClapperSound {
         var attributes = pa_buffer_attr(maxlength: UInt32.max, tlength: bytes, prebuf: UInt32.max, minreq: UInt32.max,
                                         fragsize: UInt32.max)
         var error: Int32 = 0
-        guard let made = pa_simple_new(nil, "Podium", PA_STREAM_PLAYBACK, nil, "clapper", &format, nil, &attributes,
+        guard let made = pa_simple_new(server, "Podium", PA_STREAM_PLAYBACK, nil, "clapper", &format, nil, &attributes,
                                        &error) else {
             throw .unavailable("the clapper's beep needs a sound server (PipeWire or PulseAudio): "
                                + String(cString: pa_strerror(error)))

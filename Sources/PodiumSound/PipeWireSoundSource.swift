@@ -216,18 +216,16 @@ final class SoundLink: Sendable {
 }
 
 extension PipeWireSoundSource {
-    /// The source for `input`: read straight from PipeWire where it runs, unless `PULSE_SERVER`
-    /// names a sound server; through libpulse otherwise (PulseAudio alone, or another machine's).
-    /// - Parameter environment: the process's own when `nil`.
-    public static func choose(for input: SoundInput, environment: [String: String]? = nil) -> any SoundSource {
-        guard isChosen(environment: environment) else { return PulseSource(request: input.source, gain: input.gain) }
-        return PipeWireSoundSource(request: input.source, gain: input.gain)
+    /// The source for `input`: read straight from PipeWire where it runs, unless `servers` names a
+    /// PulseAudio server; through libpulse otherwise.
+    public static func choose(for input: SoundInput, servers: SoundServers) -> any SoundSource {
+        guard isChosen(servers) else { return PulseSource(request: input.source, gain: input.gain, server: servers.pulse) }
+        return PipeWireSoundSource(request: input.source, gain: input.gain, remote: servers.pipeWire)
     }
 
-    /// Whether sound goes straight to and from PipeWire: it runs, and `PULSE_SERVER` names no
-    /// sound server. - Parameter environment: the process's own when `nil`.
-    static func isChosen(environment: [String: String]? = nil) -> Bool {
-        let pulseNamed = !((environment ?? ProcessInfo.processInfo.environment)["PULSE_SERVER"] ?? "").isEmpty
-        return !pulseNamed && isReachable()
+    /// Whether sound goes straight to and from PipeWire: it runs, and `servers` names no
+    /// PulseAudio server.
+    static func isChosen(_ servers: SoundServers) -> Bool {
+        servers.pulse == nil && isReachable(remote: servers.pipeWire)
     }
 }

@@ -20,19 +20,26 @@ final class ProgramRun: Sendable {
         let text = Mutex((stderr: "", stdout: ""))
     }
 
-    private init(_ arguments: [String]) {
+    private init(_ arguments: [String], environment: [String: String]) {
         self.arguments = arguments
-        invocation = Invocation(executable: Tools.podium.path, standardError: { [said] text in said.text.withLock { $0.stderr += text } },
+        invocation = Invocation(executable: Tools.podium.path, environment: environment,
+                                standardError: { [said] text in said.text.withLock { $0.stderr += text } },
                                 standardOutput: { [said] text in said.text.withLock { $0.stdout += text } })
     }
 
     /// Starts `podium` with `arguments` (the program's own name left out).
-    /// - Parameter display: the X display, as `--display` after the command's name (a process's
-    ///   `$DISPLAY`: a run inside the tests' process has none).
-    static func start(_ arguments: [String], display: String? = nil) -> ProgramRun {
+    /// - Parameters:
+    ///   - display: the X display, as `--display` after the command's name (a process's
+    ///     `$DISPLAY`: a run inside the tests' process has none).
+    ///   - environment: more of the run's own (a sound server's `PULSE_SERVER`), over the tests'
+    ///     process's without its desktop (`DISPLAY`, `WAYLAND_DISPLAY`).
+    static func start(_ arguments: [String], display: String? = nil, environment more: [String: String] = [:])
+        -> ProgramRun {
         let arguments = display.map { Array(arguments.prefix(1)) + ["--display", $0] + arguments.dropFirst() }
             ?? arguments
-        let run = ProgramRun(arguments)
+        let environment = ProcessInfo.processInfo.environment
+            .filter { !["DISPLAY", "WAYLAND_DISPLAY"].contains($0.key) }.merging(more) { $1 }
+        let run = ProgramRun(arguments, environment: environment)
         Task(executorPreference: ProgramExecutor.runs) { [invocation = run.invocation] in
             let status = await PodiumProgram.run(arguments, as: invocation)
             run.ended.withLock { $0 = status }
@@ -41,9 +48,21 @@ final class ProgramRun: Sendable {
     }
 
     /// Runs `podium` with `arguments` to its end.
-    static func podium(_ arguments: [String], display: String? = nil, timeout: TimeInterval = 60) async throws
-        -> CommandResult {
-        try await start(arguments, display: display).wait(timeout: timeout)
+    static func podium(_ arguments: [String], display: String? = nil, environment: [String: String] = [:],
+                       timeout: TimeInterval = 60) async throws -> CommandResult {
+        try await start(arguments, display: display, environment: environment).wait(timeout: timeout)
+    }
+
+    /// Streams from a source into `recording` with `arguments`, takes the source away with
+    /// `lose` 2 s into capture, and waits for the run to end.
+    /// - Returns: how the run ended, and whether ffmpeg decodes the recording without a word.
+    static func streamLosingTheSource(_ arguments: [String], recording: String, environment: [String: String] = [:],
+                                      lose: () throws -> Void) async throws -> (result: CommandResult, decodes: Bool) {
+        let run = start(["stream"] + arguments + ["--to", recording], environment: environment)
+        try await run.waitForStderr(containing: "capturing")
+        try await Task.sleep(for: .seconds(2))
+        try lose()
+        return (try await run.wait(timeout: 20), try Tools.decodesCleanly(recording))
     }
 
     /// The run's control socket, for `podium control --socket`.

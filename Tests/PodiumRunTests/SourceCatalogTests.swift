@@ -78,11 +78,12 @@ extension InProcess {
             let requests: [SourceRequest] = [.monitor(.name("LEFT")), .region(PixelRect(x: 320, y: 0, width: 160,
                                                                                       height: 120))]
             let plan = try await SourceCatalog.capturePlan(requests, lookup: lookup(), layout: Layout(mode: .over),
-                                                           idleFPS: FrameRate(2))
+                                                           idleFPS: FrameRate(2), environment: [:])
             #expect(plan.sources.count == 2 && plan.idleFPS == FrameRate(2))
             let composition = try #require(plan.composition)
             #expect(composition.canvas == PixelSize(width: 320, height: 240) && plan.size == composition.canvas)
-            let alone = try await SourceCatalog.capturePlan([], lookup: lookup(), layout: Layout(mode: .over))
+            let alone = try await SourceCatalog.capturePlan([], lookup: lookup(), layout: Layout(mode: .over),
+                                                           environment: [:])
             #expect(alone.composition == nil && alone.size == PixelSize(width: 320, height: 240))
         }
     }

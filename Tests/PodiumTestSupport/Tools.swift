@@ -180,6 +180,14 @@ public enum Tools {
         try timedFrames(path, size: size, pixelFormat: "rgb24", bytesPerPixel: 3)
     }
 
+    /// The mean colour of the centre of each frame of `path` (RGB), with the frame's time.
+    public static func centreColours(_ path: String) throws -> [(time: Double, rgb: [Int])] {
+        try rgbFrames(path, size: (width: 64, height: 36)).map { frame in
+            let centre = (18 * 64 + 32) * 3
+            return (frame.time, (0..<3).map { Int(frame.pixels[centre + $0]) })
+        }
+    }
+
     private static func timedFrames(_ path: String, size: (width: Int, height: Int), pixelFormat: String,
                                     bytesPerPixel: Int) throws -> [(time: Double, pixels: [UInt8])] {
         let times = try frameTimes(path)

@@ -173,13 +173,6 @@ import Testing
         #expect(try Tools.probe(output).frames >= 2)
     }
 
-    @Test func statisticsOnStandardOutput() throws {
-        let result = try Tools.podium(["stream", "--duration", "1500ms", "--stats-json", "-",
-                                       "--to", path("stdout.mkv")], display: server.display)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.split(separator: "\n").last?.contains("\"kind\":\"summary\"") == true, "\(result.stdout)")
-    }
-
     /// `/dev/stdout` is written through, never replaced, even with `--overwrite`.
     @Test(arguments: [["--overwrite"], []])
     func statisticsThroughDevStdoutKeepTheSymlink(_ overwrite: [String]) throws {
@@ -197,60 +190,5 @@ import Testing
         let result = try Tools.run("/bin/bash", ["-c", command], timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try String(contentsOfFile: path("s"), encoding: .utf8).contains("\"kind\":\"summary\""))
-    }
-
-    /// A FIFO that a reader has open is written, not replaced; one nobody reads is refused (73) rather than waited on.
-    @Test func statisticsIntoAFIFO() throws {
-        let fifo = path("stats.fifo")
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let reader = try Tools.start("/bin/cat", [fifo])
-        Thread.sleep(forTimeInterval: 0.3)
-        let result = try Tools.podium(["stream", "--duration", "1500ms", "--stats-json", fifo,
-                                       "--to", path("fifo.mkv")], display: server.display)
-        #expect(result.status == 0, "\(result.stderr)")
-        let read = try reader.wait(timeout: 10)
-        #expect(read.stdout.contains("\"kind\":\"summary\""))
-        var status = stat()
-        #expect(stat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "still a FIFO")
-        let unread = try Tools.podium(["stream", "--duration", "1s", "--stats-json", fifo, "--to", path("unread.mkv")],
-                                      display: server.display)
-        #expect(unread.status == 73 && unread.stderr.contains("nothing reads from it"), "\(unread.stderr)")
-    }
-
-    /// A 3 MB disk holding the recording and the statistics: 74, and the recording decodes up to the fault.
-    @Test(.enabled(if: TemporaryMount.permitted, "mounting a tmpfs is not permitted here"))
-    func fullDisk() throws {
-        let mount = try TemporaryMount(megabytes: 3)
-        let scene = try startScene("video")
-        defer { _ = try? scene.interrupt() }
-        let recording = mount.path + "/full.mkv"
-        let result = try Tools.podium(["stream", "--bitrate", "20M", "--duration", "30s", "--to", recording,
-                                       "--stats-json", mount.path + "/s.jsonl"], display: server.display)
-        #expect(result.status == 74, "\(result.stderr)")
-        #expect(result.stderr.contains("No space left on device"))
-        #expect(result.stderr.components(separatedBy: "--stats-json").count <= 2,
-                "the statistics file's fault is said at most once")
-        #expect(try Tools.probe(recording).frames >= 10, "the recording decodes up to the fault")
-    }
-
-    /// A split recording on a disk that fills up: 74, and every file written before decodes, the
-    /// one the fault cut short up to it.
-    @Test(.enabled(if: TemporaryMount.permitted, "mounting a tmpfs is not permitted here"))
-    func fullDiskWhileSplitting() throws {
-        let mount = try TemporaryMount(megabytes: 4)
-        let scene = try startScene("video")
-        defer { _ = try? scene.interrupt() }
-        let recording = mount.path + "/talk.mkv"
-        let result = try Tools.podium(["stream", "--bitrate", "20M", "--keyint", "500ms", "--duration", "30s",
-                                       "--to", recording + "?split=1M"], display: server.display)
-        #expect(result.status == 74, "\(result.stderr)")
-        #expect(result.stderr.contains("No space left on device"), "\(result.stderr)")
-        let pieces = (1...99).map { FileSplit.piece($0, of: recording) }
-            .filter { FileManager.default.fileExists(atPath: $0) }
-        #expect(pieces.count >= 2, "\(pieces)")
-        let size = { (piece: String) in (try? FileManager.default.attributesOfItem(atPath: piece)[.size] as? Int) ?? 0 }
-        for piece in pieces where size(piece) > 4_096 {
-            #expect(try Tools.probe(piece).frames >= 1, "\(piece) decodes")
-        }
     }
 }

@@ -10,10 +10,12 @@ import Testing
         let prefix = try Tools.temporaryFolder()
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        // The debug build the tests run is there already (a release build would take minutes), and
-        // `swift test` holds the build folder's lock meanwhile.
+        // The podium the tests run is built already (a release build would take minutes); its build
+        // folder (`<scratch>/<triple>/debug`) holds the package's checkouts.
+        let podium = Tools.podium.resolvingSymlinksInPath()
+        let scratch = podium.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let install = try Tools.run(root.appendingPathComponent("Scripts/install").path,
-                                    ["--prefix", prefix.path, "--configuration", "debug", "--ignore-lock"],
+                                    ["--prefix", prefix.path, "--binary", podium.path, "--scratch-path", scratch.path],
                                     timeout: 900)
         #expect(install.status == 0, "\(install.stdout)\(install.stderr)")
         func installed(_ path: String) -> String { prefix.appendingPathComponent(path).path }

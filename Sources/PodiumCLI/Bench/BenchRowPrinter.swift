@@ -8,7 +8,7 @@ struct BenchRowPrinter: Sendable {
     let columns: BenchColumns
     let seconds: Double
     /// The invocation's stdout: unbuffered, so a row reaches a pipe or a file as soon as it is measured.
-    let write: Invocation.Write
+    let write: @Sendable (String) -> Void
 
     /// The lines above the rows.
     func printHeading(source: String, encoding: String) {

@@ -123,7 +123,7 @@ extension Podium {
             invocation.onStop { runner.stop() }
             let showProgress = !quiet
             let rowPrinter = BenchRowPrinter(format: format, columns: BenchColumns(ladder: ladder != nil, sound: sound.plan() != nil),
-                                             seconds: Double(seconds), write: invocation.writeOutput)
+                                             seconds: Double(seconds), write: { invocation.standardOutput.write($0) })
             let (rows, sourceText, encoding) = try await runner.run { event in
                 switch event {
                 case .progress(let line): if showProgress { StatsLine.show(line, in: invocation) }

@@ -27,7 +27,7 @@ extension Podium {
 
         func run() async throws {
             // --display :N or $DISPLAY is an X server; --display wayland-N or $WAYLAND_DISPLAY a compositor.
-            let environment = ProcessInfo.processInfo.environment
+            let environment = Invocation.current.environment
             let given = listing.display
             let x11 = given.map { $0.hasPrefix(":") } ?? !environment["DISPLAY", default: ""].isEmpty
             let wayland = given.map { $0.hasPrefix(":") ? nil : $0 }

@@ -35,7 +35,7 @@ extension Podium {
         var json = false
 
         func run() async throws {
-            let display = ProcessInfo.processInfo.environment["DISPLAY"]
+            let display = Invocation.current.environment["DISPLAY"]
             let device = vaapiDevice ?? VAAPIProbe.defaultDevice(display: display)
             // Opening every encoder to see which work blocks: on a thread of its own.
             let entries = await onOwnThread("podium-encoders") { EncoderCatalog.available(vaapiDevice: device) }

@@ -142,7 +142,7 @@ extension Podium {
         /// named and `$WAYLAND_DISPLAY` is set.
         private var onWayland: Bool {
             if let display { return !display.hasPrefix(":") }
-            return !(ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+            return !(Invocation.current.environment["WAYLAND_DISPLAY"] ?? "").isEmpty
         }
 
         private var notes: URL { URL(fileURLWithPath: ControlAddress.directory) }

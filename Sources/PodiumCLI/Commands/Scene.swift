@@ -67,7 +67,7 @@ extension Podium {
         /// Ctrl-C; refused before anything is opened. Without $DISPLAY there is nothing to cover,
         /// and opening the display says what to do.
         func validate() throws {
-            guard display == nil, !yes, let own = ProcessInfo.processInfo.environment["DISPLAY"], !own.isEmpty else {
+            guard display == nil, !yes, let own = Invocation.current.environment["DISPLAY"], !own.isEmpty else {
                 return
             }
             throw ValidationError("scene would cover your screen on $DISPLAY (\(own)); "
@@ -75,7 +75,7 @@ extension Podium {
         }
 
         func run() throws {
-            let connection = try XConnection(display: display)
+            let connection = try XConnection(display: display ?? Invocation.current.environment["DISPLAY"])
             let player = try ScenePlayer(connection: connection, kind: kind)
             let stop = StopFlag()
             Invocation.current.onStop { stop.raise() }
@@ -95,9 +95,10 @@ extension Podium {
             if kind == .clapper {
                 // Connected on its own thread, which keeps it; no sound server ends the scene here.
                 let opened = ReadyLatch(count: 1)
+                let servers = SoundServers(environment: Invocation.current.environment)
                 beeping.spawn("podium-clapper") {
                     do throws(PodiumError) {
-                        let sound = try ClapperSound(origin: start)
+                        let sound = try ClapperSound(origin: start, servers: servers)
                         opened.report(nil)
                         sound.play(until: stop)
                     } catch {

@@ -55,10 +55,13 @@ extension Podium {
         func run() async throws {
             if video { return try await listCameras() }
             // Connecting may block: on a thread of its own.
+            let servers = SoundServers(environment: Invocation.current.environment)
             let (server, applications) = try await onOwnThread("podium-sound") { () throws(PodiumError) in
-                let playing = PipeWireSoundSource.isReachable()
-                    ? ((try? PipeWireNode.list("Stream/Output/Audio")) ?? []).map { $0.application ?? $0.name } : []
-                return (try SoundServerInfo.read(), Set(playing).sorted())
+                let playing = PipeWireSoundSource.isReachable(remote: servers.pipeWire)
+                    ? ((try? PipeWireNode.list("Stream/Output/Audio", remote: servers.pipeWire)) ?? [])
+                        .map { $0.application ?? $0.name }
+                    : []
+                return (try SoundServerInfo.read(server: servers.pulse), Set(playing).sorted())
             }
             let listed = server.sources.map { source in
                 Listed(name: source.name, description: source.description, monitorOf: source.monitorOf,

@@ -14,12 +14,12 @@ enum Console {
     /// Writes `text` to stderr as is. When stderr is gone (a closed pipe, a full disk), Podium
     /// goes on silently: the recording matters more than the messages.
     static func write(_ text: String) {
-        Invocation.current.writeError(text)
+        Invocation.current.standardError.write(text)
     }
 
     /// Writes `line` and a newline to stdout: what a command answers (a listing, a report).
     static func output(_ line: String) {
-        Invocation.current.writeOutput(line + "\n")
+        Invocation.current.standardOutput.write(line + "\n")
     }
 
     /// Writes one message: on a terminal wrapped to its width, each line `podium: ` and the lines
@@ -36,14 +36,17 @@ extension Invocation {
     func say(_ message: String, wrapped: Bool = true) {
         let prefix = "podium: "
         let width = wrapped && isTerminal ? width : Int.max
-        guard message.count > width - prefix.count else { return writeError(prefix + message + "\n") }
+        guard message.count > width - prefix.count else {
+            standardError.write(prefix + message + "\n")
+            return
+        }
         // A line indented under another (an encoder under "2 encoders:") keeps its indent, and
         // its continuation lines go two further.
         let leading = String(message.prefix { $0 == " " })
         let indent = leading + "  "
         let lines = String(message.dropFirst(leading.count)).wrapped(width: width - prefix.count - indent.count)
         let text = lines.enumerated().map { index, line in prefix + (index == 0 ? leading : indent) + line }
-        writeError(text.joined(separator: "\n") + "\n")
+        standardError.write(text.joined(separator: "\n") + "\n")
     }
 }
 
@@ -63,7 +66,8 @@ struct ConsoleLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        let context = merged.isEmpty ? "" : " (" + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + ")"
+        let context = merged.isEmpty ? ""
+            : " (" + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + ")"
         let prefix = (source.map { "\($0): " } ?? "") + (event.level >= .warning ? "\(event.level): " : "")
         if invocation.ownsTerminal { StatsLine.clear() }
         invocation.say(prefix + "\(event.message)" + (event.level <= .info ? context : ""))

@@ -12,11 +12,9 @@ import Synchronization
 ///
 /// Thread-safe.
 public final class Invocation: Sendable {
-    /// Writes text to stderr, or to stdout; never traps (see `TextOutput`).
-    public typealias Write = @Sendable (String) -> Void
-
-    let writeError: Write
-    let writeOutput: Write
+    /// Where the command speaks, and prints what was asked for (`--stats-json -`, `--json`).
+    let standardError: TextOutput
+    let standardOutput: TextOutput
     /// Whether stderr is a terminal, where the stats line is rewritten in place.
     let isTerminal: Bool
     /// The width when stderr is not the process's (a terminal's is read at each use).
@@ -26,6 +24,10 @@ public final class Invocation: Sendable {
     let controlName: String
     /// The podium program, for a command that starts another of itself (`bench` its scene).
     let executable: String
+    /// Where the desktop, its sound and the user's folders are said (`DISPLAY`, `WAYLAND_DISPLAY`,
+    /// `PULSE_SERVER`, `XDG_CONFIG_HOME`): the process's, or a run's own inside another program. The
+    /// command hands it to the libraries, which read no environment of their own.
+    public let environment: [String: String]
     /// Run on the first stop request; `nil` once it came.
     private let stopHandlers = Mutex<[@Sendable () -> Void]?>([])
 
@@ -33,30 +35,37 @@ public final class Invocation: Sendable {
 
     /// An invocation inside another program: what the command says goes to `standardError` and
     /// `standardOutput`, as if to a pipe (no terminal) `columns` wide.
-    /// - Parameter executable: the podium program a command starts another of itself from.
-    public convenience init(executable: String, columns: Int = 80, standardError: @escaping Write,
-                            standardOutput: @escaping Write) {
+    /// - Parameters:
+    ///   - executable: the podium program a command starts another of itself from.
+    ///   - environment: the run's own, as a process started with it would have.
+    public convenience init(executable: String, environment: [String: String], columns: Int = 80,
+                            standardError: @escaping @Sendable (String) -> Void,
+                            standardOutput: @escaping @Sendable (String) -> Void) {
         let number = Self.runs.add(1, ordering: .relaxed).newValue
-        self.init(writeError: standardError, writeOutput: standardOutput, isTerminal: false, columns: columns,
-                  controlName: "\(getpid()).\(number)", executable: executable)
+        self.init(standardError: TextOutput(name: "stderr", keep: standardError),
+                  standardOutput: TextOutput(name: "stdout", keep: standardOutput), isTerminal: false,
+                  columns: columns, controlName: "\(getpid()).\(number)", executable: executable,
+                  environment: environment)
     }
 
-    private init(writeError: @escaping Write, writeOutput: @escaping Write, isTerminal: Bool, columns: Int?,
-                 controlName: String, executable: String) {
-        self.writeError = writeError
-        self.writeOutput = writeOutput
+    private init(standardError: TextOutput, standardOutput: TextOutput, isTerminal: Bool, columns: Int?,
+                 controlName: String, executable: String, environment: [String: String]) {
+        self.standardError = standardError
+        self.standardOutput = standardOutput
         self.isTerminal = isTerminal
         self.columns = columns
         self.controlName = controlName
         self.executable = executable
+        self.environment = environment
     }
 
     /// The process's own: its stderr and stdout, stopped by signals.
     public static let process = Invocation(
-        writeError: { TextOutput.standardError.write($0) }, writeOutput: { TextOutput.standardOutput.write($0) },
-        isTerminal: isatty(STDERR_FILENO) != 0, columns: nil, controlName: "\(getpid())",
+        standardError: .standardError, standardOutput: .standardOutput, isTerminal: isatty(STDERR_FILENO) != 0,
+        columns: nil, controlName: "\(getpid())",
         executable: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments.first ?? "podium")
+            ?? CommandLine.arguments.first ?? "podium",
+        environment: ProcessInfo.processInfo.environment)
 
     /// The invocation the running command belongs to.
     @TaskLocal static var current = Invocation.process
@@ -67,7 +76,7 @@ public final class Invocation: Sendable {
         if let columns { return columns }
         var size = winsize()
         if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        return ProcessInfo.processInfo.environment["COLUMNS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } ?? 80
+        return environment["COLUMNS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } ?? 80
     }
 
     /// Where a run's control socket is (`podium control --socket`).

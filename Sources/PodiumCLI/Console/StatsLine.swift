@@ -17,7 +17,10 @@ enum StatsLine {
     }
 
     static func show(in invocation: Invocation = .current, _ render: @escaping Render) {
-        guard invocation.ownsTerminal, invocation.isTerminal else { return invocation.writeError(render(nil) + "\n") }
+        guard invocation.ownsTerminal, invocation.isTerminal else {
+            invocation.standardError.write(render(nil) + "\n")
+            return
+        }
         shown.withLock { $0 = render }
         draw(render)
     }

@@ -55,7 +55,7 @@ extension EncodeOptions {
     /// - Parameter display: the X display captured, which the GPU is asked through when no
     ///   render node is there (an X display's driver is found by DRI, or `LIBVA_DRIVER_NAME`).
     func defaults(_ scale: ScaleOptions, display: String? = nil) -> EncodingDefaults {
-        let xDisplay = display.flatMap { $0.contains(":") ? $0 : nil } ?? ProcessInfo.processInfo.environment["DISPLAY"]
+        let xDisplay = display.flatMap { $0.contains(":") ? $0 : nil } ?? Invocation.current.environment["DISPLAY"]
         return EncodingDefaults(codec: codec, encoder: encoder,
                                 vaapiDevice: vaapiDevice ?? VAAPIProbe.defaultDevice(display: xDisplay),
                                 bitrate: bitrate, quality: quality, keyframeInterval: keyint, preset: preset,

@@ -36,7 +36,9 @@ struct ReplayOptions: ParsableArguments {
     /// The replay as an output of the run, if one is asked for.
     var destination: Destination? {
         replay.map { span in
-            Destination(ReplayPlan(span: span, memoryLimit: Int((memory ?? ReplayPlan.defaultMemory).bytes)))
+            let temporary = Invocation.current.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 }
+            return Destination(ReplayPlan(span: span, memoryLimit: Int((memory ?? ReplayPlan.defaultMemory).bytes),
+                                          spillFolder: temporary))
         }
     }
 }

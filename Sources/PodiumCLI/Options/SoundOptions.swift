@@ -38,6 +38,9 @@ struct SoundOptions: ParsableArguments {
     func plan(for destinations: [Destination] = []) -> SoundPlan? {
         let opusOnly = destinations.contains { $0.output.needs.soundCodec == .opus }
         let codec = audioCodec ?? (opusOnly ? .opus : .aac)
-        return audio.isEmpty ? nil : SoundPlan(inputs: audio, codec: codec, bitrate: audioBitrate)
+        guard !audio.isEmpty else { return nil }
+        var plan = SoundPlan(inputs: audio, codec: codec, bitrate: audioBitrate)
+        plan.servers = SoundServers(environment: Invocation.current.environment)
+        return plan
     }
 }

@@ -149,7 +149,7 @@ enum PlanRunner {
         }
         guard let display = plan.capture.sources.map(\.display).first(where: isX11) else {
             // sway offers no portal for global keys: its own bindings reach the run's control socket.
-            guard ProcessInfo.processInfo.environment["SWAYSOCK"] == nil else {
+            guard Invocation.current.environment["SWAYSOCK"] == nil else {
                 logger.notice("global keys: sway binds them; add these lines to its config, then swaymsg reload:")
                 hotkeys.swayBindings.forEach { logger.notice("  \($0)") }
                 return

@@ -86,7 +86,8 @@ enum RunSetup {
             CapturePlan(given, idleFPS: source.idleRate(for: outputs))
         } else {
             try await SourceCatalog.capturePlan(source.allSources, lookup: lookup, layout: source.layout.chosen,
-                                                filter: filter, idleFPS: source.idleRate(for: outputs))
+                                                filter: filter, idleFPS: source.idleRate(for: outputs),
+                                                environment: invocation.environment)
         }
         (plan.highlight, plan.zoom) = (source.presenter.highlight, source.presenter.zoom)
         plan.penKeepsStrokes = source.presenter.penKeepsStrokes

@@ -93,6 +93,8 @@ public struct SoundPlan: Hashable, Sendable {
     public var inputs: [SoundInput]
     public var codec: AudioCodec
     public var bitrate: Bitrate
+    /// The sound server the inputs are read from.
+    public var servers = SoundServers()
 
     /// The most sources a run mixes.
     public static let maxInputs = 4
@@ -101,5 +103,26 @@ public struct SoundPlan: Hashable, Sendable {
         self.inputs = inputs
         self.codec = codec
         self.bitrate = bitrate
+    }
+}
+
+/// Which sound server a program reads, as its environment says: PipeWire straight, unless
+/// `PULSE_SERVER` names a PulseAudio server (PulseAudio alone, or another machine's).
+public struct SoundServers: Hashable, Sendable {
+    /// The PulseAudio server `PULSE_SERVER` names (`unix:/path/native`, `tcp:host`).
+    public var pulse: String?
+    /// PipeWire's socket, by path: `PIPEWIRE_REMOTE` in `PIPEWIRE_RUNTIME_DIR` or
+    /// `XDG_RUNTIME_DIR`; `nil` for libpipewire's own choice.
+    public var pipeWire: String?
+
+    /// Libpulse's and libpipewire's own choices.
+    public init() {}
+
+    public init(environment: [String: String]) {
+        let named = { (key: String) in environment[key].flatMap { $0.isEmpty ? nil : $0 } }
+        pulse = named("PULSE_SERVER")
+        let remote = named("PIPEWIRE_REMOTE") ?? "pipewire-0"
+        let folder = named("PIPEWIRE_RUNTIME_DIR") ?? named("XDG_RUNTIME_DIR")
+        pipeWire = remote.hasPrefix("/") ? remote : folder.map { "\($0)/\(remote)" }
     }
 }

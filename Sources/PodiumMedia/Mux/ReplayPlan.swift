@@ -8,13 +8,14 @@ public struct ReplayPlan: StreamOutputPlan {
     public var span: Duration
     /// Bytes of packets held in memory; older ones are spilled to a temporary file.
     public var memoryLimit: Int
-    /// Where that file goes: `$TMPDIR`, else `/var/tmp` (a disk, where `/tmp` is often memory).
+    /// Where that file goes: the program's `$TMPDIR`, else `/var/tmp` (a disk, where `/tmp` is
+    /// often memory).
     public var spillFolder: String
 
     public init(span: Duration, memoryLimit: Int, spillFolder: String? = nil) {
         self.span = span
         self.memoryLimit = memoryLimit
-        self.spillFolder = spillFolder ?? (getenv("TMPDIR").map { String(cString: $0) } ?? "/var/tmp")
+        self.spillFolder = spillFolder ?? "/var/tmp"
     }
 
     /// The longest replay kept.

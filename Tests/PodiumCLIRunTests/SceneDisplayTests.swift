@@ -4,14 +4,14 @@ import PodiumTestSupport
 import Testing
 
 /// Which display `podium scene` draws on, as its environment names it. The scenes themselves:
-/// PodiumCLIRunTests' SceneTests.
-@Suite struct SceneDisplayTests {
+/// SceneTests.
+@Suite(.programThreads) struct SceneDisplayTests {
     /// A scene covers its whole display: without --display it refuses $DISPLAY, the user's own
     /// screen, in one line naming it, before it opens anything (the screen stays black).
-    @Test func refusesToCoverTheUsersScreen() throws {
+    @Test func refusesToCoverTheUsersScreen() async throws {
         let server = try XvfbServer(width: 320, height: 240)
-        let result = try Tools.podium(["scene", "--kind", "static", "--duration", "2s"], display: server.display,
-                                      timeout: 20)
+        let result = try await ProgramRun.podium(["scene", "--kind", "static", "--duration", "2s"],
+                                                 environment: ["DISPLAY": server.display], timeout: 20)
         #expect(result.status == 64, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1, "one line: \(result.stderr)")
@@ -24,18 +24,17 @@ import Testing
 
     /// Asked to (--yes), or given a display by name, it draws; --display is drawn on, not $DISPLAY.
     @Test(arguments: [true, false])
-    func drawsWhenAskedOrGivenADisplay(yes: Bool) throws {
+    func drawsWhenAskedOrGivenADisplay(yes: Bool) async throws {
         let server = try XvfbServer(width: 320, height: 240)
         let other = try XvfbServer(width: 320, height: 240)
         let arguments = yes ? ["--yes"] : ["--display", server.display]
         let environment = ["DISPLAY": yes ? server.display : other.display]
-        let scene = try Tools.start(Tools.podium.path, ["scene", "--kind", "static"] + arguments,
-                                    environment: environment)
-        try scene.waitForStderr(containing: "drawing the static scene on \(server.display)")
-        Thread.sleep(forTimeInterval: 0.5)
+        let scene = ProgramRun.start(["scene", "--kind", "static"] + arguments, environment: environment)
+        try await scene.waitForStderr(containing: "drawing the static scene on \(server.display)")
+        try await Task.sleep(for: .seconds(0.5))
         let drawn = try Tools.grabScreen(server.display, width: 320, height: 240)
         let untouched = try Tools.grabScreen(other.display, width: 320, height: 240)
-        let ended = try scene.interrupt()
+        let ended = try await scene.interrupt()
         #expect(ended.status == 0, "\(ended.stderr)")
         #expect(!Self.isBlack(drawn), "the slide is on \(server.display)")
         #expect(Self.isBlack(untouched), "\(other.display) is left alone")

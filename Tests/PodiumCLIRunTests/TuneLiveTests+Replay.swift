@@ -18,7 +18,7 @@ extension TuneLiveTests {
     /// With a megabyte of memory most of what is kept is spilled to a temporary file; each save is,
     /// packet for packet, the end of a recording of the same run made beside it, from a keyframe,
     /// with its sound; the temporary file has no name and is gone with the run.
-    @Test func aSaveIsTheEndOfTheRunFromAKeyframeSpilledOrNot() throws {
+    @Test func aSaveIsTheEndOfTheRunFromAKeyframeSpilledOrNot() async throws {
         let sound = try SoundServer(tone: 1_000)
         defer { sound.stop() }
         let scene = try Tools.scene("video", on: server.display)
@@ -26,27 +26,27 @@ extension TuneLiveTests {
         let spill = folder.appendingPathComponent("spill")
         try FileManager.default.createDirectory(at: spill, withIntermediateDirectories: true)
         let whole = path("whole.mkv"), stats = path("replay.json")
-        let run = try Tools.start(Tools.podium.path, [
+        let run = ProgramRun.start([
             "stream", "--display", server.display, "--audio", "-b", "3M", "--keyint", "1s", "--replay", "5s",
             "--replay-memory", "1M", "--control", "--to", whole, "--stats-json", stats,
         ], environment: sound.environment.merging(["TMPDIR": spill.path]) { $1 })
-        try run.waitForStderr(containing: "capturing")
-        func control(_ words: String...) throws -> CommandResult {
-            try Tools.podium(["control", "--pid", "\(run.pid)"] + words)
+        try await run.waitForStderr(containing: "capturing")
+        func control(_ words: String...) async throws -> CommandResult {
+            try await ProgramRun.podium(["control", "--socket", run.controlSocket] + words)
         }
-        Thread.sleep(forTimeInterval: 8)
+        try await Task.sleep(for: .seconds(8))
         let last = path("last.mkv"), short = path("short.mkv")
-        let saved = try control("save", last)
+        let saved = try await control("save", last)
         #expect(saved.status == 0 && saved.stdout.hasPrefix("replay last 0:0") && saved.stdout.hasSuffix(
             " → \(last), by control\n"), "\(saved)")
-        #expect(try control("save", "2s", short).status == 0)
-        let again = try control("save", last)
+        #expect(try await control("save", "2s", short).status == 0)
+        let again = try await control("save", last)
         #expect(again.status == 64 && again.stderr == "podium: save '\(last)': the file exists (a save never replaces "
                 + "one); name a new file\n", "\(again)")
         let nameless = try FileManager.default.contentsOfDirectory(atPath: spill.path)
         #expect(nameless.isEmpty, "the spill file has no name: \(nameless)")
-        Thread.sleep(forTimeInterval: 1)
-        let result = try run.interrupt()
+        try await Task.sleep(for: .seconds(1))
+        let result = try await run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
 
         let recorded = try storedPackets(whole, stream: "v").map(\.hash)

@@ -3,9 +3,10 @@ import PodiumTestSupport
 import Testing
 
 /// Wayland screens through wlroots' screencopy (`--source wlr`), against a real headless sway:
-/// its outputs listed, known colours back through the encoders, a still screen that costs
-/// nothing, a new resolution followed, and a compositor that goes away ending the run cleanly.
-@Suite(.serialized) struct WaylandTests {
+/// its outputs listed, a new resolution followed, a compositor that goes away ending the run
+/// cleanly, masks and the pen. Known colours and a still screen's cost: podiumTests'
+/// `WaylandStillScreenTests` (the cost is the process's CPU).
+@Suite(.serialized, .programThreads) struct WaylandTests {
     let sway: SwayServer
     let folder: URL
 
@@ -16,32 +17,24 @@ import Testing
 
     func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 
-    /// The mean colour of each decoded frame's centre, with the frame's time.
-    func centreColours(_ path: String) throws -> [(time: Double, rgb: [Int])] {
-        try Tools.rgbFrames(path, size: (width: 64, height: 36)).map { frame in
-            let centre = (18 * 64 + 32) * 3
-            return (frame.time, (0..<3).map { Int(frame.pixels[centre + $0]) })
-        }
-    }
-
-    @Test func displaysListsTheOutputsByNameAtTheirPlaces() throws {
+    @Test func displaysListsTheOutputsByNameAtTheirPlaces() async throws {
         try sway.swaymsg("create_output")
         try sway.swaymsg("output HEADLESS-2 mode 800x600")
-        let listed = try Tools.podium(["displays", "--display", sway.display])
+        let listed = try await ProgramRun.podium(["displays", "--display", sway.display])
         #expect(listed.status == 0, "\(listed)")
         #expect(listed.stdout.contains("wayland display \(sway.display): 2 outputs (--source wlr --monitor NAME)"),
                 "\(listed.stdout)")
         #expect(listed.stdout.contains("  0  HEADLESS-1  1280x720+0+0"), "\(listed.stdout)")
         #expect(listed.stdout.contains("  1  HEADLESS-2  800x600+1280+0"), "\(listed.stdout)")
-        let json = try Tools.podium(["displays", "--display", sway.display, "--json"])
+        let json = try await ProgramRun.podium(["displays", "--display", sway.display, "--json"])
         let decoded = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let outputs = decoded?["outputs"] as? [[String: Any]]
         #expect(outputs?.compactMap { $0["name"] as? String } == ["HEADLESS-1", "HEADLESS-2"], "\(json.stdout)")
         #expect(decoded?["screencopy"] as? Bool == true, "\(json.stdout)")
 
         // A Wayland session without X: its compositor, chosen by itself.
-        let automatic = try Tools.podium(["stream", "--to", path("auto.mkv"), "-t", "1s"],
-                                         environment: ["DISPLAY": "", "WAYLAND_DISPLAY": sway.display])
+        let automatic = try await ProgramRun.podium(["stream", "--to", path("auto.mkv"), "-t", "1s"],
+                                                    environment: ["DISPLAY": "", "WAYLAND_DISPLAY": sway.display])
         #expect(automatic.status == 0 && automatic.stderr.contains("capturing HEADLESS-1 of \(sway.display) with "
                                                                      + "screencopy"), "\(automatic.stderr)")
         #expect(automatic.stderr.contains("a Wayland session: capturing its compositor's output, as --source wlr"))
@@ -49,65 +42,38 @@ import Testing
         // The second output, by name: its own size and colour.
         try sway.paint("#00ff00", output: "HEADLESS-2")
         let recording = path("second.mkv")
-        let run = try Tools.podium(["stream", "--source", "wlr", "--display", sway.display, "--monitor", "HEADLESS-2",
-                                    "--to", recording, "-t", "2s"])
+        let run = try await ProgramRun.podium(["stream", "--source", "wlr", "--display", sway.display,
+                                               "--monitor", "HEADLESS-2", "--to", recording, "-t", "2s"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("capturing HEADLESS-2 of \(sway.display) with screencopy"), "\(run.stderr)")
         let probed = try Tools.probe(recording)
         #expect(probed.width == 800 && probed.height == 600)
-        let colours = try centreColours(recording)
+        let colours = try Tools.centreColours(recording)
         #expect(!colours.isEmpty && colours.allSatisfy { abs($0.rgb[0]) < 8 && $0.rgb[1] > 245 && $0.rgb[2] < 8 },
                 "\(colours)")
     }
 
-    @Test func knownColoursComeBackAndAStillScreenCostsNothing() throws {
-        try sway.paint("#336699")
-        let recording = path("colours.mkv"), stats = path("colours.json")
-        let run = try Tools.start(Tools.podium.path, ["stream", "--source", "wlr", "--display", sway.display,
-                                                      "--to", recording, "-t", "6s", "--stats-json", stats])
-        try run.waitForStderr(containing: "capturing")
-        Thread.sleep(forTimeInterval: 3)
-        try sway.paint("#ff0000")
-        let result = try run.wait()
-        #expect(result.status == 0, "\(result.stderr)")
-
-        // The colours, within what 4:2:0 and x264 make of them; the change in the next frames.
-        let colours = try centreColours(recording)
-        let before = colours.filter { $0.time < 2.5 }, after = colours.filter { $0.time > 4 }
-        let close = { (rgb: [Int], expected: [Int]) in zip(rgb, expected).allSatisfy { abs($0 - $1) < 6 } }
-        #expect(!before.isEmpty && before.allSatisfy { close($0.rgb, [0x33, 0x66, 0x99]) }, "\(before)")
-        #expect(!after.isEmpty && after.allSatisfy { close($0.rgb, [255, 0, 0]) }, "\(after)")
-        // Still for 6 s but for one change: the first frame, the change, and the idle repeats
-        // (one a second), not 180 frames.
-        #expect(colours.count <= 12, "\(colours.count) frames of a still screen")
-        let samples = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n").compactMap {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }.filter { $0["kind"] as? String == "interval" }
-        let cpu = samples.dropFirst().compactMap { $0["cpuCores"] as? Double }.sorted()
-        #expect(!cpu.isEmpty && cpu[cpu.count / 2] < 0.05, "a still screen costs next to nothing: \(cpu)")
-    }
-
-    @Test func aNewResolutionIsFollowedWithoutARestart() throws {
+    @Test func aNewResolutionIsFollowedWithoutARestart() async throws {
         try sway.paint("#0000ff")
         let recording = path("resized.mkv")
-        let run = try Tools.start(Tools.podium.path, ["stream", "--source", "wlr", "--display", sway.display,
-                                                      "--to", recording, "-t", "5s"])
-        try run.waitForStderr(containing: "capturing")
-        Thread.sleep(forTimeInterval: 2)
+        let run = ProgramRun.start(["stream", "--source", "wlr", "--display", sway.display,
+                                    "--to", recording, "-t", "5s"])
+        try await run.waitForStderr(containing: "capturing")
+        try await Task.sleep(for: .seconds(2))
         try sway.swaymsg("output HEADLESS-1 mode 800x600")
         try sway.paint("#ffff00")
-        let result = try run.wait()
+        let result = try await run.wait()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("HEADLESS-1 is now 800x600 (was 1280x720); capturing that"), "\(result.stderr)")
         // The recording keeps its size; the new picture is fitted into it (its centre yellow).
         #expect(try Tools.probe(recording).width == 1280)
-        let last = try #require(try centreColours(recording).last)
+        let last = try #require(try Tools.centreColours(recording).last)
         #expect(last.rgb[0] > 245 && last.rgb[1] > 245 && last.rgb[2] < 10, "\(last)")
     }
 
-    @Test func aCompositorThatGoesAwayEndsTheRunWithItsRecordingWhole() throws {
-        let (result, decodes) = try Tools.streamLosingTheSource(["--source", "wlr", "--display", sway.display],
-                                                                 recording: path("lost.mkv")) { sway.stop() }
+    @Test func aCompositorThatGoesAwayEndsTheRunWithItsRecordingWhole() async throws {
+        let (result, decodes) = try await ProgramRun.streamLosingTheSource(
+            ["--source", "wlr", "--display", sway.display], recording: path("lost.mkv")) { sway.stop() }
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("lost the Wayland display '\(sway.display)'"), "\(result.stderr)")
         #expect(decodes)
@@ -115,17 +81,17 @@ import Testing
 
     /// `--mask-window` on a sway output: the window sway's tree names is black in every frame,
     /// where it is and where it moves; another window shows.
-    @Test func aMaskedWindowIsBlackWhereverItGoes() throws {
+    @Test func aMaskedWindowIsBlackWhereverItGoes() async throws {
         try sway.paint("#00ff00")
         try sway.openWindow("Public Notes", colour: "ff00ff", at: (x: 800, y: 80, width: 320, height: 240))
         try sway.openWindow("Secret Notes", colour: "ff00ff", at: (x: 100, y: 100, width: 400, height: 300))
         let recording = path("masked.mkv")
-        let run = try Tools.start(Tools.podium.path, ["stream", "--source", "wlr", "--display", sway.display,
-                                                      "--mask-window", "secret", "--to", recording, "-t", "3s"])
-        try run.waitForStderr(containing: "capturing")
-        Thread.sleep(forTimeInterval: 1.2)
+        let run = ProgramRun.start(["stream", "--source", "wlr", "--display", sway.display,
+                                    "--mask-window", "secret", "--to", recording, "-t", "3s"])
+        try await run.waitForStderr(containing: "capturing")
+        try await Task.sleep(for: .seconds(1.2))
         try sway.move("Secret Notes", to: (x: 560, y: 380, width: 400, height: 300))
-        let result = try run.wait(timeout: 20)
+        let result = try await run.wait(timeout: 20)
         #expect(result.status == 0, "\(result.stderr)")
         // A quarter of the size: Public at (200, 20) 80x60; Secret at (25, 25) then (140, 95), 100x75.
         // A still screen is sent when it changes: the first picture, the move, the end.
@@ -155,17 +121,17 @@ import Testing
     /// The pen on a sway output (`podium control pen on`): a layer surface above the windows takes
     /// the pointer's drag (a virtual pointer's, sway having no devices) and wtype's keys, and the
     /// output's capture has the strokes; Escape ends pen mode and takes them away.
-    @Test func thePenDrawsAboveTheWindowsOfASwayOutput() throws {
+    @Test func thePenDrawsAboveTheWindowsOfASwayOutput() async throws {
         try sway.paint("#404040")
         try sway.openWindow("Slides", colour: "ffffff", at: (x: 100, y: 100, width: 800, height: 500))
         let recording = path("pen.mkv")
-        let run = try Tools.start(Tools.podium.path, ["stream", "--source", "wlr", "--display", sway.display,
-                                                      "--control", "--to", recording, "-t", "30s"])
-        defer { _ = try? run.interrupt() }
-        try run.waitForStderr(containing: "capturing")
-        let on = try Tools.podium(["control", "--pid", "\(run.pid)", "pen", "on"])
+        let run = ProgramRun.start(["stream", "--source", "wlr", "--display", sway.display,
+                                    "--control", "--to", recording, "-t", "30s"])
+        defer { run.stop() }
+        try await run.waitForStderr(containing: "capturing")
+        let on = try await ProgramRun.podium(["control", "--socket", run.controlSocket, "pen", "on"])
         #expect(on.status == 0, "\(on.stderr)")
-        try run.waitForStderr(containing: "pen off → on")
+        try await run.waitForStderr(containing: "pen off → on")
         let wayland = ["WAYLAND_DISPLAY": sway.display]
         func drag(_ points: [(Int, Int)]) throws {
             let steps = ["wait:300"] + points.prefix(1).map { "\($0.0),\($0.1)" } + ["down"]
@@ -179,12 +145,12 @@ import Testing
         let typed = try Tools.start("wtype", ["-s", "400", "ys"], environment: wayland).wait(timeout: 20)
         #expect(typed.status == 0, "\(typed.stderr)")
         try drag([(200, 450), (300, 500), (400, 550)])
-        Thread.sleep(forTimeInterval: 1)
+        try await Task.sleep(for: .seconds(1))
         let escaped = try Tools.start("wtype", ["-s", "400", "-k", "Escape"], environment: wayland).wait(timeout: 20)
         #expect(escaped.status == 0, "\(escaped.stderr)")
-        try run.waitForStderr(containing: "pen on → off, by key")
-        Thread.sleep(forTimeInterval: 1)
-        let result = try run.interrupt()
+        try await run.waitForStderr(containing: "pen on → off, by key")
+        try await Task.sleep(for: .seconds(1))
+        let result = try await run.interrupt()
         #expect(result.status == 0, "\(result.stderr)")
 
         // At half size: the stroke at y 150 from x 75 to 325, the rectangle's top at y 225 from 100 to 200.

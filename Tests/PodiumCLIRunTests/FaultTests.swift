@@ -4,7 +4,7 @@ import Testing
 
 /// What a long talk meets and a run survives by itself, saying so once each way: the captured
 /// monitor unplugged and plugged back, a microphone that goes away.
-@Suite(.serialized) struct FaultTests {
+@Suite(.serialized, .programThreads) struct FaultTests {
     let folder: URL
 
     init() throws {
@@ -16,25 +16,25 @@ import Testing
     /// Xorg (the dummy driver, whose screen changes as a real one's does): the monitor turned off
     /// and on again with xrandr. Capture waits, then goes on by itself; the recording keeps its
     /// size and its time line (the last picture held meanwhile), and decodes.
-    @Test func theCapturedMonitorUnpluggedAndPluggedBackIsFollowed() throws {
+    @Test func theCapturedMonitorUnpluggedAndPluggedBackIsFollowed() async throws {
         let xorg = try XorgServer(width: 1024, height: 768)
         let scene = try Tools.scene("video", on: xorg.display, fps: 10)
         defer { _ = try? scene.interrupt() }
         let recording = path("unplugged.mkv")
-        let run = try Tools.start(Tools.podium.path, ["stream", "--display", xorg.display, "--monitor", "DUMMY0",
-                                                      "--fps", "10", "-t", "9s", "--to", recording])
-        try run.waitForStderr(containing: "capturing")
+        let run = ProgramRun.start(["stream", "--display", xorg.display, "--monitor", "DUMMY0",
+                                    "--fps", "10", "-t", "9s", "--to", recording])
+        try await run.waitForStderr(containing: "capturing")
         let started = Date()
-        Thread.sleep(forTimeInterval: 2)
+        try await Task.sleep(for: .seconds(2))
         let off = try Tools.run("xrandr", ["-display", xorg.display, "--output", "DUMMY0", "--off"])
         #expect(off.status == 0, "\(off.stderr)")
-        try run.waitForStderr(containing: "monitor DUMMY0 is gone; waiting for it to come back", timeout: 2)
-        Thread.sleep(forTimeInterval: 2)
+        try await run.waitForStderr(containing: "monitor DUMMY0 is gone; waiting for it to come back", timeout: 2)
+        try await Task.sleep(for: .seconds(2))
         let on = try Tools.run("xrandr", ["-display", xorg.display, "--output", "DUMMY0", "--mode", "1024x768"])
         let plugged = Date().timeIntervalSince(started)
         #expect(on.status == 0, "\(on.stderr)")
-        try run.waitForStderr(containing: "capturing DUMMY0 again", timeout: 2)
-        let result = try run.wait(timeout: 20)
+        try await run.waitForStderr(containing: "capturing DUMMY0 again", timeout: 2)
+        let result = try await run.wait(timeout: 20)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.components(separatedBy: "is gone").count == 2, "said once: \(result.stderr)")
         #expect(result.stderr.components(separatedBy: "again").count == 2, "said once: \(result.stderr)")
@@ -58,7 +58,8 @@ import Testing
     /// A microphone unplugged and plugged back (a virtual source the sound server drops, then makes
     /// again): silence in its place, not another source's sound, said once each way; the recording's
     /// sound lasts as long as the run. Through libpulse, and straight from PipeWire.
-    @Test(arguments: [false, true]) func aMicrophoneThatGoesAwayLeavesSilenceAndIsSaid(native: Bool) throws {
+    @Test(arguments: [false, true])
+    func aMicrophoneThatGoesAwayLeavesSilenceAndIsSaid(native: Bool) async throws {
         let xvfb = try XvfbServer(width: 320, height: 240)
         let sound = try SoundServer(tone: 1_000)
         defer { sound.stop() }
@@ -70,16 +71,15 @@ import Testing
         #expect(loaded.status == 0, "\(loaded)")
         let recording = path("mic-\(native).mkv")
         let environment = native ? sound.pipeWireEnvironment : sound.environment
-        let run = try Tools.start(Tools.podium.path, ["stream", "--audio", "usbmic.monitor", "-t", "7s",
-                                                      "--to", recording],
-                                  environment: environment.merging(["DISPLAY": xvfb.display]) { $1 })
-        try run.waitForStderr(containing: "capturing")
-        Thread.sleep(forTimeInterval: 2)
+        let run = ProgramRun.start(["stream", "--audio", "usbmic.monitor", "-t", "7s", "--to", recording],
+                                   display: xvfb.display, environment: environment)
+        try await run.waitForStderr(containing: "capturing")
+        try await Task.sleep(for: .seconds(2))
         #expect(try pactl("unload-module", loaded.stdout.trimmingCharacters(in: .whitespacesAndNewlines)).status == 0)
-        try run.waitForStderr(containing: "sound: usbmic.monitor went away; silence until it is back", timeout: 3)
-        Thread.sleep(forTimeInterval: 2)
+        try await run.waitForStderr(containing: "sound: usbmic.monitor went away; silence until it is back", timeout: 3)
+        try await Task.sleep(for: .seconds(2))
         #expect(try pactl("load-module", "module-null-sink", "sink_name=usbmic").status == 0)
-        let result = try run.wait(timeout: 30)
+        let result = try await run.wait(timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.components(separatedBy: "went away").count == 2, "said once: \(result.stderr)")
         #expect(result.stderr.components(separatedBy: " is back after ").count == 2, "\(result.stderr)")
