@@ -77,7 +77,9 @@ public enum PodiumProgram {
         await Invocation.$current.withValue(invocation) {
             do {
                 var command = try Podium.parseAsRoot(preparedArguments(arguments))
-                if invocation.ownsTerminal { SignalTrap.commandStopsCleanly(type(of: command) is any StopsCleanly.Type) }
+                if invocation.ownsTerminal {
+                    SignalTrap.commandStopsCleanly(type(of: command) is any StopsCleanly.Type)
+                }
                 if var asyncCommand = command as? any AsyncParsableCommand {
                     try await asyncCommand.run()
                 } else {

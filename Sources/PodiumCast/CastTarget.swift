@@ -51,7 +51,8 @@ public struct CastTarget: StreamOutputPlan {
         }
         guard renderer.streamFormat != nil else {
             throw .unavailable("'\(renderer.name)' plays none of Podium's formats (MPEG-TS); it takes "
-                               + (renderer.accepts.isEmpty ? "nothing over HTTP" : renderer.accepts.joined(separator: ", ")),
+                               + (renderer.accepts.isEmpty ? "nothing over HTTP"
+                                  : renderer.accepts.joined(separator: ", ")),
                                about: .output(description))
         }
         self.found.keep(renderer)

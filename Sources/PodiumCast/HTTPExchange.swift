@@ -93,7 +93,8 @@ struct HTTPExchange {
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
+                .trimmingCharacters(in: .whitespaces)
         }
         if (300..<400).contains(status) {
             throw Failure(description: "it redirects (HTTP \(status)); not followed")
@@ -162,7 +163,9 @@ struct HTTPExchange {
         while sent < bytes.count {
             var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
             guard poll(&ready, 1, 3_000) == 1 else { throw Failure(description: "cannot send the request") }
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[sent...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard count > 0 || errno == EAGAIN else { throw Failure(description: "cannot send the request") }
             sent += max(0, count)
         }

@@ -38,7 +38,9 @@ public struct Renderer: Sendable, Equatable {
             if match != nil { return StreamFormat(mimeType: type) }
         }
         // A renderer that takes any type over HTTP takes MPEG-TS.
-        if sinkProtocols.contains(where: { $0.hasPrefix("http-get:*:*:") }) { return StreamFormat(mimeType: "video/mpeg") }
+        if sinkProtocols.contains(where: { $0.hasPrefix("http-get:*:*:") }) {
+            return StreamFormat(mimeType: "video/mpeg")
+        }
         return nil
     }
 
@@ -89,7 +91,9 @@ extension Renderer {
             }
         }
         let name = description.value("friendlyName") ?? answer.responder
-        guard let avTransport else { throw CastFailure("\(name) (\(answer.responder)) has no AVTransport to play with") }
+        guard let avTransport else {
+            throw CastFailure("\(name) (\(answer.responder)) has no AVTransport to play with")
+        }
         var sinks: [String] = []
         if let connectionManager {
             let answer = try? SOAPAction(service: connectionManager.1, action: "GetProtocolInfo")
@@ -99,7 +103,8 @@ extension Renderer {
             }
         }
         return Renderer(
-            name: name, manufacturer: description.value("manufacturer") ?? "", model: description.value("modelName") ?? "",
+            name: name, manufacturer: description.value("manufacturer") ?? "",
+            model: description.value("modelName") ?? "",
             udn: description.value("UDN") ?? answer.usn, address: answer.responder, localAddress: answer.local,
             location: answer.location, accepts: Self.mimeTypes(of: sinks), sinkProtocols: sinks,
             avTransport: avTransport.0, avTransportType: avTransport.1)

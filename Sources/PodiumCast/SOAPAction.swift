@@ -38,7 +38,8 @@ struct SOAPAction {
             throw CastFailure("\(action): \(error)")
         }
         if let code = answer.value("errorCode") {
-            throw CastFailure("\(action): UPnP error \(code)" + (answer.value("errorDescription").map { " (\($0))" } ?? ""),
+            throw CastFailure("\(action): UPnP error \(code)"
+                              + (answer.value("errorDescription").map { " (\($0))" } ?? ""),
                               code: Int(code))
         }
         guard response.status == 200, let body = answer.first(action + "Response") else {

@@ -53,7 +53,8 @@ enum SSDPSearch {
                 _ = request.withCString { text in
                     withUnsafePointer(to: &destination) {
                         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                            sendto(socket.descriptor, text, strlen(text), 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                            sendto(socket.descriptor, text, strlen(text), 0, $0,
+                                   socklen_t(MemoryLayout<sockaddr_in>.size))
                         }
                     }
                 }
@@ -164,7 +165,9 @@ enum SSDPSearch {
             guard let address = entry.pointee.ifa_addr, Int32(address.pointee.sa_family) == AF_INET,
                   entry.pointee.ifa_flags & wanted == wanted, entry.pointee.ifa_flags & UInt32(IFF_LOOPBACK) == 0
             else { continue }
-            let text = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Self.text(of: $0.pointee.sin_addr) }
+            let text = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                Self.text(of: $0.pointee.sin_addr)
+            }
             if !found.contains(text) { found.append(text) }
         }
         return found

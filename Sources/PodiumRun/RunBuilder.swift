@@ -65,7 +65,8 @@ public enum RunBuilder {
         // Sources that say where the pointer is have the tools drawn over the (composed) picture.
         let overlaid = capture.sources.filter { $0.presenterToolsUnavailable == nil }
         let presenter = PresenterTools(highlight: capture.highlight, zoom: capture.zoom,
-                                       unavailable: overlaid.isEmpty ? capture.sources[0].presenterToolsUnavailable : nil)
+                                       unavailable: overlaid.isEmpty
+                                           ? capture.sources[0].presenterToolsUnavailable : nil)
         let pen = PenControl(keepsStrokes: capture.penKeepsStrokes,
                              unavailable: capture.sources.contains { $0.penUnavailable == nil }
                                 ? nil : capture.sources[0].penUnavailable)

@@ -219,7 +219,9 @@ extension PipeWireSoundSource {
     /// The source for `input`: read straight from PipeWire where it runs, unless `servers` names a
     /// PulseAudio server; through libpulse otherwise.
     public static func choose(for input: SoundInput, servers: SoundServers) -> any SoundSource {
-        guard isChosen(servers) else { return PulseSource(request: input.source, gain: input.gain, server: servers.pulse) }
+        guard isChosen(servers) else {
+            return PulseSource(request: input.source, gain: input.gain, server: servers.pulse)
+        }
         return PipeWireSoundSource(request: input.source, gain: input.gain, remote: servers.pipeWire)
     }
 

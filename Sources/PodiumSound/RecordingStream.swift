@@ -62,7 +62,8 @@ final class RecordingStream {
         var attributes = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max,
                                         minreq: UInt32.max, fragsize: fragment)
         let flags = pa_stream_flags_t(PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_INTERPOLATE_TIMING.rawValue
-                                      | PA_STREAM_AUTO_TIMING_UPDATE.rawValue | (stays ? PA_STREAM_DONT_MOVE.rawValue : 0))
+                                      | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
+                                      | (stays ? PA_STREAM_DONT_MOVE.rawValue : 0))
         guard pa_stream_connect_record(stream, device, &attributes, flags) >= 0 else {
             throw .unavailable("the sound server refused to record: " + reason, about: subject)
         }

@@ -98,7 +98,8 @@ final class ProgramRun: Sendable {
         while isRunning {
             guard ContinuousClock.now < deadline else {
                 invocation.stop()
-                throw TestFailure("podium \(arguments.joined(separator: " ")) ran past \(timeout) s; stderr: \(stderrSoFar)")
+                throw TestFailure(
+                    "podium \(arguments.joined(separator: " ")) ran past \(timeout) s; stderr: \(stderrSoFar)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -78,7 +78,8 @@ import Testing
         Case(arguments: ["--log-level", "debug", "--quiet"], status: 64, mentions: "cannot be combined"),
         // Reported as unknown, not as a missing --to.
         Case(arguments: ["-o", "x.mkv"], status: 64, mentions: "Unknown option '-o'"),
-        Case(arguments: ["--to", "window:0"], status: 64, mentions: "--to 'window:screen' would cover the captured area"),
+        Case(arguments: ["--to", "window:0"], status: 64,
+             mentions: "--to 'window:screen' would cover the captured area"),
         Case(arguments: ["--to", "window", "--to", "window:1"], status: 64, mentions: "--to window can be given once"),
         Case(arguments: ["--audio", "mic?gain=loud"], status: 64, mentions: "'mic?gain=loud' is invalid for '--audio"),
         Case(arguments: ["--audio", "mic?gain=30dB"], status: 64, mentions: "from -60dB to +12dB"),
@@ -103,7 +104,8 @@ import Testing
              mentions: "--show-region works on a captured X11 screen; pass one with --source"),
         Case(arguments: ["--source", "portal", "--mask", "notifications"], status: 64,
              mentions: "--mask works on X11 screens for now, not with --source portal"),
-        Case(arguments: ["--replay", "1s"], status: 64, mentions: "'1s' is invalid for '--replay <LENGTH>': keep from 5s"),
+        Case(arguments: ["--replay", "1s"], status: 64,
+             mentions: "'1s' is invalid for '--replay <LENGTH>': keep from 5s"),
         Case(arguments: ["--replay-memory", "64M"], status: 64, mentions: "--replay-memory '64M' is for a replay"),
         Case(arguments: ["--replay", "2m", "--replay-memory", "10K"], status: 64,
              mentions: "'10K' is invalid for '--replay-memory <SIZE>': expected a size of 1M or more"),
@@ -302,8 +304,9 @@ import Testing
 
     /// Bench and scene refuse bad values before any server starts or any file is written.
     @Test(arguments: [
-        (["bench", "--fps", "0,30"], "'0'"), (["bench", "--fps", "30,max,30"], "30 is given twice"), (["bench", "--fps", "fast"], "'fast'"),
-        (["bench", "--seconds", "0"], "--seconds '0'"), (["bench", "--scene", "video", "--display", ":0"], "--display ':0'"),
+        (["bench", "--fps", "0,30"], "'0'"), (["bench", "--fps", "30,max,30"], "30 is given twice"),
+        (["bench", "--fps", "fast"], "'fast'"), (["bench", "--seconds", "0"], "--seconds '0'"),
+        (["bench", "--scene", "video", "--display", ":0"], "--display ':0'"),
         (["bench", "--scene-size", "640x480"], "--scene-size needs --scene"), (["bench", "--format", "xml"], "'xml'"),
         (["bench", "--scene", "video", "--scene-size", "100x100"], "--scene-size '100x100'"),
         (["scene", "--kind", "movie"], "'movie'"), (["scene", "--fps", "500"], "'500'"),

@@ -6,16 +6,19 @@ import Testing
 /// control answers, and the refusals of what a hostile one could send.
 struct CastProtocolTests {
     let answer = "HTTP/1.1 200 OK\r\nCACHE-CONTROL: max-age=1800\r\nLOCATION: http://10.0.0.7:49494/description.xml\r\n"
-        + "ST: urn:schemas-upnp-org:device:MediaRenderer:1\r\nUSN: uuid:tv-1::urn:schemas-upnp-org:device:MediaRenderer:1\r\n\r\n"
+        + "ST: urn:schemas-upnp-org:device:MediaRenderer:1\r\n"
+        + "USN: uuid:tv-1::urn:schemas-upnp-org:device:MediaRenderer:1\r\n\r\n"
 
     @Test func anAnswerIsKeptOnlyWhenItsDescriptionIsOnTheHostThatAnswered() {
         let kept = SSDPSearch.answer(answer, responder: "10.0.0.7", local: "10.0.0.1")
         #expect(kept == .kept(SSDPAnswer(location: "http://10.0.0.7:49494/description.xml", responder: "10.0.0.7",
-                                         local: "10.0.0.1", usn: "uuid:tv-1::urn:schemas-upnp-org:device:MediaRenderer:1")))
+                                         local: "10.0.0.1",
+                                         usn: "uuid:tv-1::urn:schemas-upnp-org:device:MediaRenderer:1")))
         // Another host, a name rather than the address, HTTPS: refused, nothing fetched.
         for location in ["http://10.0.0.8:49494/d.xml", "http://tv.local:80/d.xml", "https://10.0.0.7/d.xml"] {
             let hostile = answer.replacingOccurrences(of: "http://10.0.0.7:49494/description.xml", with: location)
-            guard case .refused(let reason) = SSDPSearch.answer(hostile, responder: "10.0.0.7", local: "10.0.0.1") else {
+            guard case .refused(let reason) = SSDPSearch.answer(hostile, responder: "10.0.0.7",
+                                                                local: "10.0.0.1") else {
                 Issue.record("\(location) was not refused")
                 continue
             }
@@ -27,7 +30,8 @@ struct CastProtocolTests {
     @Test func answersAreBoundedAndRedirectsNotFollowed() throws {
         let ok = Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello trailing".utf8)
         #expect(try HTTPExchange.parse(ok, limit: 100).body == Array("hello".utf8))
-        let chunked = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n".utf8)
+        let chunked = Array(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n".utf8)
         #expect(try HTTPExchange.parse(chunked, limit: 100).body == Array("hello world".utf8))
         let redirect = Array("HTTP/1.1 302 Found\r\nLocation: http://10.0.0.9/x\r\n\r\n".utf8)
         let refused = #expect(throws: HTTPExchange.Failure.self) { try HTTPExchange.parse(redirect, limit: 100) }
@@ -73,9 +77,12 @@ struct CastProtocolTests {
 
     @Test func anActionsArgumentsAreEscaped() {
         let action = SOAPAction(service: "urn:schemas-upnp-org:service:AVTransport:1", action: "SetAVTransportURI",
-                                arguments: [("InstanceID", "0"), ("CurrentURIMetaData", "<DIDL-Lite a=\"1\">&</DIDL-Lite>")])
-        #expect(action.envelope.contains("<CurrentURIMetaData>&lt;DIDL-Lite a=&quot;1&quot;&gt;&amp;&lt;/DIDL-Lite&gt;"))
-        #expect(action.envelope.contains("<u:SetAVTransportURI xmlns:u=\"urn:schemas-upnp-org:service:AVTransport:1\">"))
+                                arguments: [("InstanceID", "0"),
+                                            ("CurrentURIMetaData", "<DIDL-Lite a=\"1\">&</DIDL-Lite>")])
+        #expect(action.envelope.contains(
+            "<CurrentURIMetaData>&lt;DIDL-Lite a=&quot;1&quot;&gt;&amp;&lt;/DIDL-Lite&gt;"))
+        #expect(action.envelope.contains(
+            "<u:SetAVTransportURI xmlns:u=\"urn:schemas-upnp-org:service:AVTransport:1\">"))
     }
 
     /// The stream goes out as the first MPEG-TS type the renderer lists of Podium's (rygel lists

@@ -11,18 +11,23 @@ struct BenchReportTests {
     }
 
     func report() -> BenchReport {
-        func times(_ base: Double) -> StageTimes { StageTimes(count: 10, p50: base, p95: base * 2, p99: base * 3, max: base * 4) }
+        func times(_ base: Double) -> StageTimes {
+            StageTimes(count: 10, p50: base, p95: base * 2, p99: base * 3, max: base * 4)
+        }
         func row(_ target: BenchRate, fps: Double, cpu: Double, unchanged: Double = 0) -> BenchRow {
             let sample = StatsSample(kind: "interval", elapsed: 5, targetFPS: target.framesPerSecond ?? 240,
                                      capturedFPS: fps,
                                      unchangedFPS: unchanged, encodedFPS: fps,
-                                     presentedFPS: nil, frames: Int(fps * 5), drops: .init(skipped: 7, noBuffer: 1, encoder: 2, sinks: 0),
+                                     presentedFPS: nil, frames: Int(fps * 5),
+                                     drops: .init(skipped: 7, noBuffer: 1, encoder: 2, sinks: 0),
                                      mbps: fps / 10, cpuCores: cpu,
-                                     stages: .init(grab: times(0.5), convert: times(1), encode: times(4), send: .empty, present: .empty, latency: times(6)),
+                                     stages: .init(grab: times(0.5), convert: times(1), encode: times(4),
+                                                   send: .empty, present: .empty, latency: times(6)),
                                      renditions: [], sinks: [])
             return BenchRow(target: target, sample: sample, xServerCores: 0.1)
         }
-        return BenchReport(source: ":1 1920x1080+0+0 with MIT-SHM (scene video)", encoding: "1920x1080 h264 libx264 ultrafast", seconds: 5,
+        return BenchReport(source: ":1 1920x1080+0+0 with MIT-SHM (scene video)",
+                           encoding: "1920x1080 h264 libx264 ultrafast", seconds: 5,
                            rows: [row(.fps(30), fps: 29.9, cpu: 0.25), row(.max, fps: 130.2, cpu: 1.7),
                                   row(.fps(60), fps: 50, cpu: 0.9), row(.fps(60), fps: 2, cpu: 0.01, unchanged: 56)])
     }
@@ -43,7 +48,8 @@ struct BenchReportTests {
         let table = report.table.split(separator: "\n")
         #expect(table.count == 6 && table[0].contains("scene video"))
         #expect(Set(table.dropFirst().map(\.count)).count == 1, "columns aligned: \(report.table)")
-        #expect(table[3].split(separator: " ").first == "max" && table[3].contains("130.2") && table[3].contains("4.00/8.00/12.00"))
+        #expect(table[3].split(separator: " ").first == "max" && table[3].contains("130.2")
+                    && table[3].contains("4.00/8.00/12.00"))
         let csv = report.csv.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
         #expect(csv.count == 5 && csv.allSatisfy { $0.count == csv[0].count }, "\(report.csv)")
         #expect(csv[2][csv[0].firstIndex(of: "encode_ms_p99")!] == "12.00")

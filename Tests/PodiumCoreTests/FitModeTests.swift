@@ -8,8 +8,10 @@ import Testing
     @Test func containLetterboxesWithExactAspect() {
         let placement = FitMode.contain.placement(of: wide, in: fourThree)
         #expect(placement.source == PixelRect(x: 0, y: 0, size: wide))
-        #expect(placement.destination == PixelRect(x: 0, y: 96, width: 1024, height: 576), "576 = 1024 × 9/16; bars of 96")
-        #expect(FitMode.contain.placement(of: wide, in: PixelSize(width: 1280, height: 720)).destination == PixelRect(x: 0, y: 0, width: 1280, height: 720))
+        #expect(placement.destination == PixelRect(x: 0, y: 96, width: 1024, height: 576),
+                "576 = 1024 × 9/16; bars of 96")
+        #expect(FitMode.contain.placement(of: wide, in: PixelSize(width: 1280, height: 720)).destination
+                    == PixelRect(x: 0, y: 0, width: 1280, height: 720))
     }
 
     @Test func coverCropsTheSides() {

@@ -64,7 +64,9 @@ import Testing
         let run = FakeGraph().run
         #expect(throws: PodiumError.self) { try run.control.setFrameRate(0, by: .control) }
         #expect(throws: PodiumError.self) { try run.control.setFrameRate(500, by: .control) }
-        #expect(throws: PodiumError.self) { try run.control.setBitrate(Bitrate(bitsPerSecond: 4_000_000), by: .control) }
+        #expect(throws: PodiumError.self) {
+            try run.control.setBitrate(Bitrate(bitsPerSecond: 4_000_000), by: .control)
+        }
         #expect(throws: PodiumError.self) { try run.control.setQuality(60, by: .control) }
         #expect(run.control.tuning.frameRate == FrameRate(30) && run.control.tuning.version == 0)
         #expect(try run.control.setFrameRate(30, by: .control) == nil, "the rate it has")
@@ -141,7 +143,8 @@ import Testing
         #expect(after.allSatisfy { (frame: (UInt64, UInt8, RowBands?)) in frame.1 == FakeGrabber.screenByte })
         #expect(after.first?.0 == grabs[6] && after.first?.2 == nil)
         #expect(after.dropFirst().allSatisfy { (frame: (UInt64, UInt8, RowBands?)) in frame.2 == RowBands(0..<4) })
-        #expect(run.control.takeChanges().map(\.line) == ["screen shown → black, by key", "screen black → shown, by key"])
+        #expect(run.control.takeChanges().map(\.line)
+                    == ["screen shown → black, by key", "screen black → shown, by key"])
     }
 
     // MARK: The budget

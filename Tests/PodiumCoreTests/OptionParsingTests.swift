@@ -118,7 +118,8 @@ import Testing
     @Test func monitors() throws {
         let monitors = [
             Monitor(index: 0, name: "eDP-1", rect: PixelRect(x: 0, y: 0, width: 1920, height: 1080), isPrimary: false),
-            Monitor(index: 1, name: "HDMI-1", rect: PixelRect(x: 1920, y: 0, width: 1280, height: 720), isPrimary: true),
+            Monitor(index: 1, name: "HDMI-1", rect: PixelRect(x: 1920, y: 0, width: 1280, height: 720),
+                    isPrimary: true),
         ]
         #expect(try MonitorSelector(parsing: "primary").select(from: monitors)?.name == "HDMI-1")
         #expect(try MonitorSelector(parsing: "eDP-1").select(from: monitors)?.index == 0)

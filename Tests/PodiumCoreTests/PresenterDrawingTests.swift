@@ -23,13 +23,15 @@ struct PresenterDrawingTests {
     @Test func theZoomIsCentredOnThePointerAndStaysInside() {
         let screen = PixelRect(x: 0, y: 0, width: 1920, height: 1080)
         #expect(ZoomView.view(of: screen, factor: 1, around: (10, 10)) == screen)
-        #expect(ZoomView.view(of: screen, factor: 2, around: (960, 540)) == PixelRect(x: 480, y: 270, width: 960, height: 540))
+        #expect(ZoomView.view(of: screen, factor: 2, around: (960, 540))
+                    == PixelRect(x: 480, y: 270, width: 960, height: 540))
         #expect(ZoomView.view(of: screen, factor: 2, around: (5, 5)) == PixelRect(x: 0, y: 0, width: 960, height: 540))
         #expect(ZoomView.view(of: screen, factor: 4, around: (1919, 1079))
                     == PixelRect(x: 1440, y: 810, width: 480, height: 270))
         // A monitor right of another, the pointer left of it: kept to its left edge.
         let right = PixelRect(x: 1920, y: 0, width: 1280, height: 720)
-        #expect(ZoomView.view(of: right, factor: 2, around: (100, 300)) == PixelRect(x: 1920, y: 120, width: 640, height: 360))
+        #expect(ZoomView.view(of: right, factor: 2, around: (100, 300))
+                    == PixelRect(x: 1920, y: 120, width: 640, height: 360))
         // Odd sides are made even.
         #expect(ZoomView.view(of: PixelRect(x: 0, y: 0, width: 1366, height: 768), factor: 4, around: (0, 0)).size
                     == PixelSize(width: 340, height: 192))

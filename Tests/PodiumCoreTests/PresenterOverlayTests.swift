@@ -18,8 +18,9 @@ import Testing
         var sequence: UInt64 = 0
 
         init(highlight: Bool = true) {
-            tools = PresenterTools(highlight: highlight ? PointerHighlight(colour: RGBColor(red: 255, green: 0, blue: 0),
-                                                                           radius: 10) : nil)
+            tools = PresenterTools(highlight: highlight
+                                       ? PointerHighlight(colour: RGBColor(red: 255, green: 0, blue: 0), radius: 10)
+                                       : nil)
             overlay = PresenterOverlay(source: source, presenter: tools, drawsCursor: true, bufferCount: 3)
         }
 

@@ -70,7 +70,8 @@ import Testing
         let stopped = reply(#"{"command":"key","value":"r"}"#, by: .remote, control: control)
         #expect(stopped["changes"] as? [String] == ["recording on → off, by remote"], "\(stopped)")
         // The control socket, the presenter's own, still may.
-        let chosen = reply(#"{"command":"record","record":"start","file":"/tmp/x.mkv"}"#, by: .control, control: control)
+        let chosen = reply(#"{"command":"record","record":"start","file":"/tmp/x.mkv"}"#, by: .control,
+                           control: control)
         #expect(chosen["changes"] as? [String] == ["recording off → /tmp/x.mkv, by control"], "\(chosen)")
     }
 
@@ -95,7 +96,8 @@ import Testing
         let saved = reply(#"{"command":"key","value":"s"}"#, by: .remote, control: control)
         #expect(saved["changes"] as? [String] == ["replay last 2:00 → saved, by remote"], "\(saved)")
         let named = replay.asked.withLock { $0.last?.path } ?? ""
-        #expect(named.hasPrefix(FileManager.default.currentDirectoryPath + "/podium-replay-") && named.hasSuffix(".mkv"))
+        #expect(named.hasPrefix(FileManager.default.currentDirectoryPath + "/podium-replay-")
+                && named.hasSuffix(".mkv"))
 
         let part = reply(#"{"command":"save","value":"30s","file":"/tmp/q.mkv"}"#, by: .control, control: control)
         #expect(part["changes"] as? [String] == ["replay last 0:30 → /tmp/q.mkv, by control"], "\(part)")

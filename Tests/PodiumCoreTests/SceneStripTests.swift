@@ -10,7 +10,8 @@ struct SceneStripTests {
     }
 
     @Test(arguments: [SceneStamp(sequence: 0, milliseconds: 0), SceneStamp(sequence: 41, milliseconds: 123_456_789),
-                      SceneStamp(sequence: .max, milliseconds: .max), SceneStamp(sequence: 0x8000_0001, milliseconds: 7)])
+                      SceneStamp(sequence: .max, milliseconds: .max),
+                      SceneStamp(sequence: 0x8000_0001, milliseconds: 7)])
     func stampReadsBack(stamp: SceneStamp) {
         let pixels = picture(stamp)
         #expect(SceneStrip.read { x, y in Int(pixels[y * 300 + x] & 0xFF) } == stamp)

@@ -197,7 +197,8 @@ import Testing
 
     /// No sound server: the run ends before any output opens.
     @Test func aSoundSourceThatCannotOpenEndsTheRunBeforeAnOutputOpens() async {
-        let graph = FakeGraph(sound: true, soundFailure: .unavailable("no sound server answers", about: .sound("desktop")))
+        let graph = FakeGraph(sound: true,
+                              soundFailure: .unavailable("no sound server answers", about: .sound("desktop")))
         let error = await graph.run.run()
         #expect(error?.exitCode == .unavailable)
         let started = graph.run.started.load(ordering: .relaxed)

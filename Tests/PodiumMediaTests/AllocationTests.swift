@@ -26,7 +26,8 @@ import Testing
         for sequence in 0..<220 as Range<UInt64> {
             let start = podium_allocations_on_this_thread()
             // Every frame is taken, changed or not: with damage tracking an unchanged screen is not grabbed at all.
-            guard case .frame(let frame) = try capture.capture(sequence: sequence, time: sequence * 33_000_000, evenIfUnchanged: true) else {
+            guard case .frame(let frame) = try capture.capture(sequence: sequence, time: sequence * 33_000_000,
+                                                               evenIfUnchanged: true) else {
                 throw TestFailure("no frame at \(sequence)")
             }
             frame.buffer.share(with: 1)

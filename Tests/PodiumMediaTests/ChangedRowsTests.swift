@@ -9,10 +9,14 @@ import Testing
     static let size = PixelSize(width: 640, height: 480)
 
     /// A frame of `pattern`, with the rows in `bands` taken from `changes`.
-    func frame(_ pattern: TestPattern, changes: TestPattern? = nil, in bands: [Range<Int>] = [], sequence: UInt64) -> (CapturedFrame, HeapStorage) {
+    func frame(_ pattern: TestPattern, changes: TestPattern? = nil, in bands: [Range<Int>] = [],
+               sequence: UInt64) -> (CapturedFrame, HeapStorage) {
         var bytes = pattern.bgra
         if let changes {
-            for band in bands { bytes.replaceSubrange(band.lowerBound * 2560..<band.upperBound * 2560, with: changes.bgra[band.lowerBound * 2560..<band.upperBound * 2560]) }
+            for band in bands {
+                bytes.replaceSubrange(band.lowerBound * 2560..<band.upperBound * 2560,
+                                      with: changes.bgra[band.lowerBound * 2560..<band.upperBound * 2560])
+            }
         }
         let storage = HeapStorage(capacity: bytes.count)
         bytes.withUnsafeBytes { storage.bytes.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
@@ -28,8 +32,12 @@ import Testing
         var bytes: [UInt8] = []
         for plane in 0..<3 {
             let (width, height) = plane == 0 ? (640, 480) : (320, 240)
-            let stride = Int(withUnsafeBytes(of: frame.pointee.linesize) { $0.load(fromByteOffset: plane * 4, as: Int32.self) })
-            let data = withUnsafeBytes(of: frame.pointee.data) { $0.load(fromByteOffset: plane * 8, as: UnsafeMutablePointer<UInt8>.self) }
+            let stride = Int(withUnsafeBytes(of: frame.pointee.linesize) {
+                $0.load(fromByteOffset: plane * 4, as: Int32.self)
+            })
+            let data = withUnsafeBytes(of: frame.pointee.data) {
+                $0.load(fromByteOffset: plane * 8, as: UnsafeMutablePointer<UInt8>.self)
+            }
             for row in 0..<height { bytes += UnsafeBufferPointer(start: data + row * stride, count: width) }
         }
         return bytes
@@ -46,10 +54,13 @@ import Testing
 
     @Test(arguments: [[101..<140], [0..<1, 7..<8], [479..<480], [33..<34, 200..<263, 300..<301, 400..<470], [0..<480]])
     func changedRowsGiveTheWholeConversion(_ bands: [Range<Int>]) throws {
-        let converter = try FrameConverter(source: Self.size, output: Self.size, format: AV_PIX_FMT_YUV420P, filter: .box)
+        let converter = try FrameConverter(source: Self.size, output: Self.size, format: AV_PIX_FMT_YUV420P,
+                                           filter: .box)
         #expect(converter.convertsRows)
         let (before, beforeStorage) = frame(TestPattern(width: 640, height: 480, seed: 3), sequence: 0)
-        let (after, afterStorage) = frame(TestPattern(width: 640, height: 480, seed: 3), changes: TestPattern(width: 640, height: 480, seed: 4), in: bands, sequence: 1)
+        let (after, afterStorage) = frame(TestPattern(width: 640, height: 480, seed: 3),
+                                          changes: TestPattern(width: 640, height: 480, seed: 4), in: bands,
+                                          sequence: 1)
         var partial: UnsafeMutablePointer<AVFrame>? = picture()
         var whole: UnsafeMutablePointer<AVFrame>? = picture()
         defer {
@@ -79,13 +90,18 @@ import Testing
     func windowRowsGiveTheWholeScaling(_ crop: PixelRect, _ output: PixelSize, _ filter: ScaleFilter) throws {
         let scaler = try PictureScaler(crop: crop.size, output: output, filter: filter)
         #expect(scaler.scalesRows)
-        for bands in [[101..<140], [0..<1, 7..<8], [479..<480], [33..<34, 200..<263, 300..<301, 400..<470], [0..<5, 470..<480]] {
+        for bands in [[101..<140], [0..<1, 7..<8], [479..<480], [33..<34, 200..<263, 300..<301, 400..<470],
+                      [0..<5, 470..<480]] {
             let (before, beforeStorage) = frame(TestPattern(width: 640, height: 480, seed: 3), sequence: 0)
-            let (after, afterStorage) = frame(TestPattern(width: 640, height: 480, seed: 3), changes: TestPattern(width: 640, height: 480, seed: 4), in: bands, sequence: 1)
+            let (after, afterStorage) = frame(TestPattern(width: 640, height: 480, seed: 3),
+                                              changes: TestPattern(width: 640, height: 480, seed: 4), in: bands,
+                                              sequence: 1)
             var partial = [UInt8](repeating: 0, count: output.area * 4)
             var whole = partial
             let stride = output.width * 4
-            partial.withUnsafeMutableBytes { scaler.scale(before, from: crop, into: $0.baseAddress!, bytesPerRow: stride) }
+            partial.withUnsafeMutableBytes {
+                scaler.scale(before, from: crop, into: $0.baseAddress!, bytesPerRow: stride)
+            }
             let rows = after.changedRows!.scaled(from: crop.y..<crop.maxY, toHeight: output.height)
             partial.withUnsafeMutableBytes {
                 scaler.scale(after, from: crop, rows: rows, into: $0.baseAddress!, bytesPerRow: stride)
@@ -103,8 +119,10 @@ import Testing
     }
 
     @Test func scalingConvertersRedoWholePictures() throws {
-        let scaling = try FrameConverter(source: Self.size, output: PixelSize(width: 320, height: 240), format: AV_PIX_FMT_YUV420P, filter: .box)
-        let libswscale = try FrameConverter(source: Self.size, output: Self.size, format: AV_PIX_FMT_YUV420P, filter: .bicubic, libswscaleOnly: true)
+        let scaling = try FrameConverter(source: Self.size, output: PixelSize(width: 320, height: 240),
+                                         format: AV_PIX_FMT_YUV420P, filter: .box)
+        let libswscale = try FrameConverter(source: Self.size, output: Self.size, format: AV_PIX_FMT_YUV420P,
+                                            filter: .bicubic, libswscaleOnly: true)
         #expect(!scaling.convertsRows && !libswscale.convertsRows)
     }
 }

@@ -13,16 +13,24 @@ import Testing
         var crop: PixelRect
         var output: PixelSize
         var format: Int32
-        var testDescription: String { "\(crop) of \(frame) to \(output) \(String(cString: av_get_pix_fmt_name(AVPixelFormat(rawValue: format))))" }
+        var testDescription: String {
+            "\(crop) of \(frame) to \(output) \(String(cString: av_get_pix_fmt_name(AVPixelFormat(rawValue: format))))"
+        }
     }
 
     static let cases: [Case] = [
-        Case(frame: PixelSize(width: 1920, height: 1080), crop: PixelRect(x: 0, y: 0, width: 1920, height: 1080), output: PixelSize(width: 1920, height: 1080), format: AV_PIX_FMT_YUV420P.rawValue),
-        Case(frame: PixelSize(width: 643, height: 479), crop: PixelRect(x: 37, y: 21, width: 402, height: 302), output: PixelSize(width: 402, height: 302), format: AV_PIX_FMT_YUV420P.rawValue),
-        Case(frame: PixelSize(width: 643, height: 479), crop: PixelRect(x: 3, y: 5, width: 640, height: 360), output: PixelSize(width: 640, height: 360), format: AV_PIX_FMT_YUVJ420P.rawValue),
-        Case(frame: PixelSize(width: 1921, height: 1081), crop: PixelRect(x: 1, y: 1, width: 1920, height: 1080), output: PixelSize(width: 1280, height: 720), format: AV_PIX_FMT_YUV420P.rawValue),
-        Case(frame: PixelSize(width: 801, height: 601), crop: PixelRect(x: 1, y: 1, width: 799, height: 599), output: PixelSize(width: 533, height: 399), format: AV_PIX_FMT_BGRA.rawValue),
-        Case(frame: PixelSize(width: 320, height: 240), crop: PixelRect(x: 0, y: 0, width: 320, height: 240), output: PixelSize(width: 1280, height: 960), format: AV_PIX_FMT_BGRA.rawValue),
+        Case(frame: PixelSize(width: 1920, height: 1080), crop: PixelRect(x: 0, y: 0, width: 1920, height: 1080),
+             output: PixelSize(width: 1920, height: 1080), format: AV_PIX_FMT_YUV420P.rawValue),
+        Case(frame: PixelSize(width: 643, height: 479), crop: PixelRect(x: 37, y: 21, width: 402, height: 302),
+             output: PixelSize(width: 402, height: 302), format: AV_PIX_FMT_YUV420P.rawValue),
+        Case(frame: PixelSize(width: 643, height: 479), crop: PixelRect(x: 3, y: 5, width: 640, height: 360),
+             output: PixelSize(width: 640, height: 360), format: AV_PIX_FMT_YUVJ420P.rawValue),
+        Case(frame: PixelSize(width: 1921, height: 1081), crop: PixelRect(x: 1, y: 1, width: 1920, height: 1080),
+             output: PixelSize(width: 1280, height: 720), format: AV_PIX_FMT_YUV420P.rawValue),
+        Case(frame: PixelSize(width: 801, height: 601), crop: PixelRect(x: 1, y: 1, width: 799, height: 599),
+             output: PixelSize(width: 533, height: 399), format: AV_PIX_FMT_BGRA.rawValue),
+        Case(frame: PixelSize(width: 320, height: 240), crop: PixelRect(x: 0, y: 0, width: 320, height: 240),
+             output: PixelSize(width: 1280, height: 960), format: AV_PIX_FMT_BGRA.rawValue),
     ]
 
     /// Converts `crop` of a smooth test picture with the bilinear filter, into tightly packed planes.
@@ -34,10 +42,12 @@ import Testing
         let frame = CapturedFrame(buffer: buffer, size: test.frame, bytesPerRow: test.frame.width * 4, captureTime: 0,
                                   slotTime: 0, sequence: 0)
         let format = AVPixelFormat(rawValue: test.format)
-        let converter = try FrameConverter(source: test.crop.size, output: test.output, format: format, filter: .bilinear, libswscaleOnly: libswscaleOnly)
+        let converter = try FrameConverter(source: test.crop.size, output: test.output, format: format,
+                                           filter: .bilinear, libswscaleOnly: libswscaleOnly)
         let (width, height) = (test.output.width, test.output.height)
         let chroma = ((width + 1) / 2, (height + 1) / 2)
-        let sizes = format == AV_PIX_FMT_BGRA ? [(width * 4, height)] : [(width, height), (chroma.0, chroma.1), (chroma.0, chroma.1)]
+        let sizes = format == AV_PIX_FMT_BGRA
+            ? [(width * 4, height)] : [(width, height), (chroma.0, chroma.1), (chroma.0, chroma.1)]
         var bytes = [UInt8](repeating: 0, count: sizes.reduce(0) { $0 + $1.0 * $1.1 })
         bytes.withUnsafeMutableBufferPointer { buffer in
             var offset = 0

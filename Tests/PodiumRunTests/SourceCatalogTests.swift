@@ -36,7 +36,8 @@ extension InProcess {
             #expect(!primary.drawsCursor && primary.presenterToolsUnavailable == nil)
             let right = try #require(try resolve(.monitor(.name("RIGHT"))) as? ScreenPlan)
             #expect(right.region == PixelRect(x: 320, y: 0, width: 320, height: 240))
-            let region = try #require(try resolve(.region(PixelRect(x: 100, y: 10, width: 64, height: 48))) as? ScreenPlan)
+            let region = try #require(
+                try resolve(.region(PixelRect(x: 100, y: 10, width: 64, height: 48))) as? ScreenPlan)
             #expect(region.region.size == PixelSize(width: 64, height: 48) && region.monitorName == nil)
             #expect(try resolve(.display(server.display)).display == server.display)
 

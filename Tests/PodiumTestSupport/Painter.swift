@@ -56,12 +56,14 @@ extension Painter {
     public func pressKey(keysym: UInt32) throws {
         let setup = xcb_get_setup(connection)!.pointee
         let count = UInt8(Int(setup.max_keycode) - Int(setup.min_keycode) + 1)
-        guard let mapping = xcb_get_keyboard_mapping_reply(connection, xcb_get_keyboard_mapping(connection, setup.min_keycode, count), nil) else {
+        guard let mapping = xcb_get_keyboard_mapping_reply(
+            connection, xcb_get_keyboard_mapping(connection, setup.min_keycode, count), nil) else {
             throw TestFailure("no keyboard mapping")
         }
         defer { free(mapping) }
         let perCode = Int(mapping.pointee.keysyms_per_keycode)
-        let symbols = UnsafeBufferPointer(start: xcb_get_keyboard_mapping_keysyms(mapping), count: Int(xcb_get_keyboard_mapping_keysyms_length(mapping)))
+        let symbols = UnsafeBufferPointer(start: xcb_get_keyboard_mapping_keysyms(mapping),
+                                          count: Int(xcb_get_keyboard_mapping_keysyms_length(mapping)))
         guard let index = stride(from: 0, to: symbols.count, by: perCode).first(where: { symbols[$0] == keysym }) else {
             throw TestFailure("no key for keysym \(keysym)")
         }
@@ -107,9 +109,12 @@ extension Painter {
 
     /// Sends the event `make` builds for each top-level window to it, and waits until the server has.
     private func sendToTopLevelWindows(mask: UInt32, _ make: (xcb_window_t) -> [UInt8]) throws {
-        guard let tree = xcb_query_tree_reply(connection, xcb_query_tree(connection, screen.pointee.root), nil) else { throw TestFailure("no window tree") }
+        guard let tree = xcb_query_tree_reply(connection, xcb_query_tree(connection, screen.pointee.root), nil) else {
+            throw TestFailure("no window tree")
+        }
         defer { free(tree) }
-        let children = UnsafeBufferPointer(start: xcb_query_tree_children(tree), count: Int(xcb_query_tree_children_length(tree)))
+        let children = UnsafeBufferPointer(start: xcb_query_tree_children(tree),
+                                           count: Int(xcb_query_tree_children_length(tree)))
         for window in children {
             var bytes = make(window)
             bytes += [UInt8](repeating: 0, count: max(0, 32 - bytes.count))

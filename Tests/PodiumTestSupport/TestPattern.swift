@@ -84,5 +84,6 @@ public func difference(_ actual: [UInt8], _ expected: [UInt8]) -> String? {
     guard actual.count == expected.count else { return "\(actual.count) bytes where \(expected.count) were expected" }
     guard let first = actual.indices.first(where: { actual[$0] != expected[$0] }) else { return nil }
     let count = actual.indices.lazy.filter { actual[$0] != expected[$0] }.count
-    return "\(count) of \(actual.count) bytes differ; the first at byte \(first): \(actual[first]) instead of \(expected[first])"
+    return "\(count) of \(actual.count) bytes differ; the first at byte \(first): "
+        + "\(actual[first]) instead of \(expected[first])"
 }

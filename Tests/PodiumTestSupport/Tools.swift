@@ -32,7 +32,8 @@ public enum Tools {
     }
 
     /// Starts `executable` with `arguments`; output is collected into temporary files.
-    public static func start(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> RunningCommand {
+    public static func start(_ executable: String, _ arguments: [String],
+                             environment: [String: String] = [:]) throws -> RunningCommand {
         try RunningCommand(executable: executable, arguments: arguments, environment: environment)
     }
 
@@ -86,29 +87,33 @@ public enum Tools {
     }
 
     /// Runs a program from PATH to the end.
-    public static func run(_ program: String, _ arguments: [String], timeout: TimeInterval = 60) throws -> CommandResult {
+    public static func run(_ program: String, _ arguments: [String],
+                           timeout: TimeInterval = 60) throws -> CommandResult {
         try start(program, arguments).wait(timeout: timeout)
     }
 
     /// How many video frames `ffprobe` decodes from `path`, and their size.
     public static func probe(_ path: String) throws -> (frames: Int, width: Int, height: Int, duration: Double?) {
         let result = try run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
-                                         "-show_entries", "stream=nb_read_frames,width,height:format=duration", "-of", "default=nw=1", path])
+                                         "-show_entries", "stream=nb_read_frames,width,height:format=duration",
+                                         "-of", "default=nw=1", path])
         guard result.status == 0 else { throw TestFailure("ffprobe cannot read \(path): \(result.stderr)") }
         var fields: [String: String] = [:]
         for line in result.stdout.split(separator: "\n") {
             let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
             if parts.count == 2 { fields[parts[0]] = parts[1] }
         }
-        return (Int(fields["nb_read_frames"] ?? "") ?? 0, Int(fields["width"] ?? "") ?? 0, Int(fields["height"] ?? "") ?? 0, Double(fields["duration"] ?? ""))
+        return (Int(fields["nb_read_frames"] ?? "") ?? 0, Int(fields["width"] ?? "") ?? 0,
+                Int(fields["height"] ?? "") ?? 0, Double(fields["duration"] ?? ""))
     }
 
     /// Frame `index` of `path`, decoded by `ffmpeg` to raw pixels (planar YUV 4:2:0 by default).
     public static func decodeFrame(_ path: String, index: Int, pixelFormat: String = "yuv420p") throws -> [UInt8] {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("podium-frame-\(UUID().uuidString).rgb")
+        let output = FileManager.default.temporaryDirectory
+            .appendingPathComponent("podium-frame-\(UUID().uuidString).rgb")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try run("ffmpeg", ["-v", "error", "-y", "-i", path, "-vf", "select=eq(n\\,\(index))", "-frames:v", "1",
-                                        "-f", "rawvideo", "-pix_fmt", pixelFormat, output.path])
+        let result = try run("ffmpeg", ["-v", "error", "-y", "-i", path, "-vf", "select=eq(n\\,\(index))",
+                                        "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", pixelFormat, output.path])
         guard result.status == 0 else { throw TestFailure("ffmpeg cannot decode \(path): \(result.stderr)") }
         return [UInt8](try Data(contentsOf: output))
     }
@@ -117,14 +122,16 @@ public enum Tools {
     /// Each frame once: raw output would otherwise be made constant-rate, a frame repeated where
     /// damage-driven capture left a gap.
     public static func decodeFrames(_ path: String, width: Int, height: Int, pixelFormat: String) throws -> [[UInt8]] {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("podium-frames-\(UUID().uuidString).raw")
+        let output = FileManager.default.temporaryDirectory
+            .appendingPathComponent("podium-frames-\(UUID().uuidString).raw")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try run("ffmpeg", ["-v", "error", "-y", "-i", path, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", pixelFormat,
-                                        output.path])
+        let result = try run("ffmpeg", ["-v", "error", "-y", "-i", path, "-fps_mode", "passthrough", "-f", "rawvideo",
+                                        "-pix_fmt", pixelFormat, output.path])
         guard result.status == 0 else { throw TestFailure("ffmpeg cannot decode \(path): \(result.stderr)") }
         let bytes = [UInt8](try Data(contentsOf: output))
         let frameBytes = width * height
-        return stride(from: 0, to: bytes.count - frameBytes + 1, by: frameBytes).map { Array(bytes[$0..<$0 + frameBytes]) }
+        return stride(from: 0, to: bytes.count - frameBytes + 1, by: frameBytes)
+            .map { Array(bytes[$0..<$0 + frameBytes]) }
     }
 
     /// The presentation time of every frame `ffmpeg` decodes from `path`, in seconds.
@@ -220,16 +227,19 @@ public enum Tools {
     /// `pattern` converted by `ffmpeg` to planar YUV 4:2:0 at `width`×`height` (its own size by
     /// default): the reference a lossy output is measured against.
     public static func reference(_ pattern: TestPattern, width: Int? = nil, height: Int? = nil) throws -> [UInt8] {
-        let input = FileManager.default.temporaryDirectory.appendingPathComponent("podium-ref-\(UUID().uuidString).bgra")
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("podium-ref-\(UUID().uuidString).yuv")
+        let input = FileManager.default.temporaryDirectory
+            .appendingPathComponent("podium-ref-\(UUID().uuidString).bgra")
+        let output = FileManager.default.temporaryDirectory
+            .appendingPathComponent("podium-ref-\(UUID().uuidString).yuv")
         defer {
             try? FileManager.default.removeItem(at: input)
             try? FileManager.default.removeItem(at: output)
         }
         try Data(pattern.bgra).write(to: input)
         let size = "\(width ?? pattern.width)x\(height ?? pattern.height)"
-        let result = try run("ffmpeg", ["-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgra", "-s", "\(pattern.width)x\(pattern.height)",
-                                        "-i", input.path, "-vf", "scale=\(size)", "-f", "rawvideo", "-pix_fmt", "yuv420p", output.path])
+        let result = try run("ffmpeg", ["-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgra",
+                                        "-s", "\(pattern.width)x\(pattern.height)", "-i", input.path,
+                                        "-vf", "scale=\(size)", "-f", "rawvideo", "-pix_fmt", "yuv420p", output.path])
         guard result.status == 0 else { throw TestFailure("ffmpeg cannot convert the reference: \(result.stderr)") }
         return [UInt8](try Data(contentsOf: output))
     }
@@ -237,9 +247,11 @@ public enum Tools {
     /// The whole screen of `display` as BGRA, grabbed by `ffmpeg -f x11grab` without the cursor,
     /// with the alpha byte set to 255.
     public static func grabScreen(_ display: String, width: Int, height: Int) throws -> [UInt8] {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("podium-grab-\(UUID().uuidString).bgra")
+        let output = FileManager.default.temporaryDirectory
+            .appendingPathComponent("podium-grab-\(UUID().uuidString).bgra")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try run("ffmpeg", ["-v", "error", "-y", "-f", "x11grab", "-draw_mouse", "0", "-video_size", "\(width)x\(height)", "-i", display,
+        let result = try run("ffmpeg", ["-v", "error", "-y", "-f", "x11grab", "-draw_mouse", "0",
+                                        "-video_size", "\(width)x\(height)", "-i", display,
                                         "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "bgra", output.path])
         guard result.status == 0 else { throw TestFailure("ffmpeg cannot grab \(display): \(result.stderr)") }
         var bytes = [UInt8](try Data(contentsOf: output))
@@ -250,7 +262,9 @@ public enum Tools {
     /// Runs `xrandr` on `display` (to add monitors or change the resolution), failing on an error.
     public static func xrandr(_ display: String, _ arguments: String...) throws {
         let result = try run("xrandr", ["-display", display] + arguments)
-        guard result.status == 0 else { throw TestFailure("xrandr \(arguments.joined(separator: " ")): \(result.stderr)") }
+        guard result.status == 0 else {
+            throw TestFailure("xrandr \(arguments.joined(separator: " ")): \(result.stderr)")
+        }
     }
 
     /// A 640x240 display split into two 320x240 RandR monitors side by side: LEFT, the laptop's

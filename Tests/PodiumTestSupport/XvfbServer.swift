@@ -15,8 +15,10 @@ public final class XvfbServer: @unchecked Sendable {
     ///   - depth: the screen's bits per pixel (24 for the usual TrueColor, 16 to test refusal).
     ///   - arguments: more Xvfb arguments, such as `["-extension", "MIT-SHM"]`.
     ///   - display: a display to start on again (one an earlier server picked), to test hot-plug.
-    public init(width: Int = 640, height: Int = 480, depth: Int = 24, arguments: [String] = [], display: String? = nil) throws {
-        server = try VirtualDisplay(size: PixelSize(width: width, height: height), depth: depth, arguments: arguments, display: display)
+    public init(width: Int = 640, height: Int = 480, depth: Int = 24, arguments: [String] = [],
+                display: String? = nil) throws {
+        server = try VirtualDisplay(size: PixelSize(width: width, height: height), depth: depth, arguments: arguments,
+                                    display: display)
         self.display = server.display
         self.width = width
         self.height = height
@@ -27,7 +29,8 @@ public final class XvfbServer: @unchecked Sendable {
     public static func unusedDisplay() -> String {
         while true {
             let number = Int.random(in: 500..<5000)
-            if !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") && !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
+            if !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock")
+                && !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
                 return ":\(number)"
             }
         }

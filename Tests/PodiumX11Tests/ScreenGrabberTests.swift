@@ -10,7 +10,8 @@ import Testing
 
     /// Grabs `region` once and returns its bytes with the undefined alpha byte cleared.
     func grab(_ connection: XConnection, region: PixelRect, shm: Bool) throws -> (ScreenGrabber.Method, [UInt8]) {
-        let capture = ScreenCapture(connection: connection, region: region, allowSharedMemory: shm, drawCursor: false, logger: logger)
+        let capture = ScreenCapture(connection: connection, region: region, allowSharedMemory: shm, drawCursor: false,
+                                    logger: logger)
         guard case .frame(let frame) = try capture.capture(sequence: 0, time: 0) else { throw TestFailure("no frame") }
         defer { frame.buffer.share(with: 0) }
         let bytes = UnsafeRawBufferPointer(start: frame.buffer.bytes, count: region.width * region.height * 4)
@@ -39,7 +40,8 @@ import Testing
         #expect(difference(pixels, pattern.bgra) == nil)
         // An odd-sized region at an odd offset.
         let region = PixelRect(x: 33, y: 17, width: 101, height: 77)
-        #expect(difference(try grab(connection, region: region, shm: sharedMemory).1, expected(pattern, region: region)) == nil)
+        #expect(difference(try grab(connection, region: region, shm: sharedMemory).1,
+                           expected(pattern, region: region)) == nil)
     }
 
     @Test func serverWithoutSharedMemoryStillCaptures() throws {
@@ -90,8 +92,9 @@ import Testing
         let painter = try Painter(display: server.display)
         try painter.draw(TestPattern(width: 320, height: 240, seed: 5))
         let connection = try XConnection(display: server.display)
-        let capture = ScreenCapture(connection: connection, region: PixelRect(x: 0, y: 0, width: 320, height: 240), allowSharedMemory: true,
-                                    drawCursor: false, tracksDamage: true, bufferCount: 3, logger: logger)
+        let capture = ScreenCapture(connection: connection, region: PixelRect(x: 0, y: 0, width: 320, height: 240),
+                                    allowSharedMemory: true, drawCursor: false, tracksDamage: true, bufferCount: 3,
+                                    logger: logger)
         func take(evenIfUnchanged: Bool = false) throws -> [UInt8]? {
             connection.sync()
             Thread.sleep(forTimeInterval: 0.05)
@@ -114,7 +117,8 @@ import Testing
             let patch = TestPattern(width: 40, height: 7, seed: 20 + step)
             try painter.draw(patch, x: 13 * step, y: y)
             let shown = try #require(try take(), "a change is grabbed")
-            #expect(difference(shown, try Tools.grabScreen(server.display, width: 320, height: 240)) == nil, "step \(step)")
+            #expect(difference(shown, try Tools.grabScreen(server.display, width: 320, height: 240)) == nil,
+                    "step \(step)")
         }
     }
 }

@@ -49,7 +49,8 @@ import Testing
         let server = try XvfbServer(width: 320, height: 240)
         let existing = try Tools.temporaryFolder().appendingPathComponent("keep.mkv")
         try Data("precious".utf8).write(to: existing)
-        let replaced = try Tools.podium(["stream", "--constant-fps", "--frames", "5", "--overwrite", "--to", existing.path],
+        let replaced = try Tools.podium(["stream", "--constant-fps", "--frames", "5", "--overwrite",
+                                         "--to", existing.path],
                                         display: server.display)
         #expect(replaced.status == 0, "\(replaced.stderr)")
         #expect(try Tools.probe(existing.path).frames == 5)
@@ -59,7 +60,8 @@ import Testing
         let folder = try Tools.temporaryFolder()
         let plot = folder.appendingPathComponent("keep.svg")
         try Data("precious".utf8).write(to: plot)
-        let result = try Tools.podium(["bench", "--scene", "static", "--fps", "5", "--seconds", "1", "--plot", plot.path])
+        let result = try Tools.podium(["bench", "--scene", "static", "--fps", "5", "--seconds", "1",
+                                       "--plot", plot.path])
         #expect(result.status == 73 && result.stderr.contains("--plot"), "\(result.stderr)")
         #expect(try String(contentsOf: plot, encoding: .utf8) == "precious")
     }

@@ -28,7 +28,8 @@ import Testing
         if !metTheRates(measured) { (result, measured) = try bench() }
         #expect(result.status == 0, "\(result.stderr)")
         let json = try #require(measured, "\(result.stdout)")
-        #expect((json["source"] as? String)?.contains("640x480") == true && (json["source"] as? String)?.contains("scene video") == true)
+        #expect((json["source"] as? String)?.contains("640x480") == true
+                    && (json["source"] as? String)?.contains("scene video") == true)
         #expect((json["encoding"] as? String)?.contains("h264") == true)
         let rows = try #require(json["rows"] as? [[String: Any]])
         #expect(rows.map { $0["target"] as? String } == ["10", "30"])
@@ -111,7 +112,8 @@ import Testing
     }
 
     @Test func tableAndCSVHaveARowPerRate() throws {
-        let result = try Tools.podium(["bench", "--scene", "static", "--scene-size", "320x240", "--fps", "15", "--seconds", "1", "--format", "csv"], timeout: 60)
+        let result = try Tools.podium(["bench", "--scene", "static", "--scene-size", "320x240", "--fps", "15",
+                                       "--seconds", "1", "--format", "csv"], timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         try #require(lines.count == 2, "\(result.stdout)")

@@ -169,8 +169,10 @@ final class BenchRunner: Sendable {
     private func startScene(_ kind: SceneKind, rate: BenchRate) throws(PodiumError) -> ChildProcess {
         guard let display = plan.source.display else { throw .software("a scene needs the private display") }
         let fps = rate.framesPerSecond ?? Self.sceneRateForMax
-        let scene = try ChildProcess([executable, "scene", "--display", display, "--kind", kind.rawValue, "--fps", "\(fps)", "--quiet"],
-                                     environment: ChildProcess.environment([:]), files: [1: "/dev/null", 2: "/dev/null"])
+        let scene = try ChildProcess([executable, "scene", "--display", display, "--kind", kind.rawValue,
+                                      "--fps", "\(fps)", "--quiet"],
+                                     environment: ChildProcess.environment([:]),
+                                     files: [1: "/dev/null", 2: "/dev/null"])
         let connection = try XConnection(display: display)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline && scene.isRunning {

@@ -49,7 +49,8 @@ extension Podium {
                 Console.output(String(decoding: try encoder.encode(Summary(report)), as: UTF8.self))
                 return
             }
-            Console.output("\(report.flashes.count) flashes, \(report.beeps.count) beeps, \(report.offsets.count) paired")
+            Console.output(
+                "\(report.flashes.count) flashes, \(report.beeps.count) beeps, \(report.offsets.count) paired")
             guard let median = report.median, let worst = report.worst else {
                 throw PodiumError.unavailable("av-sync '\(input)': no flash with a beep beside it; "
                                               + "is it a recording of 'podium scene --kind clapper' with --audio?")

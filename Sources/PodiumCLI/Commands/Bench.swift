@@ -48,7 +48,10 @@ extension Podium {
         @OptionGroup(title: "Encode") var encode: EncodeOptions
         @OptionGroup(title: "Sound") var sound: SoundOptions
 
-        @Option(name: .customLong("fps"), help: ArgumentHelp("The rates to measure, comma-separated, each 1 to 240 or max (default: 5,10,15,30,60,120,max).", valueName: "LIST"),
+        @Option(name: .customLong("fps"),
+                help: ArgumentHelp(
+                    "The rates to measure, comma-separated, each 1 to 240 or max (default: 5,10,15,30,60,120,max).",
+                    valueName: "LIST"),
                 transform: parsed(BenchRate.sweep(parsing:)))
         var rates: [BenchRate]?
 
@@ -64,7 +67,8 @@ extension Podium {
                                    valueName: "video|slides|static|repainted|caret|animated"))
         var scene: SceneKind?
 
-        @Option(name: .customLong("scene-size"), help: ArgumentHelp("The private X server's screen (default: 1920x1080).", valueName: "WxH"),
+        @Option(name: .customLong("scene-size"),
+                help: ArgumentHelp("The private X server's screen (default: 1920x1080).", valueName: "WxH"),
                 transform: parsed(PixelSize.init(parsing:)))
         var sceneSize: PixelSize?
 
@@ -83,9 +87,12 @@ extension Podium {
 
         func validate() throws {
             if rates?.isEmpty == true { throw ValidationError("--fps needs at least one rate") }
-            guard (1...600).contains(seconds) else { throw ValidationError("--seconds '\(seconds)' must be from 1 to 600") }
+            guard (1...600).contains(seconds) else {
+                throw ValidationError("--seconds '\(seconds)' must be from 1 to 600")
+            }
             if scene != nil && source.display != nil {
-                throw ValidationError("--scene draws on a private X server of its own: leave out --display '\(source.display!)'")
+                throw ValidationError(
+                    "--scene draws on a private X server of its own: leave out --display '\(source.display!)'")
             }
             if sceneSize != nil && scene == nil { throw ValidationError("--scene-size needs --scene") }
             if let plot, ladder != nil {
@@ -93,7 +100,8 @@ extension Podium {
                                       + "use --format table, csv or json")
             }
             if let sceneSize, sceneSize.width < SceneStrip.size.width || sceneSize.height < SceneStrip.size.height {
-                throw ValidationError("--scene-size '\(sceneSize)' is smaller than the scene's stamp (\(SceneStrip.size))")
+                throw ValidationError(
+                    "--scene-size '\(sceneSize)' is smaller than the scene's stamp (\(SceneStrip.size))")
             }
         }
 
@@ -122,7 +130,8 @@ extension Podium {
             let invocation = Invocation.current
             invocation.onStop { runner.stop() }
             let showProgress = !quiet
-            let rowPrinter = BenchRowPrinter(format: format, columns: BenchColumns(ladder: ladder != nil, sound: sound.plan() != nil),
+            let rowPrinter = BenchRowPrinter(format: format,
+                                             columns: BenchColumns(ladder: ladder != nil, sound: sound.plan() != nil),
                                              seconds: Double(seconds), write: { invocation.standardOutput.write($0) })
             let (rows, sourceText, encoding) = try await runner.run { event in
                 switch event {

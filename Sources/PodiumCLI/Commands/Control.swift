@@ -115,7 +115,8 @@ extension Podium {
                         request.value = word
                     } else if request.file == nil {
                         // The run's folder is not this one: the file is named in full.
-                        request.file = word.hasPrefix("/") ? word : FileManager.default.currentDirectoryPath + "/" + word
+                        request.file = word.hasPrefix("/")
+                            ? word : FileManager.default.currentDirectoryPath + "/" + word
                     } else {
                         throw .usage("save '\(word)': one file at most, after the length")
                     }
@@ -171,7 +172,9 @@ extension Podium {
             } else {
                 for change in reply.changes ?? [] { Console.output(change) }
                 if request.command == .status, let status = reply.status { Console.output(Self.describe(status)) }
-                if reply.ok, reply.changes?.isEmpty == true, request.command != .status { Console.output("nothing to change") }
+                if reply.ok, reply.changes?.isEmpty == true, request.command != .status {
+                    Console.output("nothing to change")
+                }
             }
             if let error = reply.error { throw PodiumError.usage(error) }
         }

@@ -54,13 +54,15 @@ extension Podium {
                 Console.output("display \(layout.display) screen \(layout.screen): \(layout.size), \(layout.depth)-bit")
                 if layout.monitors.isEmpty { Console.output("  no RandR monitors: the whole screen is captured") }
                 for monitor in layout.monitors {
-                    Console.output("  \(monitor.index)  \(monitor.name)  \(monitor.rect)\(monitor.isPrimary ? "  primary" : "")")
+                    Console.output(
+                        "  \(monitor.index)  \(monitor.name)  \(monitor.rect)\(monitor.isPrimary ? "  primary" : "")")
                 }
             }
             if let (name, monitors, copies) = outputs {
                 // A compositor that does not copy its outputs (GNOME, KDE) shares them through its portal.
                 let how = copies ? "--source wlr --monitor NAME" : "no screencopy: --source portal shares one"
-                Console.output("wayland display \(name): \(monitors.count) output\(monitors.count == 1 ? "" : "s") (\(how))")
+                Console.output(
+                    "wayland display \(name): \(monitors.count) output\(monitors.count == 1 ? "" : "s") (\(how))")
                 for monitor in monitors {
                     Console.output("  \(monitor.index)  \(monitor.name)  \(monitor.rect)  \(monitor.description)")
                 }

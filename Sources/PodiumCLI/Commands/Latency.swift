@@ -8,7 +8,8 @@ extension Podium {
     struct Latency: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "latency",
-            abstract: "Measure a running mirror's delay: from a change on the captured screen to its appearance in the window.",
+            abstract: "Measure a running mirror's delay: from a change on the captured screen to its appearance in the "
+                + "window.",
             usage: "podium latency [options]",
             discussion: """
                 With 'podium mirror' (or 'podium stream --to window', or a cast to a TV whose screen is \
@@ -27,11 +28,13 @@ extension Podium {
         @Option(help: ArgumentHelp("The captured X display (default: $DISPLAY).", valueName: ":N"))
         var display: String?
 
-        @Option(help: ArgumentHelp("The captured monitor: primary, a RandR name or an index.", valueName: "primary|NAME|INDEX"),
+        @Option(help: ArgumentHelp("The captured monitor: primary, a RandR name or an index.",
+                                   valueName: "primary|NAME|INDEX"),
                 transform: parsed(MonitorSelector.init(parsing:)))
         var monitor: MonitorSelector = .primary
 
-        @Option(name: .customLong("on-display"), help: ArgumentHelp("The display the mirror shows on (default: the captured one).", valueName: ":N"))
+        @Option(name: .customLong("on-display"),
+                help: ArgumentHelp("The display the mirror shows on (default: the captured one).", valueName: ":N"))
         var onDisplay: String?
 
         @Option(help: ArgumentHelp("How many changes to time, 10 to 10000.", valueName: "N"))
@@ -46,7 +49,9 @@ extension Podium {
         static let markerSide = 64
 
         func validate() throws {
-            guard (10...10_000).contains(changes) else { throw ValidationError("--changes '\(changes)' must be from 10 to 10000") }
+            guard (10...10_000).contains(changes) else {
+                throw ValidationError("--changes '\(changes)' must be from 10 to 10000")
+            }
         }
 
         func run() throws {
@@ -55,7 +60,8 @@ extension Podium {
             let area = try monitor.select(from: layout.monitors)?.rect ?? PixelRect(x: 0, y: 0, size: layout.size)
             let target = try XConnection(display: onDisplay ?? source.displayName)
             let sameScreen = target.displayName == source.displayName
-            let marker = PixelRect(x: area.x, y: area.y, width: min(Self.markerSide, area.width), height: min(Self.markerSide, area.height))
+            let marker = PixelRect(x: area.x, y: area.y, width: min(Self.markerSide, area.width),
+                                   height: min(Self.markerSide, area.height))
             let patch = try ColorPatch(connection: source, rect: marker, color: Self.colors.0)
             let probe = try find(patch, on: target, excluding: sameScreen ? area : nil)
 
@@ -69,7 +75,8 @@ extension Podium {
                 let drawn = ContinuousClock.now
                 if try waitFor(color, at: probe, on: target, timeout: .seconds(5)) {
                     let elapsed = ContinuousClock.now - drawn
-                    delays.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+                    delays.append(Double(elapsed.components.attoseconds) / 1e15
+                                  + Double(elapsed.components.seconds) * 1000)
                 } else {
                     missed += 1
                 }
@@ -81,7 +88,8 @@ extension Podium {
 
         /// Where the marker shows on the target: the pixels that turn from the first colour to the
         /// second when the marker does (moving content elsewhere does not follow it).
-        private func find(_ patch: ColorPatch, on target: XConnection, excluding captured: PixelRect?) throws -> PixelRect {
+        private func find(_ patch: ColorPatch, on target: XConnection,
+                          excluding captured: PixelRect?) throws -> PixelRect {
             let screen = PixelRect(x: 0, y: 0, size: target.screenSize)
             // The first colour must be on show before the second is painted (a TV buffers).
             var before = try target.colors(in: screen)
@@ -109,15 +117,17 @@ extension Podium {
                 }
             }
             guard xs.count >= 4 else {
-                throw PodiumError.unavailable("the marker in the captured monitor's top-left corner never showed on "
-                                              + "\(target.displayName): is 'podium mirror' (or a cast to a TV there) running?")
+                throw PodiumError.unavailable(
+                    "the marker in the captured monitor's top-left corner never showed on "
+                        + "\(target.displayName): is 'podium mirror' (or a cast to a TV there) running?")
             }
             // The middle of the marker's image, robust to a stray pixel that happened to match.
             return PixelRect(x: xs.sorted()[xs.count / 2], y: ys.sorted()[ys.count / 2], width: 1, height: 1)
         }
 
         /// Polls one pixel until it shows `color` (every half millisecond, one small round trip each).
-        private func waitFor(_ color: RGBColor, at probe: PixelRect, on target: XConnection, timeout: Duration) throws -> Bool {
+        private func waitFor(_ color: RGBColor, at probe: PixelRect, on target: XConnection,
+                             timeout: Duration) throws -> Bool {
             let deadline = ContinuousClock.now + timeout
             while ContinuousClock.now < deadline {
                 if try target.colors(in: probe).first?.isNear(color, tolerance: Self.tolerance) == true { return true }
@@ -145,13 +155,16 @@ extension Podium {
 
         private func report(_ sorted: [Double], missed: Int, target: String) {
             func percentile(_ p: Double) -> Double { Self.percentile(p, of: sorted) }
-            let figures: [(String, Double)] = [("median", percentile(0.5)), ("p95", percentile(0.95)), ("min", sorted.first ?? 0), ("max", sorted.last ?? 0)]
+            let figures: [(String, Double)] = [("median", percentile(0.5)), ("p95", percentile(0.95)),
+                                               ("min", sorted.first ?? 0), ("max", sorted.last ?? 0)]
             if json {
-                let fields = figures.map { "\"\($0.0)Ms\": \($0.1.fixed(2))" } + ["\"changes\": \(sorted.count + missed)", "\"missed\": \(missed)"]
+                let fields = figures.map { "\"\($0.0)Ms\": \($0.1.fixed(2))" }
+                    + ["\"changes\": \(sorted.count + missed)", "\"missed\": \(missed)"]
                 Console.output("{" + fields.joined(separator: ", ") + "}")
             } else {
-                Console.output("glass-to-glass on \(target) over \(sorted.count + missed) changes: " + figures.map { "\($0.0) \($0.1.fixed(1)) ms" }.joined(separator: ", ")
-                      + "; \(missed) missed")
+                Console.output("glass-to-glass on \(target) over \(sorted.count + missed) changes: "
+                               + figures.map { "\($0.0) \($0.1.fixed(1)) ms" }.joined(separator: ", ")
+                               + "; \(missed) missed")
             }
         }
     }

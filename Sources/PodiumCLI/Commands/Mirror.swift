@@ -58,28 +58,37 @@ extension Podium {
         @OptionGroup(title: "Capture") var capture: CaptureOptions
         @OptionGroup(title: "Global keys and the remote") var hotkeys: HotkeyOptions
 
-        @Option(help: ArgumentHelp("The monitor to show on: a RandR name or index (default: the largest one not captured).", valueName: "MONITOR"),
+        @Option(help: ArgumentHelp(
+            "The monitor to show on: a RandR name or index (default: the largest one not captured).",
+            valueName: "MONITOR"),
                 transform: parsed(MonitorSelector.init(parsing:)))
         var on: MonitorSelector?
 
-        @Option(name: .customLong("on-display"), help: ArgumentHelp("Show on another X display or screen.", valueName: ":N"))
+        @Option(name: .customLong("on-display"),
+                help: ArgumentHelp("Show on another X display or screen.", valueName: ":N"))
         var onDisplay: String?
 
         @Option(help: "How the picture fills the window.")
         var fit: FitMode = .contain
 
-        @Option(help: ArgumentHelp("The colour of the bars around the picture: #RRGGBB or a name (default: black).", valueName: "COLOR"),
+        @Option(help: ArgumentHelp("The colour of the bars around the picture: #RRGGBB or a name (default: black).",
+                                   valueName: "COLOR"),
                 transform: parsed(RGBColor.init(parsing:)))
         var background = RGBColor(red: 0, green: 0, blue: 0)
 
         @Flag(help: "A normal resizable window instead of fullscreen; its title shows the live frame rate.")
         var windowed = false
 
-        @Option(help: ArgumentHelp("A small always-on-top window in a corner of the target monitor instead of fullscreen; drag it to move, drag its bottom-right corner to resize (default corner: bottom-right).",
+        @Option(help: ArgumentHelp("A small always-on-top window in a corner of the target monitor instead of "
+                                   + "fullscreen; drag it to move, drag its bottom-right corner to resize "
+                                   + "(default corner: bottom-right).",
                                    valueName: "CORNER"))
         var pip: PictureInPicture.Corner?
 
-        @Option(name: .customLong("pip-size"), help: ArgumentHelp("The picture-in-picture window's size, at least 64x64 (default: a quarter of the monitor's width).", valueName: "WxH"),
+        @Option(name: .customLong("pip-size"),
+                help: ArgumentHelp(
+                    "The picture-in-picture window's size, at least 64x64 (default: a quarter of the monitor's width).",
+                    valueName: "WxH"),
                 transform: parsed(PixelSize.init(parsing:)))
         var pipSize: PixelSize?
 
@@ -89,7 +98,8 @@ extension Podium {
         @OptionGroup(title: "Replay") var replay: ReplayOptions
         @OptionGroup(title: "Run") var runOptions: RunOptions
 
-        @Option(name: .customLong("to"), help: ArgumentHelp("Also record or stream to a file or URL, as in 'podium stream'.", valueName: "URL"),
+        @Option(name: .customLong("to"),
+                help: ArgumentHelp("Also record or stream to a file or URL, as in 'podium stream'.", valueName: "URL"),
                 transform: parsed(OutputCatalog.destination(parsing:)))
         var outputs: [Destination] = []
 
@@ -99,7 +109,10 @@ extension Podium {
         }
 
         func validate() throws {
-            if windowed, let pictureInPicture { throw ValidationError("--pip '\(pictureInPicture.corner.rawValue)' and --windowed cannot be combined: pick one") }
+            if windowed, let pictureInPicture {
+                throw ValidationError(
+                    "--pip '\(pictureInPicture.corner.rawValue)' and --windowed cannot be combined: pick one")
+            }
             if let pipSize, let problem = pictureInPicture?.sizeProblem(on: nil) {
                 throw ValidationError("--pip-size '\(pipSize)' \(problem)")
             }
@@ -113,7 +126,8 @@ extension Podium {
             let viewers = ViewerRequest.viewers(of: outputs)
             try hotkeys.checkRemote(viewers: viewers)
             if let window = outputs.first(where: { $0.window != nil }) {
-                throw PodiumError.usage("--to '\(window)': mirror shows its window already; place it with --on or --on-display")
+                throw PodiumError.usage(
+                    "--to '\(window)': mirror shows its window already; place it with --on or --on-display")
             }
             try await RunSetup.check(streams, viewers: viewers, encode: defaults, sound: sound.plan(for: outputs),
                                      run: runOptions)
@@ -126,7 +140,8 @@ extension Podium {
                                         pictureInPicture: pictureInPicture, fit: fit, background: background)
             let (window, targetDisplay) = try await request.plan(capturing: capturePlan, filter: scale.scaleFilter)
             let plan = capture.paced(RunPlan(capture: capturePlan, fps: capture.fps.start, windows: [window],
-                                             encoding: encoding, sound: sound.plan(for: outputs), limits: runOptions.limits))
+                                             encoding: encoding, sound: sound.plan(for: outputs),
+                                             limits: runOptions.limits))
             return PreparedRun(plan: plan, parts: ["mirroring to \(targetDisplay)"], options: runOptions,
                                hotkeys: try hotkeys.globalKeys(byDefault: true, replay: replay.replay != nil),
                                remote: hotkeys.remote, showRemote: hotkeys.showRemote, logger: logger)

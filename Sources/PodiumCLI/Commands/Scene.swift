@@ -49,10 +49,12 @@ extension Podium {
                                    valueName: "video|slides|static|repainted|caret|animated|clapper"))
         var kind: SceneKind = .video
 
-        @Option(help: ArgumentHelp("Frames per second, 1 to 240 (default: 30).", valueName: "N"), transform: parsed(FrameRate.init(parsing:)))
+        @Option(help: ArgumentHelp("Frames per second, 1 to 240 (default: 30).", valueName: "N"),
+                transform: parsed(FrameRate.init(parsing:)))
         var fps = FrameRate(30)
 
-        @Option(help: ArgumentHelp("Stop after this long, such as 10s or 2m (default: until Ctrl-C).", valueName: "DURATION"),
+        @Option(help: ArgumentHelp("Stop after this long, such as 10s or 2m (default: until Ctrl-C).",
+                                   valueName: "DURATION"),
                 transform: parsed(Duration.init(parsing:)))
         var duration: Duration?
 
@@ -79,7 +81,10 @@ extension Podium {
             let player = try ScenePlayer(connection: connection, kind: kind)
             let stop = StopFlag()
             Invocation.current.onStop { stop.raise() }
-            if !quiet { Console.say("drawing the \(kind) scene on \(connection.displayName) (\(player.screen)) at \(fps) fps; Ctrl-C to stop") }
+            if !quiet {
+                Console.say("drawing the \(kind) scene on \(connection.displayName) (\(player.screen)) at \(fps) fps; "
+                            + "Ctrl-C to stop")
+            }
 
             let clock = MonotonicClock()
             // Slot 0 and the first beep share one instant, a little ahead so that the sound is open
@@ -114,8 +119,11 @@ extension Podium {
                 guard let slot = pacer.nextSlot(clock: clock, maximumSleep: 50_000_000) else { continue }
                 if let end, slot.deadline >= end { break }
                 late += slot.skipped
-                guard player.handleEvents() else { throw PodiumError.unavailable("lost the X display \(connection.displayName)") }
-                let stamp = SceneStamp(sequence: UInt32(truncatingIfNeeded: drawn), milliseconds: UInt32(truncatingIfNeeded: clock.now() / 1_000_000))
+                guard player.handleEvents() else {
+                    throw PodiumError.unavailable("lost the X display \(connection.displayName)")
+                }
+                let stamp = SceneStamp(sequence: UInt32(truncatingIfNeeded: drawn),
+                                       milliseconds: UInt32(truncatingIfNeeded: clock.now() / 1_000_000))
                 if player.draw(sequence: drawn, elapsed: slot.deadline - start, stamp: stamp) { drawn += 1 }
             }
             let seconds = Double(clock.now() - min(start, clock.now())) / 1e9

@@ -112,7 +112,8 @@ extension Podium {
             Console.output(heading)
             if listed.isEmpty { Console.output("  none") }
             for camera in listed {
-                Console.output("  \(camera.name)" + (camera.label.map { "  \($0)" } ?? "") + "  --source camera:\(camera.name)")
+                Console.output("  \(camera.name)" + (camera.label.map { "  \($0)" } ?? "")
+                               + "  --source camera:\(camera.name)")
             }
         }
     }

@@ -56,7 +56,8 @@ struct CaptureSource: ParsableArguments {
     @Flag(name: .customLong("no-shm"), help: "Grab with plain GetImage instead of MIT-SHM shared memory.")
     var noSharedMemory = false
 
-    @Flag(name: .customLong("constant-fps"), help: "Grab every frame at --fps, changed or not (by default only what changed is grabbed).")
+    @Flag(name: .customLong("constant-fps"),
+          help: "Grab every frame at --fps, changed or not (by default only what changed is grabbed).")
     var constantFPS = false
 
     @Option(name: .customLong("idle-fps"),

@@ -14,7 +14,8 @@ struct RunOptions: ParsableArguments {
                                valueName: "N"))
     var frames: Int?
 
-    @Option(name: .customLong("stats-json"), help: ArgumentHelp("Write one JSON object a second, and a final summary, to FILE.", valueName: "FILE"))
+    @Option(name: .customLong("stats-json"),
+            help: ArgumentHelp("Write one JSON object a second, and a final summary, to FILE.", valueName: "FILE"))
     var statsJSON: String?
 
     @Option(name: .customLong("log-level"),

@@ -7,13 +7,15 @@ struct ScaleOptions: ParsableArguments {
             transform: parsed(PixelSize.init(parsing:)))
     var size: PixelSize?
 
-    @Option(name: .customLong("max-size"), help: ArgumentHelp("Shrink so the longest side is at most N pixels, aspect kept.", valueName: "N"))
+    @Option(name: .customLong("max-size"),
+            help: ArgumentHelp("Shrink so the longest side is at most N pixels, aspect kept.", valueName: "N"))
     var maxSize: Int?
 
     @Option(help: ArgumentHelp("Multiply both sides by F (0.5 halves them).", valueName: "F"))
     var scale: Double?
 
-    @Option(name: .customLong("scale-filter"), help: "The filter used to resize: box averages (libyuv), the others are libswscale's.")
+    @Option(name: .customLong("scale-filter"),
+            help: "The filter used to resize: box averages (libyuv), the others are libswscale's.")
     var scaleFilter: ScaleFilter = .box
 
     var request: ScaleRequest {

@@ -24,7 +24,8 @@ public enum BenchRate: Hashable, Sendable, CustomStringConvertible {
             do {
                 rate = try BenchRate(parsing: String(part.filter { $0 != " " }))
             } catch {
-                throw OptionParseError("'\(part)' is not a frame rate from \(FrameRate.range.lowerBound) to \(FrameRate.range.upperBound) or max")
+                throw OptionParseError("'\(part)' is not a frame rate from \(FrameRate.range.lowerBound) to "
+                                       + "\(FrameRate.range.upperBound) or max")
             }
             guard !rates.contains(rate) else { throw OptionParseError("\(rate) is given twice") }
             rates.append(rate)

@@ -309,7 +309,8 @@ final class RenditionWorker<Encoder: PictureEncoding>: Sendable {
                 return
             }
             // Said and kept for the statistics like a change by key, naming this encoder.
-            if let asked, let before, let after = encoder.stream.bitrate.map(tuning.bitrate(planned:)), after != before {
+            if let asked, let before, let after = encoder.stream.bitrate.map(tuning.bitrate(planned:)),
+               after != before {
                 context.control.report(RunChange(setting: "bitrate", from: "\(EncoderRate.bitrate(before))",
                                                  to: "\(EncoderRate.bitrate(after))", by: .network,
                                                  reason: "\(worker.counters.name): \(asked.reason)"))

@@ -62,7 +62,8 @@ public struct RowBands: Sendable, Equatable, CustomStringConvertible {
         }
         if resultCount > Self.capacity {
             var closest = 0
-            for index in 1..<(resultCount - 1) where result[index + 1].lowerBound - result[index].upperBound < result[closest + 1].lowerBound - result[closest].upperBound {
+            for index in 1..<(resultCount - 1) where result[index + 1].lowerBound - result[index].upperBound
+                < result[closest + 1].lowerBound - result[closest].upperBound {
                 closest = index
             }
             result[closest] = result[closest].lowerBound..<result[closest + 1].upperBound

@@ -23,17 +23,22 @@ public enum FitMode: String, CaseIterable, Hashable, Sendable, Codable {
     /// Places a `picture` in a `window`.
     public func placement(of picture: PixelSize, in window: PixelSize) -> Placement {
         let whole = PixelRect(x: 0, y: 0, size: picture)
-        let (pw, ph, ww, wh) = (Double(picture.width), Double(picture.height), Double(window.width), Double(window.height))
+        let (pw, ph, ww, wh) = (Double(picture.width), Double(picture.height),
+                                Double(window.width), Double(window.height))
         switch self {
         case .stretch:
             return Placement(source: whole, destination: PixelRect(x: 0, y: 0, size: window))
         case .contain:
             let scale = min(ww / pw, wh / ph)
-            return Placement(source: whole, destination: Self.centered(PixelSize(width: Self.side(pw * scale), height: Self.side(ph * scale)), in: window))
+            return Placement(source: whole,
+                             destination: Self.centered(PixelSize(width: Self.side(pw * scale),
+                                                                  height: Self.side(ph * scale)), in: window))
         case .cover:
             let scale = max(ww / pw, wh / ph)
-            let visible = PixelSize(width: min(picture.width, Self.side(ww / scale)), height: min(picture.height, Self.side(wh / scale)))
-            return Placement(source: Self.centered(visible, in: picture), destination: PixelRect(x: 0, y: 0, size: window))
+            let visible = PixelSize(width: min(picture.width, Self.side(ww / scale)),
+                                    height: min(picture.height, Self.side(wh / scale)))
+            return Placement(source: Self.centered(visible, in: picture),
+                             destination: PixelRect(x: 0, y: 0, size: window))
         case .none:
             return Self.oneToOne(picture, in: window, factor: 1, divisor: 1)
         case .integer:
@@ -45,9 +50,11 @@ public enum FitMode: String, CaseIterable, Hashable, Sendable, Codable {
 
     /// The picture scaled by `factor / divisor`, centred; cropped where it overflows.
     private static func oneToOne(_ picture: PixelSize, in window: PixelSize, factor: Int, divisor: Int) -> Placement {
-        let scaled = PixelSize(width: max(1, picture.width * factor / divisor), height: max(1, picture.height * factor / divisor))
+        let scaled = PixelSize(width: max(1, picture.width * factor / divisor),
+                               height: max(1, picture.height * factor / divisor))
         let shown = PixelSize(width: min(scaled.width, window.width), height: min(scaled.height, window.height))
-        let sourceSize = PixelSize(width: max(1, shown.width * divisor / factor), height: max(1, shown.height * divisor / factor))
+        let sourceSize = PixelSize(width: max(1, shown.width * divisor / factor),
+                                   height: max(1, shown.height * divisor / factor))
         return Placement(source: centered(sourceSize, in: picture), destination: centered(shown, in: window))
     }
 

@@ -39,7 +39,8 @@ public struct Layout: Hashable, Sendable, CustomStringConvertible {
 
     public init(mode: Mode = .beside, swapped: Bool = false, split: Double = 0.6,
                 splitRange: ClosedRange<Double> = 0.2...0.8, corner: PictureInPicture.Corner = .topRight,
-                overSize: Double = 0.25, fits: [FitMode] = [.contain, .contain], background: RGBColor = RGBColor(red: 0, green: 0, blue: 0)) {
+                overSize: Double = 0.25, fits: [FitMode] = [.contain, .contain],
+                background: RGBColor = RGBColor(red: 0, green: 0, blue: 0)) {
         self.mode = mode
         self.swapped = swapped
         self.splitRange = splitRange

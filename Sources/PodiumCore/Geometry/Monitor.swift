@@ -54,7 +54,9 @@ public enum MonitorSelector: Hashable, Sendable, CustomStringConvertible {
         case .index(let index):
             if monitors.indices.contains(index) { return monitors[index] }
         }
-        let known = monitors.isEmpty ? "this display reports no monitors" : "monitors here: " + monitors.map { "\($0.index) \($0.name)" }.joined(separator: ", ")
+        let known = monitors.isEmpty
+            ? "this display reports no monitors"
+            : "monitors here: " + monitors.map { "\($0.index) \($0.name)" }.joined(separator: ", ")
         throw .unavailable("unknown monitor '\(self)'; \(known)")
     }
 }

@@ -42,10 +42,13 @@ public struct PictureInPicture: Hashable, Sendable {
     public func frame(on monitor: PixelRect, picture: PixelSize) -> PixelRect {
         let margin = Self.margin(on: monitor)
         // A size given for a larger monitor than the one that appeared shrinks to fit it.
-        let windowSize = size.map { PixelSize(width: min($0.width, monitor.width), height: min($0.height, monitor.height)) }
+        let windowSize = size.map { PixelSize(width: min($0.width, monitor.width),
+                                              height: min($0.height, monitor.height)) }
             ?? Self.clamped(width: monitor.width / 4, aspect: picture, within: monitor.size)
-        let x = corner == .topLeft || corner == .bottomLeft ? monitor.x + margin : monitor.maxX - margin - windowSize.width
-        let y = corner == .topLeft || corner == .topRight ? monitor.y + margin : monitor.maxY - margin - windowSize.height
+        let x = corner == .topLeft || corner == .bottomLeft
+            ? monitor.x + margin : monitor.maxX - margin - windowSize.width
+        let y = corner == .topLeft || corner == .topRight
+            ? monitor.y + margin : monitor.maxY - margin - windowSize.height
         return PixelRect(x: x, y: y, size: windowSize)
     }
 

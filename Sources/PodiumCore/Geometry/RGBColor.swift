@@ -43,7 +43,8 @@ public struct RGBColor: Hashable, Sendable, CustomStringConvertible {
     /// Whether every channel is within `tolerance` of `other`'s (scaling and chroma subsampling
     /// move colours a little).
     public func isNear(_ other: RGBColor, tolerance: Int) -> Bool {
-        abs(Int(red) - Int(other.red)) <= tolerance && abs(Int(green) - Int(other.green)) <= tolerance && abs(Int(blue) - Int(other.blue)) <= tolerance
+        abs(Int(red) - Int(other.red)) <= tolerance && abs(Int(green) - Int(other.green)) <= tolerance
+            && abs(Int(blue) - Int(other.blue)) <= tolerance
     }
 
     public var description: String {

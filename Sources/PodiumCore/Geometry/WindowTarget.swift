@@ -56,7 +56,8 @@ public struct WindowTarget: Hashable, Sendable {
 
     /// The monitors a window can go on: the RandR ones, or the whole screen when there are none.
     public static func candidates(_ monitors: [Monitor], screen: PixelSize) -> [Monitor] {
-        monitors.isEmpty ? [Monitor(index: 0, name: "screen", rect: PixelRect(x: 0, y: 0, size: screen), isPrimary: true)] : monitors
+        monitors.isEmpty
+            ? [Monitor(index: 0, name: "screen", rect: PixelRect(x: 0, y: 0, size: screen), isPrimary: true)] : monitors
     }
 
     private func covers(_ monitor: Monitor) -> Bool {

@@ -48,8 +48,8 @@ public final class RunControl: Sendable {
     ///   - pen: the presenter's pen.
     ///   - quit: ends the run.
     public init(tuning: LiveTuning, layout: LayoutSwitch?, recordings: (any RecordingControl)?,
-                replay: (any ReplayControl)? = nil, presenter: PresenterTools, pen: PenControl = PenControl(), hub: StreamHub, clock: any PacingClock,
-                logger: Logger, quit: @escaping @Sendable () -> Void) {
+                replay: (any ReplayControl)? = nil, presenter: PresenterTools, pen: PenControl = PenControl(),
+                hub: StreamHub, clock: any PacingClock, logger: Logger, quit: @escaping @Sendable () -> Void) {
         self.tuning = tuning
         self.layout = layout
         self.recordings = recordings

@@ -147,7 +147,8 @@ public struct EncodingPlan: Sendable {
                 let (size, rounded) = scale.outputSize(for: source)
                 if rounded {
                     let exact = scale.exactSize(for: source)
-                    notices.append("output size \(exact) rounded to \(size) for \(output): 4:2:0 video needs even sides")
+                    notices.append(
+                        "output size \(exact) rounded to \(size) for \(output): 4:2:0 video needs even sides")
                 }
                 settings.size = size
                 if output.needs.followsReceiver {
@@ -162,7 +163,8 @@ public struct EncodingPlan: Sendable {
                 sinks.append(output)
                 continue
             }
-            if let key = request.rendition.fields.first(where: { !$0.hasPrefix("codec=") && !$0.hasPrefix("preset=") }) {
+            if let key = request.rendition.fields
+                .first(where: { !$0.hasPrefix("codec=") && !$0.hasPrefix("preset=") }) {
                 throw .usage("?\(key.prefix { $0 != "=" })= does not apply to a playlist; choose its variants "
                              + "with ?ladder=", about: .output("\(output)"))
             }

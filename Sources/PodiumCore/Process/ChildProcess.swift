@@ -47,7 +47,9 @@ public final class ChildProcess: Sendable {
         }
         var pid: pid_t = 0
         let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
-        guard result == 0 else { throw .unavailable("cannot start \(arguments[0]): \(String(cString: strerror(result)))") }
+        guard result == 0 else {
+            throw .unavailable("cannot start \(arguments[0]): \(String(cString: strerror(result)))")
+        }
         self.pid = pid
     }
 

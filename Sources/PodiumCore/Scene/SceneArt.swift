@@ -64,7 +64,8 @@ public enum SceneArt {
         // Bulleted lines of dark "words".
         var y = 14 * unit
         while y + 3 * unit < size.height - 4 * unit {
-            fill(PixelRect(x: margin, y: y, width: 2 * unit, height: 2 * unit), accents[index % accents.count], pixels, size)
+            fill(PixelRect(x: margin, y: y, width: 2 * unit, height: 2 * unit), accents[index % accents.count],
+                 pixels, size)
             x = margin + 4 * unit
             let end = size.width - margin - next(0..<(size.width / 4))
             while true {

@@ -57,5 +57,7 @@ public enum SceneStrip {
     }
 
     /// The sequence times a large odd constant, XOR the time, XOR a constant: never all ones or all zeros with them.
-    public static func check(_ stamp: SceneStamp) -> UInt32 { stamp.sequence &* 0x9E37_79B1 ^ stamp.milliseconds ^ 0xA5A5_A5A5 }
+    public static func check(_ stamp: SceneStamp) -> UInt32 {
+        stamp.sequence &* 0x9E37_79B1 ^ stamp.milliseconds ^ 0xA5A5_A5A5
+    }
 }

@@ -51,7 +51,8 @@ public final class StageTimer: Sendable {
     /// its CPU.
     public init(_ name: String) {
         self.name = name
-        let blank = Histogram<UInt64>(lowestDiscernibleValue: 1_000, highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .two)
+        let blank = Histogram<UInt64>(lowestDiscernibleValue: 1_000, highestTrackableValue: 60_000_000_000,
+                                      numberOfSignificantValueDigits: .two)
         histograms = Mutex(Histograms(interval: blank, run: blank))
     }
 

@@ -30,7 +30,8 @@ final class FrameConverter {
     /// - Parameters:
     ///   - format: `AV_PIX_FMT_BGRA`, `AV_PIX_FMT_YUV420P` or `AV_PIX_FMT_YUVJ420P`.
     ///   - libswscaleOnly: the reference path, to check the fast one against.
-    init(source: PixelSize, output: PixelSize, format: AVPixelFormat, filter: ScaleFilter, libswscaleOnly: Bool = false) throws(PodiumError) {
+    init(source: PixelSize, output: PixelSize, format: AVPixelFormat, filter: ScaleFilter,
+         libswscaleOnly: Bool = false) throws(PodiumError) {
         self.source = source
         self.output = output
         self.format = format
@@ -38,14 +39,16 @@ final class FrameConverter {
         let shrinking = output.width < source.width || output.height < source.height
         if !libswscaleOnly && (!scaling || filter == .box || filter == .bilinear) {
             let mode = !scaling ? kFilterNone : (filter == .box && shrinking ? kFilterBox : kFilterBilinear)
-            engine = .libyuv(mode, scaled: scaling && format != AV_PIX_FMT_BGRA ? HeapStorage(capacity: output.area * 4) : nil)
+            engine = .libyuv(mode, scaled: scaling && format != AV_PIX_FMT_BGRA
+                                       ? HeapStorage(capacity: output.area * 4) : nil)
         } else {
             guard let context = OwnedScaleContext(sws_getContext(
                 Int32(source.width), Int32(source.height), AV_PIX_FMT_BGRA,
                 Int32(output.width), Int32(output.height), format,
                 filter.swsFlags, nil, nil, nil
             )) else {
-                throw .software("libswscale cannot convert \(source) BGRA to \(output) \(String(cString: av_get_pix_fmt_name(format)))")
+                throw .software("libswscale cannot convert \(source) BGRA to \(output) "
+                                + "\(String(cString: av_get_pix_fmt_name(format)))")
             }
             engine = .swscale(context)
         }
@@ -76,16 +79,21 @@ final class FrameConverter {
     /// The corresponding C functions are libyuv's `ARGBToI420` and `ARGBToJ420`.
     func convert(_ frame: CapturedFrame, rows: RowBands, into target: UnsafeMutablePointer<AVFrame>) {
         let toYUV = format == AV_PIX_FMT_YUVJ420P ? ARGBToJ420 : ARGBToI420
-        let planes = withUnsafeBytes(of: target.pointee.data) { ($0.load(as: UnsafeMutablePointer<UInt8>.self),
-                                                                 $0.load(fromByteOffset: 8, as: UnsafeMutablePointer<UInt8>.self),
-                                                                 $0.load(fromByteOffset: 16, as: UnsafeMutablePointer<UInt8>.self)) }
-        let strides = withUnsafeBytes(of: target.pointee.linesize) { ($0.load(as: Int32.self), $0.load(fromByteOffset: 4, as: Int32.self),
-                                                                      $0.load(fromByteOffset: 8, as: Int32.self)) }
+        let planes = withUnsafeBytes(of: target.pointee.data) {
+            ($0.load(as: UnsafeMutablePointer<UInt8>.self),
+             $0.load(fromByteOffset: 8, as: UnsafeMutablePointer<UInt8>.self),
+             $0.load(fromByteOffset: 16, as: UnsafeMutablePointer<UInt8>.self))
+        }
+        let strides = withUnsafeBytes(of: target.pointee.linesize) {
+            ($0.load(as: Int32.self), $0.load(fromByteOffset: 4, as: Int32.self),
+             $0.load(fromByteOffset: 8, as: Int32.self))
+        }
         for index in 0..<rows.count {
             let top = rows[index].lowerBound & ~1
             let bottom = min(output.height, (rows[index].upperBound + 1) & ~1)
             guard top < bottom else { continue }
-            let source = UnsafePointer((frame.buffer.bytes + top * frame.bytesPerRow).assumingMemoryBound(to: UInt8.self))
+            let source = UnsafePointer((frame.buffer.bytes + top * frame.bytesPerRow)
+                .assumingMemoryBound(to: UInt8.self))
             _ = toYUV(source, Int32(frame.bytesPerRow),
                       planes.0 + top * Int(strides.0), strides.0, planes.1 + top / 2 * Int(strides.1), strides.1,
                       planes.2 + top / 2 * Int(strides.2), strides.2, Int32(output.width), Int32(bottom - top))
@@ -103,20 +111,22 @@ final class FrameConverter {
     /// out exactly as a whole conversion makes it.
     ///
     /// The corresponding C functions are libyuv's `ARGBCopy` and `ARGBScaleClip`.
-    func convert(_ frame: CapturedFrame, from crop: PixelRect, rows: RowBands, into pixels: UnsafeMutablePointer<UInt8>, stride: Int32) {
+    func convert(_ frame: CapturedFrame, from crop: PixelRect, rows: RowBands, into pixels: UnsafeMutablePointer<UInt8>,
+                 stride: Int32) {
         guard case .libyuv(let mode, _) = engine else { return }
-        let origin = UnsafePointer((frame.buffer.bytes + crop.y * frame.bytesPerRow + crop.x * 4).assumingMemoryBound(to: UInt8.self))
+        let origin = UnsafePointer((frame.buffer.bytes + crop.y * frame.bytesPerRow + crop.x * 4)
+            .assumingMemoryBound(to: UInt8.self))
         let sourceStride = Int32(frame.bytesPerRow)
         for index in 0..<rows.count {
             let band = rows[index].clamped(to: 0..<output.height)
             guard !band.isEmpty else { continue }
             if mode == kFilterNone {
-                _ = ARGBCopy(origin + band.lowerBound * frame.bytesPerRow, sourceStride, pixels + band.lowerBound * Int(stride), stride,
-                             Int32(output.width), Int32(band.count))
+                _ = ARGBCopy(origin + band.lowerBound * frame.bytesPerRow, sourceStride,
+                             pixels + band.lowerBound * Int(stride), stride, Int32(output.width), Int32(band.count))
             } else {
                 _ = ARGBScaleClip(origin, sourceStride, Int32(source.width), Int32(source.height), pixels, stride,
-                                  Int32(output.width), Int32(output.height), 0, Int32(band.lowerBound), Int32(output.width),
-                                  Int32(band.count), mode)
+                                  Int32(output.width), Int32(output.height), 0, Int32(band.lowerBound),
+                                  Int32(output.width), Int32(band.count), mode)
             }
         }
     }
@@ -125,8 +135,10 @@ final class FrameConverter {
     ///
     /// The corresponding C functions are libyuv's `ARGBScale`, `ARGBToI420`, `ARGBToJ420` and
     /// `ARGBCopy`, or `sws_scale`.
-    func convert(_ frame: CapturedFrame, from crop: PixelRect, planes: UnsafePointer<UnsafeMutablePointer<UInt8>?>, strides: UnsafePointer<Int32>) {
-        let origin = UnsafePointer((frame.buffer.bytes + crop.y * frame.bytesPerRow + crop.x * 4).assumingMemoryBound(to: UInt8.self))
+    func convert(_ frame: CapturedFrame, from crop: PixelRect, planes: UnsafePointer<UnsafeMutablePointer<UInt8>?>,
+                 strides: UnsafePointer<Int32>) {
+        let origin = UnsafePointer((frame.buffer.bytes + crop.y * frame.bytesPerRow + crop.x * 4)
+            .assumingMemoryBound(to: UInt8.self))
         switch engine {
         case .swscale(let context):
             sourcePlanes[0] = origin
@@ -140,17 +152,20 @@ final class FrameConverter {
                 if mode == kFilterNone {
                     _ = ARGBCopy(picture, stride, planes[0], strides[0], width, height)
                 } else {
-                    _ = ARGBScale(picture, stride, Int32(source.width), Int32(source.height), planes[0], strides[0], width, height, mode)
+                    _ = ARGBScale(picture, stride, Int32(source.width), Int32(source.height), planes[0], strides[0],
+                                  width, height, mode)
                 }
                 return
             }
             if let scaled {
                 let bytes = scaled.bytes.assumingMemoryBound(to: UInt8.self)
-                _ = ARGBScale(picture, stride, Int32(source.width), Int32(source.height), bytes, width * 4, width, height, mode)
+                _ = ARGBScale(picture, stride, Int32(source.width), Int32(source.height), bytes, width * 4,
+                              width, height, mode)
                 (picture, stride) = (UnsafePointer(bytes), width * 4)
             }
             let toYUV = format == AV_PIX_FMT_YUVJ420P ? ARGBToJ420 : ARGBToI420
-            _ = toYUV(picture, stride, planes[0], strides[0], planes[1], strides[1], planes[2], strides[2], width, height)
+            _ = toYUV(picture, stride, planes[0], strides[0], planes[1], strides[1], planes[2], strides[2],
+                      width, height)
         }
     }
 }

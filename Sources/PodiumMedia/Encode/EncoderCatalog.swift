@@ -144,8 +144,10 @@ public enum EncoderCatalog {
 
     /// The presets of encoders whose libraries print their own errors for an unknown one.
     static let knownPresets: [String: [String]] = [
-        "libx264": ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"],
-        "libx265": ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"],
+        "libx264": ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium",
+                    "slow", "slower", "veryslow", "placebo"],
+        "libx265": ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium",
+                    "slow", "slower", "veryslow", "placebo"],
     ]
 
     /// Checks `--preset` for the encoder that will be used, without opening anything.

@@ -104,7 +104,8 @@ public final class VideoEncoder: PictureEncoding {
         self.settings = settings
         self.plannedPicture = plannedPicture
         guard let format = Self.pixelFormat(for: encoder) ?? (onHardware ? AV_PIX_FMT_YUV420P : nil) else {
-            throw .unavailable("encoder \(encoder.name) takes none of the pixel formats Podium produces (yuv420p, yuvj420p)")
+            throw .unavailable(
+                "encoder \(encoder.name) takes none of the pixel formats Podium produces (yuv420p, yuvj420p)")
         }
         // The GPU's encoder gets its pictures as NV12 surfaces.
         pixelFormatName = onHardware ? "nv12" : String(cString: av_get_pix_fmt_name(format))
@@ -304,8 +305,12 @@ public final class VideoEncoder: PictureEncoding {
         let black: Int32 = frame.pointee.color_range == AVCOL_RANGE_JPEG ? 0 : 16
         for plane in 0..<3 {
             let height = plane == 0 ? Int(frame.pointee.height) : Int(frame.pointee.height + 1) / 2
-            let bytes = Int(withUnsafeBytes(of: frame.pointee.linesize) { $0.load(fromByteOffset: plane * 4, as: Int32.self) }) * height
-            let data = withUnsafeBytes(of: frame.pointee.data) { $0.load(fromByteOffset: plane * 8, as: UnsafeMutablePointer<UInt8>?.self) }
+            let bytes = Int(withUnsafeBytes(of: frame.pointee.linesize) {
+                $0.load(fromByteOffset: plane * 4, as: Int32.self)
+            }) * height
+            let data = withUnsafeBytes(of: frame.pointee.data) {
+                $0.load(fromByteOffset: plane * 8, as: UnsafeMutablePointer<UInt8>?.self)
+            }
             if let data { memset(data, plane == 0 ? black : 128, bytes) }
         }
     }
@@ -528,9 +533,11 @@ public final class VideoEncoder: PictureEncoding {
     }
 
     /// Whether `encoder` opens here with a small picture; used to list and pick encoders.
-    static func opens(_ encoder: UnsafePointer<AVCodec>, codec: VideoCodec, settings: EncoderSettings? = nil, ignoringPreset: Bool = false) -> Bool {
+    static func opens(_ encoder: UnsafePointer<AVCodec>, codec: VideoCodec, settings: EncoderSettings? = nil,
+                      ignoringPreset: Bool = false) -> Bool {
         guard let format = pixelFormat(for: encoder) else { return false }
-        var probe = settings ?? EncoderSettings(codec: codec, size: PixelSize(width: 320, height: 240), framesPerSecond: 30)
+        var probe = settings ?? EncoderSettings(codec: codec, size: PixelSize(width: 320, height: 240),
+                                                framesPerSecond: 30)
         if ignoringPreset { probe.preset = nil }
         // Quiet for the whole probe: encoders log their summaries when freed.
         return FFmpegLog.quietly {
@@ -579,7 +586,8 @@ public final class VideoEncoder: PictureEncoding {
             formats += 1
         }
         // JPEG wants full-range pictures; video codecs the usual limited range.
-        let preferred = encoder.pointee.id == AV_CODEC_ID_MJPEG ? [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUV420P] : [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P]
+        let preferred = encoder.pointee.id == AV_CODEC_ID_MJPEG
+            ? [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUV420P] : [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P]
         return preferred.first(where: offered.contains)
     }
 
@@ -657,7 +665,8 @@ public final class VideoEncoder: PictureEncoding {
         }
     }
 
-    private static func open(_ context: UnsafeMutablePointer<AVCodecContext>, encoder: UnsafePointer<AVCodec>) throws(PodiumError) {
+    private static func open(_ context: UnsafeMutablePointer<AVCodecContext>,
+                             encoder: UnsafePointer<AVCodec>) throws(PodiumError) {
         let result = avcodec_open2(context, encoder, nil)
         guard result >= 0 else {
             throw .unavailable("encoder \(encoder.name) cannot open here: \(FFmpegError(code: result))")
@@ -684,7 +693,8 @@ public final class VideoEncoder: PictureEncoding {
     private static let lowLatencyOptions: [String: [(String, String)]] = [
         // Forced keyframes (for a client that just joined) must be IDR frames, where decoding can start.
         "libx264": [("preset", "ultrafast"), ("tune", "zerolatency"), ("forced-idr", "1")],
-        "libx265": [("preset", "ultrafast"), ("tune", "zerolatency"), ("forced-idr", "1"), ("x265-params", "log-level=error")],
+        "libx265": [("preset", "ultrafast"), ("tune", "zerolatency"), ("forced-idr", "1"),
+                    ("x265-params", "log-level=error")],
         "libvpx-vp9": [("deadline", "realtime"), ("cpu-used", "8"), ("lag-in-frames", "0"), ("row-mt", "1")],
         "libsvtav1": [("preset", "12")],
         "libaom-av1": [("usage", "realtime"), ("cpu-used", "8"), ("lag-in-frames", "0")],

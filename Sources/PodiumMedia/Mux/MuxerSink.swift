@@ -38,7 +38,8 @@ final class MuxerSink {
     ///   - streams: what is written.
     ///   - interrupt: when raised, blocking network I/O (waiting for a TCP client, say) gives up.
     ///   - client: a connected socket to write to; `nil` opens the route's destination.
-    init?(url: MuxerTarget, route: OutputRoute, streams: [StreamDescription], interrupt: StopFlag, client: SocketWriter?) {
+    init?(url: MuxerTarget, route: OutputRoute, streams: [StreamDescription], interrupt: StopFlag,
+          client: SocketWriter?) {
         guard let outgoing = OwnedPacket() else { return nil }
         ownedOutgoing = outgoing
         self.url = url

@@ -151,7 +151,8 @@ extension MuxerTarget {
                 }
                 options.keyLength = length
             case "latency":
-                options.latencyMilliseconds = try URLText.number(value, key: key, in: 0...60_000, meaning: "milliseconds")
+                options.latencyMilliseconds = try URLText.number(value, key: key, in: 0...60_000,
+                                                                 meaning: "milliseconds")
             case "streamid":
                 let streamID = try URLText.decoded(value, key: key)
                 guard (1...512).contains(streamID.utf8.count) else {

@@ -19,12 +19,15 @@ public final class CursorOverlay {
     public init?(connection: XConnection) {
         guard connection.hasExtension(cxcb_xfixes_id()) else { return nil }
         // XFixes requires the version handshake before any other request.
-        guard (try? connection.withReply({ xcb_xfixes_query_version_reply($0, xcb_xfixes_query_version($0, 4, 0), $1) }) { _ in }) != nil else {
+        guard (try? connection.withReply({
+            xcb_xfixes_query_version_reply($0, xcb_xfixes_query_version($0, 4, 0), $1)
+        }) { _ in }) != nil else {
             return nil
         }
         self.connection = connection
         cursorNotifyEvent = connection.firstEvent(of: cxcb_xfixes_id()) + UInt8(XCB_XFIXES_CURSOR_NOTIFY)
-        xcb_xfixes_select_cursor_input(connection.raw, connection.root, UInt32(XCB_XFIXES_CURSOR_NOTIFY_MASK_DISPLAY_CURSOR.rawValue))
+        xcb_xfixes_select_cursor_input(connection.raw, connection.root,
+                                       UInt32(XCB_XFIXES_CURSOR_NOTIFY_MASK_DISPLAY_CURSOR.rawValue))
         connection.flush()
     }
 

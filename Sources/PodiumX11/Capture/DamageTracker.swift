@@ -32,8 +32,12 @@ final class DamageTracker {
     init?(connection: XConnection, window: xcb_window_t? = nil, region: PixelRect, bufferCount: Int) {
         guard connection.hasExtension(cxcb_damage_id()), connection.hasExtension(cxcb_xfixes_id()) else { return nil }
         // Both extensions require their version handshake before any other request.
-        let fixes = try? connection.withReply({ xcb_xfixes_query_version_reply($0, xcb_xfixes_query_version($0, 4, 0), $1) }) { $0.pointee.major_version }
-        let damaged = try? connection.withReply({ xcb_damage_query_version_reply($0, xcb_damage_query_version($0, 1, 1), $1) }) { $0.pointee.major_version }
+        let fixes = try? connection.withReply({
+            xcb_xfixes_query_version_reply($0, xcb_xfixes_query_version($0, 4, 0), $1)
+        }) { $0.pointee.major_version }
+        let damaged = try? connection.withReply({
+            xcb_damage_query_version_reply($0, xcb_damage_query_version($0, 1, 1), $1)
+        }) { $0.pointee.major_version }
         guard let fixes, fixes >= 2, damaged != nil else { return nil }
         self.connection = connection
         self.region = region
@@ -60,11 +64,15 @@ final class DamageTracker {
     func collect() -> RowBands {
         isPending = false
         xcb_damage_subtract(connection.raw, damage, 0, scratch)
-        let rows = (try? connection.withReply({ xcb_xfixes_fetch_region_reply($0, xcb_xfixes_fetch_region($0, scratch), $1) }) { reply in
-            let rectangles = UnsafeBufferPointer(start: xcb_xfixes_fetch_region_rectangles(reply), count: Int(xcb_xfixes_fetch_region_rectangles_length(reply)))
+        let rows = (try? connection.withReply({
+            xcb_xfixes_fetch_region_reply($0, xcb_xfixes_fetch_region($0, scratch), $1)
+        }) { reply in
+            let rectangles = UnsafeBufferPointer(start: xcb_xfixes_fetch_region_rectangles(reply),
+                                                 count: Int(xcb_xfixes_fetch_region_rectangles_length(reply)))
             var bands = RowBands()
             for rectangle in rectangles {
-                let rect = PixelRect(x: Int(rectangle.x), y: Int(rectangle.y), width: Int(rectangle.width), height: Int(rectangle.height))
+                let rect = PixelRect(x: Int(rectangle.x), y: Int(rectangle.y), width: Int(rectangle.width),
+                                     height: Int(rectangle.height))
                 guard rect.intersects(region) else { continue }
                 bands.insert((rect.y - region.y)..<(rect.maxY - region.y))
             }

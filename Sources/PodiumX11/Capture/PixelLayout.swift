@@ -10,11 +10,13 @@ extension XConnection {
     public func requireBGRAPixels() throws(PodiumError) {
         let setup = xcb_get_setup(raw)!
         guard setup.pointee.image_byte_order == UInt8(XCB_IMAGE_ORDER_LSB_FIRST.rawValue) else {
-            throw .unavailable("display \(displayName) stores pixels most significant byte first; Podium captures little-endian displays only")
+            throw .unavailable("display \(displayName) stores pixels most significant byte first; "
+                               + "Podium captures little-endian displays only")
         }
         let depth = screen.root_depth
         guard depth == 24 || depth == 32 else {
-            throw .unavailable("display \(displayName) has a \(depth)-bit screen; Podium captures 24- and 32-bit TrueColor displays only")
+            throw .unavailable("display \(displayName) has a \(depth)-bit screen; "
+                               + "Podium captures 24- and 32-bit TrueColor displays only")
         }
         var formats = xcb_setup_pixmap_formats_iterator(setup)
         var bitsPerPixel: UInt8 = 0
@@ -23,13 +25,15 @@ extension XConnection {
             xcb_format_next(&formats)
         }
         guard bitsPerPixel == 32 else {
-            throw .unavailable("display \(displayName) stores \(depth)-bit pixels in \(bitsPerPixel) bits; Podium needs 32")
+            throw .unavailable(
+                "display \(displayName) stores \(depth)-bit pixels in \(bitsPerPixel) bits; Podium needs 32")
         }
         guard let visual = rootVisual(),
               visual._class == UInt8(XCB_VISUAL_CLASS_TRUE_COLOR.rawValue),
               visual.red_mask == 0xFF0000, visual.green_mask == 0x00FF00, visual.blue_mask == 0x0000FF
         else {
-            throw .unavailable("display \(displayName) does not use a TrueColor visual with 8-bit RGB; Podium cannot read its pixels")
+            throw .unavailable(
+                "display \(displayName) does not use a TrueColor visual with 8-bit RGB; Podium cannot read its pixels")
         }
     }
 

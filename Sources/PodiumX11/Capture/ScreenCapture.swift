@@ -33,8 +33,9 @@ public final class ScreenCapture: FrameGrabber {
     /// - Parameter bufferCount: frames that may be in flight at once across every branch.
     /// - Parameter masks: the windows to paint black.
     /// - Parameter showsRegion: `--show-region`: a border around the captured area, outside it.
-    public init(connection: XConnection, region: PixelRect, monitorName: String? = nil, allowSharedMemory: Bool, drawCursor: Bool,
-                tracksDamage: Bool = false, bufferCount: Int = 4, masks: PrivacyMasks = PrivacyMasks(), showsRegion: Bool = false, logger: Logger) {
+    public init(connection: XConnection, region: PixelRect, monitorName: String? = nil, allowSharedMemory: Bool,
+                drawCursor: Bool, tracksDamage: Bool = false, bufferCount: Int = 4,
+                masks: PrivacyMasks = PrivacyMasks(), showsRegion: Bool = false, logger: Logger) {
         self.connection = connection
         self.monitorName = monitorName
         self.logger = logger
@@ -134,7 +135,8 @@ public final class ScreenCapture: FrameGrabber {
             let type = event.pointee.response_type & 0x7F
             verified.handle(event)
             masks?.handle(event)
-            if let base = layoutEvents, type == base + UInt8(XCB_RANDR_SCREEN_CHANGE_NOTIFY) || type == base + UInt8(XCB_RANDR_NOTIFY) {
+            if let base = layoutEvents,
+               type == base + UInt8(XCB_RANDR_SCREEN_CHANGE_NOTIFY) || type == base + UInt8(XCB_RANDR_NOTIFY) {
                 layoutChanged = true
             }
             free(event)
@@ -149,12 +151,15 @@ public final class ScreenCapture: FrameGrabber {
         let screen = PixelRect(x: 0, y: 0, size: layout.size)
         var area = region
         if let monitorName {
-            guard let monitor = layout.monitors.first(where: { $0.name == monitorName }), screen.contains(monitor.rect) else {
+            guard let monitor = layout.monitors.first(where: { $0.name == monitorName }),
+                  screen.contains(monitor.rect) else {
                 return wait("monitor \(monitorName) is gone; waiting for it to come back")
             }
             area = monitor.rect
         }
-        guard screen.contains(area) else { return wait("the region \(area) no longer fits the \(layout.size) screen; waiting") }
+        guard screen.contains(area) else {
+            return wait("the region \(area) no longer fits the \(layout.size) screen; waiting")
+        }
         if missing != nil {
             missing = nil
             logger.notice("capturing \(monitorName ?? "the region") again")

@@ -95,13 +95,16 @@ public final class ScreenGrabber {
             var cookies = InlineArray<4, xcb_shm_get_image_cookie_t>(repeating: xcb_shm_get_image_cookie_t())
             for index in 0..<rows.count {
                 let band = rows[index]
-                cookies[index] = xcb_shm_get_image(connection.raw, root, x, Int16(region.y + band.lowerBound), width, UInt16(band.count), ~0, format,
-                                                   segment, UInt32(band.lowerBound * bytesPerRow))
+                cookies[index] = xcb_shm_get_image(connection.raw, root, x, Int16(region.y + band.lowerBound), width,
+                                                   UInt16(band.count), ~0, format, segment,
+                                                   UInt32(band.lowerBound * bytesPerRow))
             }
             var failure: X11RequestError?
             for index in 0..<rows.count {
                 do {
-                    try connection.withReply({ connection, error in xcb_shm_get_image_reply(connection, cookies[index], error) }) { _ in }
+                    try connection.withReply({ connection, error in
+                        xcb_shm_get_image_reply(connection, cookies[index], error)
+                    }) { _ in }
                 } catch {
                     failure = failure ?? error
                 }
@@ -111,7 +114,10 @@ public final class ScreenGrabber {
             for index in 0..<rows.count {
                 let band = rows[index]
                 let offset = band.lowerBound * bytesPerRow
-                try connection.withReply({ xcb_get_image_reply($0, xcb_get_image($0, format, root, x, Int16(region.y + band.lowerBound), width, UInt16(band.count), ~0), $1) }) { reply in
+                try connection.withReply({
+                    xcb_get_image_reply($0, xcb_get_image($0, format, root, x, Int16(region.y + band.lowerBound),
+                                                          width, UInt16(band.count), ~0), $1)
+                }) { reply in
                     let length = min(Int(xcb_get_image_data_length(reply)), buffer.capacity - offset)
                     memcpy(buffer.bytes + offset, xcb_get_image_data(reply), length)
                 }

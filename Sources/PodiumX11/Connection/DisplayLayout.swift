@@ -16,16 +16,21 @@ extension XConnection {
     ///
     /// The corresponding C function is `xcb_randr_get_monitors` (RandR 1.5).
     public func layout() -> DisplayLayout {
-        DisplayLayout(display: displayName, screen: screenNumber, size: screenSize, depth: rootDepth, monitors: monitors())
+        DisplayLayout(display: displayName, screen: screenNumber, size: screenSize, depth: rootDepth,
+                      monitors: monitors())
     }
 
     private func monitors() -> [Monitor] {
         guard hasExtension(cxcb_randr_id()) else { return [] }
-        let supportsMonitors = (try? withReply({ xcb_randr_query_version_reply($0, xcb_randr_query_version($0, 1, 5), $1) }) { reply in
+        let supportsMonitors = (try? withReply({
+            xcb_randr_query_version_reply($0, xcb_randr_query_version($0, 1, 5), $1)
+        }) { reply in
             reply.pointee.major_version > 1 || reply.pointee.minor_version >= 5
         }) ?? false
         guard supportsMonitors else { return [] }
-        let found = try? withReply({ xcb_randr_get_monitors_reply($0, xcb_randr_get_monitors($0, root, 1), $1) }) { reply in
+        let found = try? withReply({
+            xcb_randr_get_monitors_reply($0, xcb_randr_get_monitors($0, root, 1), $1)
+        }) { reply in
             var result: [(atom: xcb_atom_t, rect: PixelRect, primary: Bool)] = []
             var iterator = xcb_randr_get_monitors_monitors_iterator(reply)
             while iterator.rem > 0 {

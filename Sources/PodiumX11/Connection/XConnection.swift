@@ -51,7 +51,9 @@ public final class XConnection {
     /// The root window of the screen in use.
     public var root: xcb_window_t { screen.root }
     /// The whole screen's size.
-    public var screenSize: PixelSize { PixelSize(width: Int(screen.width_in_pixels), height: Int(screen.height_in_pixels)) }
+    public var screenSize: PixelSize {
+        PixelSize(width: Int(screen.width_in_pixels), height: Int(screen.height_in_pixels))
+    }
     /// The root window's depth in bits.
     public var rootDepth: Int { Int(screen.root_depth) }
 
@@ -95,7 +97,8 @@ public final class XConnection {
     /// - Parameter request: calls the `xcb_…_reply` function with the connection and an error pointer.
     /// - Throws: `X11RequestError` with the X error code, or with code 0 when the connection broke.
     func withReply<Reply, Result>(
-        _ request: (OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<xcb_generic_error_t>?>) -> UnsafeMutablePointer<Reply>?,
+        _ request: (OpaquePointer,
+                    UnsafeMutablePointer<UnsafeMutablePointer<xcb_generic_error_t>?>) -> UnsafeMutablePointer<Reply>?,
         _ body: (UnsafeMutablePointer<Reply>) throws(X11RequestError) -> Result
     ) throws(X11RequestError) -> Result {
         var error: UnsafeMutablePointer<xcb_generic_error_t>?
@@ -172,7 +175,9 @@ extension XConnection {
     func hasWindowManager(checkAtom: xcb_atom_t) -> Bool {
         guard checkAtom != 0 else { return false }
         let cookie = xcb_get_property(raw, 0, root, checkAtom, XCB_ATOM_WINDOW.rawValue, 0, 1)
-        return (try? withReply({ xcb_get_property_reply($0, cookie, $1) }) { xcb_get_property_value_length($0) >= 4 }) ?? false
+        return (try? withReply({ xcb_get_property_reply($0, cookie, $1) }) {
+            xcb_get_property_value_length($0) >= 4
+        }) ?? false
     }
 
     /// Asks for RandR's notices when monitors, outputs or the screen size change; they arrive as
@@ -181,7 +186,8 @@ extension XConnection {
     /// The corresponding C function is `xcb_randr_select_input`.
     func watchLayout() -> UInt8? {
         guard hasExtension(cxcb_randr_id()) else { return nil }
-        let mask = XCB_RANDR_NOTIFY_MASK_SCREEN_CHANGE.rawValue | XCB_RANDR_NOTIFY_MASK_OUTPUT_CHANGE.rawValue | XCB_RANDR_NOTIFY_MASK_CRTC_CHANGE.rawValue
+        let mask = XCB_RANDR_NOTIFY_MASK_SCREEN_CHANGE.rawValue | XCB_RANDR_NOTIFY_MASK_OUTPUT_CHANGE.rawValue
+            | XCB_RANDR_NOTIFY_MASK_CRTC_CHANGE.rawValue
         xcb_randr_select_input(raw, root, UInt16(mask))
         flush()
         return firstEvent(of: cxcb_randr_id())

@@ -39,7 +39,8 @@ public final class ScenePlayer {
         pictureSize = kind == .video ? SceneArt.textureSize(for: screen) : screen
         let pictures = kind == .slides ? SceneArt.slideCount : kind == .clapper ? 2 : 1
         stripOffset = pictures * pictureSize.area * 4
-        guard let segment = SharedMemorySegment(connection: connection, size: stripOffset + SceneStrip.size.area * 4) else {
+        guard let segment = SharedMemorySegment(connection: connection,
+                                                size: stripOffset + SceneStrip.size.area * 4) else {
             throw .unavailable("cannot share memory with \(connection.displayName) (is it on another machine?)")
         }
         self.segment = segment
@@ -61,7 +62,8 @@ public final class ScenePlayer {
         let values: [UInt32] = [1, XCB_EVENT_MASK_EXPOSURE.rawValue]
         do {
             try connection.check(xcb_create_window_checked(
-                connection.raw, UInt8(XCB_COPY_FROM_PARENT), window, connection.root, 0, 0, UInt16(screen.width), UInt16(screen.height), 0,
+                connection.raw, UInt8(XCB_COPY_FROM_PARENT), window, connection.root, 0, 0,
+                UInt16(screen.width), UInt16(screen.height), 0,
                 UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), connection.screen.root_visual,
                 XCB_CW_OVERRIDE_REDIRECT.rawValue | XCB_CW_EVENT_MASK.rawValue, values
             ))
@@ -147,7 +149,8 @@ public final class ScenePlayer {
         }
         stale = false
         SceneStrip.draw(stamp, into: segment.bytes + stripOffset, rowBytes: SceneStrip.size.width * 4)
-        put(from: stripOffset, source: PixelRect(x: 0, y: 0, size: SceneStrip.size), at: (0, 0), pictureSize: SceneStrip.size)
+        put(from: stripOffset, source: PixelRect(x: 0, y: 0, size: SceneStrip.size), at: (0, 0),
+            pictureSize: SceneStrip.size)
         return true
     }
 
@@ -165,8 +168,9 @@ public final class ScenePlayer {
     /// The corresponding C function is `xcb_shm_put_image`.
     private func put(from offset: Int, source: PixelRect, at point: (x: Int, y: Int), pictureSize: PixelSize? = nil) {
         let total = pictureSize ?? self.pictureSize
-        xcb_shm_put_image(connection.raw, window, context, UInt16(total.width), UInt16(total.height), UInt16(source.x), UInt16(source.y),
-                          UInt16(source.width), UInt16(source.height), Int16(point.x), Int16(point.y), connection.screen.root_depth,
+        xcb_shm_put_image(connection.raw, window, context, UInt16(total.width), UInt16(total.height),
+                          UInt16(source.x), UInt16(source.y), UInt16(source.width), UInt16(source.height),
+                          Int16(point.x), Int16(point.y), connection.screen.root_depth,
                           UInt8(XCB_IMAGE_FORMAT_Z_PIXMAP.rawValue), 0, segment.id, UInt32(offset))
     }
 }

@@ -61,7 +61,8 @@ public final class WindowPresenter {
     /// - Parameters:
     ///   - monitor: the monitor's rectangle on the target screen.
     ///   - background: the colour of the bars around the picture.
-    public init(connection: XConnection, monitor: PixelRect, mode: Mode, title: String, background: RGBColor) throws(PodiumError) {
+    public init(connection: XConnection, monitor: PixelRect, mode: Mode, title: String,
+                background: RGBColor) throws(PodiumError) {
         try connection.requireBGRAPixels()
         self.connection = connection
         self.monitor = monitor
@@ -69,13 +70,15 @@ public final class WindowPresenter {
         isFullscreen = mode == .fullscreen
         atoms = Atoms(connection)
         // A managed window only where a window manager will manage it; picture-in-picture never.
-        managed = mode == .windowed || (mode == .fullscreen && connection.hasWindowManager(checkAtom: atoms.supportingCheck))
+        managed = mode == .windowed
+            || (mode == .fullscreen && connection.hasWindowManager(checkAtom: atoms.supportingCheck))
         frame = Self.frame(of: mode, on: monitor)
         size = frame.size
         window = connection.generateID()
         context = connection.generateID()
-        let events = XCB_EVENT_MASK_EXPOSURE.rawValue | XCB_EVENT_MASK_KEY_PRESS.rawValue | XCB_EVENT_MASK_STRUCTURE_NOTIFY.rawValue
-            | XCB_EVENT_MASK_BUTTON_PRESS.rawValue | XCB_EVENT_MASK_BUTTON_RELEASE.rawValue | XCB_EVENT_MASK_BUTTON_1_MOTION.rawValue
+        let events = XCB_EVENT_MASK_EXPOSURE.rawValue | XCB_EVENT_MASK_KEY_PRESS.rawValue
+            | XCB_EVENT_MASK_STRUCTURE_NOTIFY.rawValue | XCB_EVENT_MASK_BUTTON_PRESS.rawValue
+            | XCB_EVENT_MASK_BUTTON_RELEASE.rawValue | XCB_EVENT_MASK_BUTTON_1_MOTION.rawValue
             | XCB_EVENT_MASK_VISIBILITY_CHANGE.rawValue
         // Values in the order of their mask bits: background pixel, override-redirect, event mask.
         let values: [UInt32] = [background.pixel, managed ? 0 : 1, events]
@@ -165,7 +168,8 @@ public final class WindowPresenter {
             message.data.data32 = (2, atoms.fullscreen, 0, 1, 0)
             let mask = XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT.rawValue | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY.rawValue
             withUnsafeBytes(of: &message) { bytes in
-                _ = xcb_send_event(connection.raw, 0, connection.root, mask, bytes.baseAddress!.assumingMemoryBound(to: CChar.self))
+                _ = xcb_send_event(connection.raw, 0, connection.root, mask,
+                                   bytes.baseAddress!.assumingMemoryBound(to: CChar.self))
             }
         } else {
             move(to: target)
@@ -177,7 +181,8 @@ public final class WindowPresenter {
     static func frame(of mode: Mode, on monitor: PixelRect) -> PixelRect {
         switch mode {
         case .fullscreen: monitor
-        case .windowed: PixelRect(x: monitor.x + monitor.width / 4, y: monitor.y + monitor.height / 4, width: monitor.width / 2, height: monitor.height / 2)
+        case .windowed: PixelRect(x: monitor.x + monitor.width / 4, y: monitor.y + monitor.height / 4,
+                                  width: monitor.width / 2, height: monitor.height / 2)
         case .pictureInPicture(let rect): rect
         }
     }
@@ -186,8 +191,8 @@ public final class WindowPresenter {
     private func move(to target: PixelRect) {
         let mask = XCB_CONFIG_WINDOW_X.rawValue | XCB_CONFIG_WINDOW_Y.rawValue | XCB_CONFIG_WINDOW_WIDTH.rawValue
             | XCB_CONFIG_WINDOW_HEIGHT.rawValue | XCB_CONFIG_WINDOW_STACK_MODE.rawValue
-        let values = [UInt32(bitPattern: Int32(target.x)), UInt32(bitPattern: Int32(target.y)), UInt32(target.width), UInt32(target.height),
-                      XCB_STACK_MODE_ABOVE.rawValue]
+        let values = [UInt32(bitPattern: Int32(target.x)), UInt32(bitPattern: Int32(target.y)),
+                      UInt32(target.width), UInt32(target.height), XCB_STACK_MODE_ABOVE.rawValue]
         xcb_configure_window(connection.raw, window, UInt16(mask), values)
         frame = target
     }
@@ -245,8 +250,9 @@ public final class WindowPresenter {
         let format = UInt8(XCB_IMAGE_FORMAT_Z_PIXMAP.rawValue)
         let width = UInt16(destination.width)
         if let segment = canvas.segment {
-            xcb_shm_put_image(connection.raw, window, context, width, UInt16(destination.height), 0, UInt16(rows.lowerBound), width,
-                              UInt16(rows.count), Int16(destination.x), Int16(destination.y + rows.lowerBound), depth, format, 0, segment.id, 0)
+            xcb_shm_put_image(connection.raw, window, context, width, UInt16(destination.height), 0,
+                              UInt16(rows.lowerBound), width, UInt16(rows.count), Int16(destination.x),
+                              Int16(destination.y + rows.lowerBound), depth, format, 0, segment.id, 0)
             canvas.markInUse()
             return
         }
@@ -255,8 +261,9 @@ public final class WindowPresenter {
         var row = rows.lowerBound
         while row < rows.upperBound {
             let count = min(rowsPerRequest, rows.upperBound - row)
-            xcb_put_image(connection.raw, format, window, context, width, UInt16(count), Int16(destination.x), Int16(destination.y + row), 0,
-                          depth, UInt32(count * rowBytes), (canvas.bytes + row * rowBytes).assumingMemoryBound(to: UInt8.self))
+            xcb_put_image(connection.raw, format, window, context, width, UInt16(count), Int16(destination.x),
+                          Int16(destination.y + row), 0, depth, UInt32(count * rowBytes),
+                          (canvas.bytes + row * rowBytes).assumingMemoryBound(to: UInt8.self))
             row += count
         }
     }
@@ -301,16 +308,21 @@ public final class WindowPresenter {
                 handlePointer(raw.assumingMemoryBound(to: xcb_button_press_event_t.self).pointee, type: Int32(type))
             case XCB_VISIBILITY_NOTIFY where !managed && !isFullscreen:
                 // Something covered the picture-in-picture window: back on top.
-                guard raw.assumingMemoryBound(to: xcb_visibility_notify_event_t.self).pointee.state != UInt8(XCB_VISIBILITY_UNOBSCURED.rawValue) else { break }
-                xcb_configure_window(connection.raw, window, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), [XCB_STACK_MODE_ABOVE.rawValue])
+                guard raw.assumingMemoryBound(to: xcb_visibility_notify_event_t.self).pointee.state
+                    != UInt8(XCB_VISIBILITY_UNOBSCURED.rawValue) else { break }
+                xcb_configure_window(connection.raw, window, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue),
+                                     [XCB_STACK_MODE_ABOVE.rawValue])
                 connection.flush()
             case XCB_CLIENT_MESSAGE:
                 let message = raw.assumingMemoryBound(to: xcb_client_message_event_t.self).pointee
-                if message.type == atoms.protocols && message.data.data32.0 == atoms.deleteWindow { events.append(.closeRequested) }
+                if message.type == atoms.protocols && message.data.data32.0 == atoms.deleteWindow {
+                    events.append(.closeRequested)
+                }
             case XCB_DESTROY_NOTIFY:
                 events.append(.closed)
             default:
-                if let base = layoutEvents, type == base + UInt8(XCB_RANDR_SCREEN_CHANGE_NOTIFY) || type == base + UInt8(XCB_RANDR_NOTIFY) {
+                if let base = layoutEvents,
+                   type == base + UInt8(XCB_RANDR_SCREEN_CHANGE_NOTIFY) || type == base + UInt8(XCB_RANDR_NOTIFY) {
                     if events.last != .layoutChanged { events.append(.layoutChanged) }
                 }
             }
@@ -327,7 +339,8 @@ public final class WindowPresenter {
         switch type {
         case XCB_BUTTON_PRESS where event.detail == 1:
             let cornerGrip = max(12, min(frame.width, frame.height) / 6)
-            let resizing = Int(event.event_x) >= frame.width - cornerGrip && Int(event.event_y) >= frame.height - cornerGrip
+            let resizing = Int(event.event_x) >= frame.width - cornerGrip
+                && Int(event.event_y) >= frame.height - cornerGrip
             drag = Drag(start: pointer, frame: frame, resizing: resizing)
         case XCB_MOTION_NOTIFY:
             guard let drag else { return }
@@ -335,7 +348,8 @@ public final class WindowPresenter {
             var target = drag.frame
             if drag.resizing {
                 let bounds = PixelSize(width: monitor.maxX - target.x, height: monitor.maxY - target.y)
-                target.size = PictureInPicture.clamped(width: drag.frame.width + dx, aspect: drag.frame.size, within: bounds)
+                target.size = PictureInPicture.clamped(width: drag.frame.width + dx, aspect: drag.frame.size,
+                                                       within: bounds)
             } else {
                 target.x = min(max(drag.frame.x + dx, monitor.x), monitor.maxX - target.width)
                 target.y = min(max(drag.frame.y + dy, monitor.y), monitor.maxY - target.height)
@@ -391,7 +405,8 @@ private final class Canvas {
     init(connection: XConnection, capacity: Int) {
         self.connection = connection
         self.capacity = capacity
-        segment = connection.hasExtension(cxcb_shm_id()) ? SharedMemorySegment(connection: connection, size: capacity) : nil
+        segment = connection.hasExtension(cxcb_shm_id())
+            ? SharedMemorySegment(connection: connection, size: capacity) : nil
         heap = segment == nil ? HeapStorage(capacity: capacity) : nil
         bytes = segment?.bytes ?? heap!.bytes
     }
