@@ -80,11 +80,13 @@ import Testing
                                                                   "--stats-json", stats])
         var burners: [RunningCommand] = []
         let cores = Self.follow(run) { second in
-            // At 14 s, the machine gets much busier: three burners for each core.
+            // At 14 s, the machine gets much busier: three burners for each core. A shell's loop,
+            // the child `timeout` stops: a python3 that is pyenv's shim ran as a grandchild, which
+            // outlived both and burned a core until it was found.
             guard second >= 14, burners.isEmpty else { return }
             let count = 3 * ProcessInfo.processInfo.activeProcessorCount
             burners = (0..<count).compactMap { _ in
-                try? Tools.start("timeout", ["12", "python3", "-c", "while True: pass"])
+                try? Tools.start("timeout", ["12", "sh", "-c", "while :; do :; done"])
             }
         }
         burners.forEach { $0.signal(SIGTERM) }
