@@ -95,9 +95,17 @@ import Testing
             #expect(gaps[pause] > 0 && gaps[pause] < 0.15, "the file's times go on: \(gaps)")
         }
         // Elsewhere the file's times go on a frame or a few apart, or as the scene's clock does: a
-        // loaded machine's scene that drew nothing for a few frames leaves the same gap in both.
+        // loaded machine's scene that drew nothing for a few frames leaves the same gap in both. A
+        // capture can land before the scene's late picture, whose stamp then shows in the next
+        // frame (a CI run's file went on 0.7 s and 0.034 where the scene's went on 0.446 and
+        // 0.257): the two clocks are compared over the two frames either side, on the gap's side
+        // of the pause.
         let astray = gaps.indices.filter { index in
-            !jumps.contains(index) && gaps[index] >= 0.15 && abs(gaps[index] - Double(steps[index]) / 1000) > 0.1
+            guard !jumps.contains(index) && gaps[index] >= 0.15 else { return false }
+            let side = jumps.first.map { index < $0 ? 0..<$0 : $0 + 1..<gaps.count } ?? gaps.indices
+            let around = max(side.lowerBound, index - 2)..<min(side.upperBound, index + 3)
+            let scene = around.reduce(0.0) { $0 + Double(steps[$1]) / 1000 }
+            return abs(around.reduce(0.0) { $0 + gaps[$1] } - scene) > 0.1
         }
         #expect(gaps.allSatisfy { $0 > 0 } && astray.isEmpty,
                 "file against scene at \(astray): \(gaps), \(steps)")
