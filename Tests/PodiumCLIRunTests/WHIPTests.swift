@@ -130,7 +130,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("the receiver has said nothing for"), "\(result.stderr)")
         let sessions = WHIPEndpoint.events(log).filter { $0["event"] as? String == "session" }
-        #expect(sessions.count == 2, "\(WHIPEndpoint.events(log))")
+        #expect(sessions.count == 2, "\(WHIPEndpoint.events(log)); \(result.stderr)")
         let second = try #require(sessions.last?["resource"] as? String)
         #expect((WHIPEndpoint.lastCounts(log)[second]?["video"] as? Int ?? 0) >= 30,
                 "\(WHIPEndpoint.events(log))")

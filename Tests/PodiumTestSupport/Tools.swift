@@ -1,5 +1,6 @@
 public import Foundation
 import PodiumCore
+import Glibc
 
 /// What a finished command left behind.
 public struct CommandResult: Sendable {
@@ -283,13 +284,44 @@ public enum Tools {
         return folder
     }
 
-    /// A TCP/UDP port number that is probably free (chosen at random in the dynamic range).
     /// `podium scene` drawing `kind` (moving content) on `display` until stopped.
     public static func scene(_ kind: String = "video", on display: String, fps: Int = 30) throws -> RunningCommand {
         try start(podium.path, ["scene", "--display", display, "--kind", kind, "--fps", "\(fps)", "--quiet"])
     }
 
-    public static func freePort() -> Int { Int.random(in: 20_000...60_000) }
+    /// A port number free for TCP and UDP on every address now, chosen at random below Linux's
+    /// ephemeral range (32768–60999): the kernel hands ports there to outgoing connections, and one
+    /// can take the port between its choice and the test's server listening (a CI run's viewer
+    /// found its port in use, beside another lane's browser and servers).
+    public static func freePort() -> Int {
+        var port = 0
+        for _ in 0..<100 {
+            port = Int.random(in: 20_000..<32_768)
+            let free = [SOCK_STREAM, SOCK_DGRAM].allSatisfy { type in
+                withSocket(type, host: "0.0.0.0", port: port) { bind($0, $1, $2) == 0 }
+            }
+            if free { break }
+        }
+        return port
+    }
+
+    /// What `body` says of a new IPv4 socket of `type` and the address `host`:`port` (the socket
+    /// is closed after); false when no socket can be made.
+    static func withSocket(_ type: __socket_type, host: String, port: Int,
+                           _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(type.rawValue), 0)
+        guard socket >= 0 else { return false }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr(host)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                body(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+    }
 }
 
 /// A program started by a test; its output goes to temporary files so pipes never fill up.
